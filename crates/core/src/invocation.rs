@@ -1,0 +1,150 @@
+//! A call on its way to a provider, and what comes back.
+
+use std::sync::Arc;
+
+use dubbo_hessian2::Value;
+
+use crate::attachments::Attachments;
+use crate::context::CallContext;
+use crate::method::MethodSignature;
+use crate::service_key::ServiceKey;
+
+/// One call: which service and method, with what arguments and attachments.
+///
+/// Arguments are dynamic Hessian [`Value`]s, the common currency of every protocol and of
+/// generic calls: typed stubs convert to and from them with serde, and routers can read them
+/// (`arguments[0]` in a condition rule) without knowing the service's types.
+#[derive(Debug)]
+pub struct Invocation {
+    service: ServiceKey,
+    method: Arc<MethodSignature>,
+    args: Vec<Value>,
+    attachments: Attachments,
+    context: CallContext,
+}
+
+impl Invocation {
+    /// A call of `method` on `service` with `args`, no attachments and an empty context.
+    pub fn new(service: ServiceKey, method: Arc<MethodSignature>, args: Vec<Value>) -> Self {
+        Self {
+            service,
+            method,
+            args,
+            attachments: Attachments::new(),
+            context: CallContext::new(),
+        }
+    }
+
+    /// The target service.
+    pub fn service(&self) -> &ServiceKey {
+        &self.service
+    }
+
+    /// Replaces the target service (e.g. a router changing the group).
+    pub fn set_service(&mut self, service: ServiceKey) {
+        self.service = service;
+    }
+
+    /// The method's Java signature.
+    pub fn method(&self) -> &Arc<MethodSignature> {
+        &self.method
+    }
+
+    /// The Java method name.
+    pub fn method_name(&self) -> &str {
+        self.method.name()
+    }
+
+    /// The arguments.
+    pub fn args(&self) -> &[Value] {
+        &self.args
+    }
+
+    /// The arguments, mutable.
+    pub fn args_mut(&mut self) -> &mut Vec<Value> {
+        &mut self.args
+    }
+
+    /// The attachments sent with the request.
+    pub fn attachments(&self) -> &Attachments {
+        &self.attachments
+    }
+
+    /// The attachments sent with the request, mutable.
+    pub fn attachments_mut(&mut self) -> &mut Attachments {
+        &mut self.attachments
+    }
+
+    /// Sets one string attachment (builder form).
+    pub fn with_attachment(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        self.attachments.insert(key, value);
+        self
+    }
+
+    /// The local per-call context.
+    pub fn context(&self) -> &CallContext {
+        &self.context
+    }
+
+    /// The local per-call context, mutable.
+    pub fn context_mut(&mut self) -> &mut CallContext {
+        &mut self.context
+    }
+
+    /// Splits the invocation into its parts.
+    pub fn into_parts(self) -> InvocationParts {
+        InvocationParts {
+            service: self.service,
+            method: self.method,
+            args: self.args,
+            attachments: self.attachments,
+            context: self.context,
+        }
+    }
+
+    /// Rebuilds an invocation from parts.
+    pub fn from_parts(parts: InvocationParts) -> Self {
+        Self {
+            service: parts.service,
+            method: parts.method,
+            args: parts.args,
+            attachments: parts.attachments,
+            context: parts.context,
+        }
+    }
+}
+
+/// The parts of an [`Invocation`], for code that needs to move them separately.
+#[derive(Debug)]
+pub struct InvocationParts {
+    /// The target service.
+    pub service: ServiceKey,
+    /// The method's Java signature.
+    pub method: Arc<MethodSignature>,
+    /// The arguments.
+    pub args: Vec<Value>,
+    /// The request attachments.
+    pub attachments: Attachments,
+    /// The local context.
+    pub context: CallContext,
+}
+
+/// A successful outcome: the returned value (`Value::Null` for `void` or a null return) and the
+/// attachments the provider sent back.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RpcResponse {
+    /// The returned value.
+    pub value: Value,
+    /// Response attachments.
+    pub attachments: Attachments,
+}
+
+impl RpcResponse {
+    /// A response carrying `value` and no attachments.
+    pub fn new(value: Value) -> Self {
+        Self {
+            value,
+            attachments: Attachments::new(),
+        }
+    }
+}

@@ -1,0 +1,59 @@
+//! Core abstractions of dubbo-rs.
+//!
+//! A call is an [`Invocation`]: a [`ServiceKey`], a Java [`MethodSignature`], arguments as
+//! Hessian [`Value`]s, [`Attachments`] and a local [`CallContext`]. Every stage of the call path
+//! (cluster strategies, filters, protocol clients, the service implementation) is an
+//! [`Invoker`], and ends in an [`RpcResult`]: a [`RpcResponse`], or an [`RpcError`] that keeps
+//! the provider's own exception ([`RpcError::Business`]) apart from the framework's failures,
+//! which carry a stable [`ErrorCode`].
+//!
+//! ```
+//! use std::sync::Arc;
+//! use dubbo_core::{invoker_fn, Invocation, Invoker, MethodSignature, RpcResponse, ServiceKey, Value};
+//! use dubbo_url::Url;
+//!
+//! # tokio_test_block(async {
+//! let url = Url::parse("dubbo://127.0.0.1:20880/org.example.Greeter").unwrap();
+//! let greeter = invoker_fn(url, |inv: Invocation| async move {
+//!     let name = inv.args().first().and_then(|v| v.as_str()).unwrap_or("?").to_owned();
+//!     Ok(RpcResponse::new(Value::String(format!("Hello {name}"))))
+//! });
+//! let method = Arc::new(MethodSignature::new("sayHello", &["java.lang.String"], "java.lang.String"));
+//! let call = Invocation::new(ServiceKey::interface_only("org.example.Greeter"), method, vec!["world".into()]);
+//! let reply = greeter.invoke(call).await.unwrap();
+//! assert_eq!(reply.value, Value::String("Hello world".into()));
+//! # });
+//! # fn tokio_test_block<F: std::future::Future>(f: F) -> F::Output {
+//! #     tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(f)
+//! # }
+//! ```
+
+#![warn(missing_docs)]
+
+pub mod attachments;
+pub mod context;
+pub mod error;
+pub mod extension;
+pub mod filter;
+pub mod filters;
+pub mod invocation;
+pub mod invoker;
+pub mod method;
+pub mod protocol;
+pub mod request_context;
+pub mod service;
+pub mod service_key;
+
+pub use attachments::Attachments;
+pub use context::CallContext;
+pub use dubbo_hessian2::Value;
+pub use error::{BusinessError, ErrorCode, RpcError};
+pub use extension::Extensions;
+pub use filter::{Filter, FilterChain, FilterSpec, Next, Side};
+pub use invocation::{Invocation, InvocationParts, RpcResponse};
+pub use invoker::{invoker_fn, BoxFuture, BoxInvoker, FnInvoker, Invoker, RpcResult};
+pub use method::MethodSignature;
+pub use protocol::{Exporter, ExporterRegistry, Protocol};
+pub use request_context::RequestContext;
+pub use service::{method_not_found, ServiceHandler, ServiceInvoker};
+pub use service_key::ServiceKey;

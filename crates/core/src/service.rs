@@ -1,0 +1,93 @@
+//! The provider side of a typed service: dynamic dispatch from an invocation to the method.
+
+use std::sync::Arc;
+
+use dubbo_hessian2::Value;
+use dubbo_url::Url;
+
+use crate::error::{ErrorCode, RpcError};
+use crate::invocation::{Invocation, RpcResponse};
+use crate::invoker::{BoxFuture, Invoker, RpcResult};
+use crate::method::MethodSignature;
+use crate::request_context::RequestContext;
+
+/// A service implementation behind dynamic dispatch. The `#[dubbo_rs::service]` macro generates
+/// one for every service trait; hand-written ones are fine too.
+pub trait ServiceHandler: Send + Sync + 'static {
+    /// The Java interface name the service is exported under.
+    fn interface(&self) -> &str;
+
+    /// Every method the service answers, with its Java signature.
+    fn methods(&self) -> &[Arc<MethodSignature>];
+
+    /// Calls `method` with `args`. Arguments that do not decode into the method's parameter
+    /// types are a [`ErrorCode::BadRequest`]; an unknown method is [`ErrorCode::MethodNotFound`].
+    fn call<'a>(
+        &'a self,
+        method: &'a MethodSignature,
+        args: Vec<Value>,
+        ctx: &'a mut RequestContext,
+    ) -> BoxFuture<'a, Result<Value, RpcError>>;
+
+    /// The declared signature of the method called `name` taking `arity` arguments, if any.
+    fn find_method(&self, name: &str, arity: usize) -> Option<&Arc<MethodSignature>> {
+        self.methods()
+            .iter()
+            .find(|m| m.name() == name && m.parameter_types().len() == arity)
+    }
+}
+
+/// The error for a method the service does not have.
+pub fn method_not_found(interface: &str, method: &MethodSignature) -> RpcError {
+    RpcError::framework(
+        ErrorCode::MethodNotFound,
+        format!(
+            "no method {}({}) in service {interface}",
+            method.name(),
+            method.parameter_types().join(",")
+        ),
+    )
+}
+
+/// An [`Invoker`] that runs a [`ServiceHandler`] in-process: the innermost stage on the
+/// provider side, below the provider filters.
+pub struct ServiceInvoker<H> {
+    handler: Arc<H>,
+    url: Url,
+}
+
+impl<H: ServiceHandler> ServiceInvoker<H> {
+    /// Serves `handler`, described by `url`.
+    pub fn new(handler: Arc<H>, url: Url) -> Self {
+        Self { handler, url }
+    }
+
+    /// The handler.
+    pub fn handler(&self) -> &Arc<H> {
+        &self.handler
+    }
+}
+
+impl<H: ServiceHandler> Invoker for ServiceInvoker<H> {
+    fn invoke(&self, invocation: Invocation) -> BoxFuture<'_, RpcResult> {
+        Box::pin(async move {
+            let parts = invocation.into_parts();
+            let mut ctx = RequestContext {
+                service: Some(parts.service),
+                attachments: parts.attachments,
+                response_attachments: Default::default(),
+                remote_addr: parts.context.remote_addr(),
+                deadline: parts.context.deadline(),
+            };
+            let value = self.handler.call(&parts.method, parts.args, &mut ctx).await?;
+            Ok(RpcResponse {
+                value,
+                attachments: ctx.response_attachments,
+            })
+        })
+    }
+
+    fn url(&self) -> &Url {
+        &self.url
+    }
+}
