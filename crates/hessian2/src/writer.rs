@@ -1,0 +1,681 @@
+//! [`Hessian2Writer`]: the encoder, with the class-definition, type and reference
+//! tables of one Hessian 2 stream.
+
+use std::collections::HashMap;
+
+use crate::constants::*;
+use crate::error::Error;
+use crate::fxhash::FxBuildHasher;
+use crate::value::{List, Map, Object, Value};
+
+/// Field name that marks an enum constant inside values buffered by the serde
+/// serializer (see `ser.rs`); such objects are ref-tracked per (class, name).
+pub(crate) const ENUM_MARK: &str = "\u{0}enum";
+
+/// Deepest [`Value`] nesting [`Hessian2Writer::write_value`] accepts.
+pub const MAX_WRITE_DEPTH: usize = 1024;
+
+#[derive(Debug, Clone)]
+struct ClassEntry {
+    index: usize,
+    fields: Vec<String>,
+}
+
+/// Encodes Hessian 2 exactly as Java's hessian-lite `Hessian2Output` does.
+///
+/// A writer holds the output buffer and the three tables of **one** Hessian stream:
+/// class definitions, type names (for typed lists and maps) and object references.
+/// Everything written through the same writer shares them, as the fields of one
+/// `dubbo://` body do. Call [`reset_tables`](Self::reset_tables) to start a new
+/// stream in the same buffer (Triple gives each wrapped argument a fresh stream).
+///
+/// Values written with the `write_*` primitives never fail; [`write_value`](Self::write_value)
+/// and [`serialize`](Self::serialize) fail only on values that cannot be represented
+/// (an out-of-range [`Value::Ref`], unsupported Rust types...).
+///
+/// The writer also mirrors hessian-lite's internal 8 KiB buffer position, because
+/// hessian-lite splits `byte[]` into `A` chunks at its buffer boundaries; this is what
+/// makes large binaries byte-identical to Java's. The mirrored buffer starts empty
+/// at the current end of the output when the writer is created (including
+/// [`with_buffer`](Self::with_buffer)) and at every [`reset_tables`](Self::reset_tables).
+#[derive(Debug, Default)]
+pub struct Hessian2Writer {
+    pub(crate) buf: Vec<u8>,
+    /// Index in `buf` of hessian-lite's buffer offset 0.
+    jbase: usize,
+    classes: HashMap<String, ClassEntry, FxBuildHasher>,
+    class_count: usize,
+    types: HashMap<String, usize, FxBuildHasher>,
+    ref_count: u32,
+    enums: HashMap<String, HashMap<String, u32, FxBuildHasher>, FxBuildHasher>,
+    /// Reference indexes of the containers `write_value` is inside of (for `Value::Ref`).
+    ref_stack: Vec<u32>,
+    pub(crate) scratch: crate::ser::Scratch,
+}
+
+impl Hessian2Writer {
+    /// A writer with an empty buffer and empty tables.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A writer appending to `buf` (whose existing bytes are kept, e.g. a reserved
+    /// protocol header), with empty tables.
+    pub fn with_buffer(buf: Vec<u8>) -> Self {
+        let jbase = buf.len();
+        Hessian2Writer {
+            buf,
+            jbase,
+            ..Self::default()
+        }
+    }
+
+    /// Starts a fresh stream: forgets class definitions, type names and references
+    /// (as a new Java `Hessian2Output` would), keeping the bytes written so far.
+    pub fn reset_tables(&mut self) {
+        self.classes.clear();
+        self.class_count = 0;
+        self.types.clear();
+        self.ref_count = 0;
+        self.enums.clear();
+        self.ref_stack.clear();
+        self.jbase = self.buf.len();
+    }
+
+    /// The bytes written so far (including any prefix given to [`with_buffer`](Self::with_buffer)).
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.buf
+    }
+
+    /// Consumes the writer and returns its buffer.
+    pub fn into_bytes(self) -> Vec<u8> {
+        self.buf
+    }
+
+    /// Number of bytes in the buffer.
+    pub fn len(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// `true` when the buffer is empty.
+    pub fn is_empty(&self) -> bool {
+        self.buf.is_empty()
+    }
+
+    /// Direct access to the buffer, e.g. to patch a length into a header reserved
+    /// before the body. Bytes appended here are not Hessian values the tables know of.
+    pub fn buffer_mut(&mut self) -> &mut Vec<u8> {
+        &mut self.buf
+    }
+
+    /// Number of references (lists, maps, objects) allocated so far in this stream.
+    pub fn ref_count(&self) -> u32 {
+        self.ref_count
+    }
+
+    // ----- hessian-lite buffer mirror -------------------------------------------
+
+    #[inline]
+    fn jo(&self) -> usize {
+        self.buf.len().saturating_sub(self.jbase)
+    }
+
+    #[inline]
+    fn jflush(&mut self) {
+        self.jbase = self.buf.len();
+    }
+
+    /// `if (SIZE <= offset + k) flushBuffer();`
+    #[inline]
+    fn flush_le(&mut self, k: usize) {
+        if JAVA_BUFFER_SIZE <= self.jo() + k {
+            self.jflush();
+        }
+    }
+
+    /// `if (SIZE < offset + k) flushBuffer();`
+    #[inline]
+    fn flush_lt(&mut self, k: usize) {
+        if JAVA_BUFFER_SIZE < self.jo() + k {
+            self.jflush();
+        }
+    }
+
+    // ----- primitives --------------------------------------------------------------
+
+    /// Writes `N`.
+    pub fn write_null(&mut self) {
+        self.flush_le(16);
+        self.buf.push(BC_NULL);
+    }
+
+    /// Writes `T` or `F`.
+    pub fn write_bool(&mut self, v: bool) {
+        self.flush_lt(16);
+        self.buf.push(if v { BC_TRUE } else { BC_FALSE });
+    }
+
+    /// Writes an int in its most compact form (1, 2, 3 or 5 bytes).
+    pub fn write_int(&mut self, v: i32) {
+        self.flush_le(16);
+        self.put_int(v);
+    }
+
+    #[inline]
+    fn put_int(&mut self, v: i32) {
+        if (INT_DIRECT_MIN..=INT_DIRECT_MAX).contains(&v) {
+            self.buf.push((v + BC_INT_ZERO as i32) as u8);
+        } else if (INT_BYTE_MIN..=INT_BYTE_MAX).contains(&v) {
+            self.buf
+                .extend_from_slice(&[(BC_INT_BYTE_ZERO as i32 + (v >> 8)) as u8, v as u8]);
+        } else if (INT_SHORT_MIN..=INT_SHORT_MAX).contains(&v) {
+            self.buf.extend_from_slice(&[
+                (BC_INT_SHORT_ZERO as i32 + (v >> 16)) as u8,
+                (v >> 8) as u8,
+                v as u8,
+            ]);
+        } else {
+            self.buf.push(BC_INT);
+            self.buf.extend_from_slice(&v.to_be_bytes());
+        }
+    }
+
+    /// Writes a long in its most compact form (1, 2, 3, 5 or 9 bytes).
+    pub fn write_long(&mut self, v: i64) {
+        self.flush_le(16);
+        if (LONG_DIRECT_MIN..=LONG_DIRECT_MAX).contains(&v) {
+            self.buf.push((v + BC_LONG_ZERO as i64) as u8);
+        } else if (LONG_BYTE_MIN..=LONG_BYTE_MAX).contains(&v) {
+            self.buf
+                .extend_from_slice(&[(BC_LONG_BYTE_ZERO as i64 + (v >> 8)) as u8, v as u8]);
+        } else if (LONG_SHORT_MIN..=LONG_SHORT_MAX).contains(&v) {
+            self.buf.extend_from_slice(&[
+                (BC_LONG_SHORT_ZERO as i64 + (v >> 16)) as u8,
+                (v >> 8) as u8,
+                v as u8,
+            ]);
+        } else if i64::from(i32::MIN) <= v && v <= i64::from(i32::MAX) {
+            self.buf.push(BC_LONG_INT);
+            self.buf.extend_from_slice(&(v as i32).to_be_bytes());
+        } else {
+            self.buf.push(BC_LONG);
+            self.buf.extend_from_slice(&v.to_be_bytes());
+        }
+    }
+
+    /// Writes a double in hessian-lite's most compact form: `5b` (0.0, also -0.0),
+    /// `5c` (1.0), byte, short, the 32-bit "mills" form (`0.001 * i32` exactly), or `D`.
+    pub fn write_double(&mut self, v: f64) {
+        self.flush_le(16);
+        // Rust's `as` saturates and maps NaN to 0, exactly like Java's (int) cast.
+        let iv = v as i32;
+        if f64::from(iv) == v {
+            if iv == 0 {
+                self.buf.push(BC_DOUBLE_ZERO);
+                return;
+            } else if iv == 1 {
+                self.buf.push(BC_DOUBLE_ONE);
+                return;
+            } else if (-0x80..0x80).contains(&iv) {
+                self.buf.extend_from_slice(&[BC_DOUBLE_BYTE, iv as u8]);
+                return;
+            } else if (-0x8000..0x8000).contains(&iv) {
+                self.buf
+                    .extend_from_slice(&[BC_DOUBLE_SHORT, (iv >> 8) as u8, iv as u8]);
+                return;
+            }
+        }
+        let mills = (v * 1000.0) as i32;
+        if 0.001 * f64::from(mills) == v {
+            self.buf.push(BC_DOUBLE_MILL);
+            self.buf.extend_from_slice(&mills.to_be_bytes());
+            return;
+        }
+        self.buf.push(BC_DOUBLE);
+        self.buf.extend_from_slice(&v.to_bits().to_be_bytes());
+    }
+
+    /// Writes a `java.util.Date`: `K` + minutes when `millis` is a whole minute, else `J` + millis.
+    pub fn write_date(&mut self, millis: i64) {
+        self.flush_lt(32);
+        if millis % 60000 == 0 {
+            let minutes = millis / 60000;
+            if (minutes >> 31) == 0 || (minutes >> 31) == -1 {
+                self.buf.push(BC_DATE_MINUTE);
+                self.buf.extend_from_slice(&(minutes as i32).to_be_bytes());
+                return;
+            }
+        }
+        self.buf.push(BC_DATE);
+        self.buf.extend_from_slice(&millis.to_be_bytes());
+    }
+
+    /// Writes a string: UTF-16 lengths, CESU-8 bytes (a supplementary character is two
+    /// 3-byte surrogates), chunks of 0x8000 units marked `R`, never splitting a pair.
+    pub fn write_string(&mut self, v: &str) {
+        self.flush_le(16);
+        if v.is_ascii() {
+            self.write_ascii_string(v.as_bytes());
+        } else {
+            self.write_unicode_string(v);
+        }
+    }
+
+    fn string_header(&mut self, units: usize) {
+        if units <= STRING_DIRECT_MAX {
+            self.buf.push(BC_STRING_DIRECT + units as u8);
+        } else if units <= STRING_SHORT_MAX {
+            self.buf
+                .extend_from_slice(&[BC_STRING_SHORT + (units >> 8) as u8, units as u8]);
+        } else {
+            self.buf
+                .extend_from_slice(&[BC_STRING, (units >> 8) as u8, units as u8]);
+        }
+    }
+
+    fn write_ascii_string(&mut self, mut rest: &[u8]) {
+        while rest.len() > STRING_CHUNK_MAX {
+            let (chunk, r) = rest.split_at(STRING_CHUNK_MAX);
+            self.flush_le(16);
+            self.buf.extend_from_slice(&[BC_STRING_CHUNK, 0x80, 0x00]);
+            self.print_ascii(chunk);
+            rest = r;
+        }
+        self.flush_le(16);
+        self.string_header(rest.len());
+        self.print_ascii(rest);
+    }
+
+    /// Appends ASCII chars, mirroring `printString`'s per-char flush check.
+    fn print_ascii(&mut self, b: &[u8]) {
+        const T: usize = JAVA_BUFFER_SIZE - 16;
+        let o = self.jo();
+        let n = b.len();
+        self.buf.extend_from_slice(b);
+        let new_o = if o + n <= T {
+            o + n
+        } else {
+            let first = T.saturating_sub(o);
+            let r = n - first;
+            ((r - 1) % T) + 1
+        };
+        self.jbase = self.buf.len() - new_o;
+    }
+
+    /// Appends one UTF-16 unit's CESU-8 bytes, with `printString`'s flush check.
+    #[inline]
+    fn print_unit(&mut self, ch: u32) {
+        self.flush_le(16);
+        if ch < 0x80 {
+            self.buf.push(ch as u8);
+        } else if ch < 0x800 {
+            self.buf
+                .extend_from_slice(&[0xc0 | (ch >> 6) as u8, 0x80 | (ch & 0x3f) as u8]);
+        } else {
+            self.buf.extend_from_slice(&[
+                0xe0 | ((ch >> 12) & 0xf) as u8,
+                0x80 | ((ch >> 6) & 0x3f) as u8,
+                0x80 | (ch & 0x3f) as u8,
+            ]);
+        }
+    }
+
+    #[inline]
+    fn print_char(&mut self, c: char) {
+        let cp = c as u32;
+        if cp < 0x10000 {
+            self.print_unit(cp);
+        } else {
+            let v = cp - 0x10000;
+            self.print_unit(0xd800 | (v >> 10));
+            self.print_unit(0xdc00 | (v & 0x3ff));
+        }
+    }
+
+    fn write_unicode_string(&mut self, s: &str) {
+        let bytes = s.as_bytes();
+        let mut chars_n = 0usize;
+        let mut supp = 0usize;
+        for &b in bytes {
+            if (b & 0xc0) != 0x80 {
+                chars_n += 1;
+            }
+            if b >= 0xf0 {
+                supp += 1;
+            }
+        }
+        let mut remaining = chars_n + supp;
+        let mut it = s.chars().peekable();
+        while remaining > STRING_CHUNK_MAX {
+            self.flush_le(16);
+            let hdr = self.buf.len();
+            self.buf.extend_from_slice(&[BC_STRING_CHUNK, 0, 0]);
+            let mut units = 0usize;
+            while let Some(&c) = it.peek() {
+                let w = c.len_utf16();
+                if units + w > STRING_CHUNK_MAX {
+                    break;
+                }
+                it.next();
+                self.print_char(c);
+                units += w;
+            }
+            self.buf[hdr + 1] = (units >> 8) as u8;
+            self.buf[hdr + 2] = units as u8;
+            remaining -= units;
+        }
+        self.flush_le(16);
+        self.string_header(remaining);
+        if supp == 0 && remaining == chars_n {
+            // BMP only and not chunked: UTF-8 is CESU-8.
+            const T: usize = JAVA_BUFFER_SIZE - 16;
+            if self.jo() + bytes.len() <= T {
+                self.buf.extend_from_slice(bytes);
+                return;
+            }
+        }
+        for c in it {
+            self.print_char(c);
+        }
+    }
+
+    /// Writes a `byte[]`: `0x20+len`, `0x34`-form, or `B`, split into `A` chunks at
+    /// the same places hessian-lite's 8 KiB buffer splits them.
+    pub fn write_binary(&mut self, v: &[u8]) {
+        let mut off = 0usize;
+        let mut length = v.len();
+        loop {
+            let o = self.jo() as isize;
+            let room = JAVA_BUFFER_SIZE as isize - o - 3;
+            if room >= length as isize {
+                break;
+            }
+            let mut sublen = room;
+            if sublen < 16 {
+                self.jflush();
+                sublen = JAVA_BUFFER_SIZE as isize - 3;
+                if (length as isize) < sublen {
+                    sublen = length as isize;
+                }
+            }
+            let sublen = sublen as usize;
+            self.buf
+                .extend_from_slice(&[BC_BINARY_CHUNK, (sublen >> 8) as u8, sublen as u8]);
+            self.buf.extend_from_slice(&v[off..off + sublen]);
+            length -= sublen;
+            off += sublen;
+            self.jflush();
+        }
+        self.flush_lt(16);
+        if length <= BINARY_DIRECT_MAX {
+            self.buf.push(BC_BINARY_DIRECT + length as u8);
+        } else if length <= BINARY_SHORT_MAX {
+            self.buf
+                .extend_from_slice(&[BC_BINARY_SHORT + (length >> 8) as u8, length as u8]);
+        } else {
+            self.buf
+                .extend_from_slice(&[BC_BINARY, (length >> 8) as u8, length as u8]);
+        }
+        self.buf.extend_from_slice(&v[off..]);
+    }
+
+    // ----- containers -------------------------------------------------------------
+
+    /// Allocates the next reference index, as Java does at the start of every list,
+    /// map, array, object, enum or `BigDecimal`.
+    pub fn alloc_ref(&mut self) -> u32 {
+        let r = self.ref_count;
+        self.ref_count = self.ref_count.wrapping_add(1);
+        r
+    }
+
+    /// Writes a back-reference `Q` to reference index `index`.
+    pub fn write_ref(&mut self, index: u32) {
+        self.flush_lt(16);
+        self.buf.push(BC_REF);
+        self.put_int(index as i32);
+    }
+
+    fn write_type(&mut self, type_name: &str) {
+        self.flush_lt(32);
+        if let Some(&idx) = self.types.get(type_name) {
+            self.write_int(idx as i32);
+        } else {
+            let idx = self.types.len();
+            self.types.insert(type_name.to_owned(), idx);
+            self.write_string(type_name);
+        }
+    }
+
+    /// Starts a fixed-length list and allocates its reference: `0x78+len`/`X len`
+    /// when `type_name` is `None` (an `ArrayList`), `0x70+len type`/`V type len`
+    /// otherwise. The caller then writes exactly `len` values; there is no end marker.
+    /// Returns the list's reference index. An empty `type_name` counts as `None`.
+    pub fn write_list_begin(&mut self, len: usize, type_name: Option<&str>) -> u32 {
+        let r = self.alloc_ref();
+        self.flush_lt(32);
+        let type_name = type_name.filter(|t| !t.is_empty());
+        if len <= LIST_DIRECT_MAX {
+            match type_name {
+                Some(t) => {
+                    self.buf.push(BC_LIST_DIRECT + len as u8);
+                    self.write_type(t);
+                }
+                None => self.buf.push(BC_LIST_DIRECT_UNTYPED + len as u8),
+            }
+        } else {
+            match type_name {
+                Some(t) => {
+                    self.buf.push(BC_LIST_FIXED);
+                    self.write_type(t);
+                }
+                None => self.buf.push(BC_LIST_FIXED_UNTYPED),
+            }
+            self.write_int(len as i32);
+        }
+        r
+    }
+
+    /// Starts a variable-length list (`W`, or `U type`) and allocates its reference;
+    /// finish it with [`write_list_end`](Self::write_list_end).
+    pub fn write_variable_list_begin(&mut self, type_name: Option<&str>) -> u32 {
+        let r = self.alloc_ref();
+        self.flush_lt(32);
+        match type_name.filter(|t| !t.is_empty()) {
+            Some(t) => {
+                self.buf.push(BC_LIST_VARIABLE);
+                self.write_type(t);
+            }
+            None => self.buf.push(BC_LIST_VARIABLE_UNTYPED),
+        }
+        r
+    }
+
+    /// Ends a variable-length list (`Z`).
+    pub fn write_list_end(&mut self) {
+        self.flush_lt(32);
+        self.buf.push(BC_END);
+    }
+
+    /// Starts a map and allocates its reference: `H` for `None` (a `HashMap`), `M type`
+    /// otherwise. Write key, value pairs, then [`write_map_end`](Self::write_map_end).
+    pub fn write_map_begin(&mut self, type_name: Option<&str>) -> u32 {
+        let r = self.alloc_ref();
+        self.flush_lt(32);
+        match type_name.filter(|t| !t.is_empty()) {
+            Some(t) => {
+                self.buf.push(BC_MAP);
+                self.write_type(t);
+            }
+            None => self.buf.push(BC_MAP_UNTYPED),
+        }
+        r
+    }
+
+    /// Ends a map (`Z`).
+    pub fn write_map_end(&mut self) {
+        self.flush_lt(32);
+        self.buf.push(BC_END);
+    }
+
+    /// Starts an object instance and allocates its reference: writes the class
+    /// definition `C` the first time `class` is used in this stream (or when it is
+    /// used with a different field list), then the instance tag (`0x60+def` or
+    /// `O def`). The caller then writes one value per field, in `fields` order.
+    /// Returns the object's reference index.
+    pub fn write_object_begin(&mut self, class: &str, fields: &[&str]) -> u32 {
+        let r = self.alloc_ref();
+        self.object_header(class, fields.len(), || fields.iter().copied());
+        r
+    }
+
+    /// Writes the class definition (if needed) and the instance tag, without
+    /// allocating a reference.
+    pub(crate) fn object_header<'a, I, F>(&mut self, class: &str, n: usize, fields: F)
+    where
+        I: Iterator<Item = &'a str>,
+        F: Fn() -> I,
+    {
+        let idx = match self.classes.get(class) {
+            Some(e) if e.fields.len() == n && e.fields.iter().map(String::as_str).eq(fields()) => {
+                e.index
+            }
+            _ => {
+                let index = self.class_count;
+                self.class_count += 1;
+                self.flush_lt(32);
+                self.buf.push(BC_CLASS_DEF);
+                self.write_string(class);
+                self.write_int(n as i32);
+                let mut names = Vec::with_capacity(n);
+                for f in fields() {
+                    self.write_string(f);
+                    names.push(f.to_owned());
+                }
+                self.classes.insert(
+                    class.to_owned(),
+                    ClassEntry {
+                        index,
+                        fields: names,
+                    },
+                );
+                index
+            }
+        };
+        self.flush_lt(32);
+        if idx <= OBJECT_DIRECT_MAX {
+            self.buf.push(BC_OBJECT_DIRECT + idx as u8);
+        } else {
+            self.buf.push(BC_OBJECT);
+            self.write_int(idx as i32);
+        }
+    }
+
+    /// Writes a Java enum constant (`class` with the single field `name`). Like Java,
+    /// which tracks enum constants by identity, the second write of the same
+    /// (class, name) in a stream is a back-reference `Q`.
+    pub fn write_enum(&mut self, class: &str, name: &str) {
+        if let Some(&r) = self.enums.get(class).and_then(|m| m.get(name)) {
+            self.write_ref(r);
+            return;
+        }
+        let r = self.alloc_ref();
+        self.enums
+            .entry(class.to_owned())
+            .or_default()
+            .insert(name.to_owned(), r);
+        self.object_header(class, 1, || std::iter::once("name"));
+        self.write_string(name);
+    }
+
+    // ----- dynamic values ------------------------------------------------------------
+
+    /// Writes a [`Value`] tree. Lists with `type_name: None` use the untyped fixed
+    /// form, typed lists the typed fixed form; maps use `H` or `M type`; objects get
+    /// their class definition on first use. [`Value::Ref`]`(k)` becomes a `Q` to the
+    /// k-th enclosing container (0 = innermost) and is an error outside one.
+    pub fn write_value(&mut self, v: &Value) -> Result<(), Error> {
+        let base = self.ref_stack.len();
+        let res = self.write_value_inner(v, 0);
+        self.ref_stack.truncate(base);
+        res
+    }
+
+    fn write_value_inner(&mut self, v: &Value, depth: usize) -> Result<(), Error> {
+        if depth > MAX_WRITE_DEPTH {
+            return Err(Error::DepthExceeded {
+                limit: MAX_WRITE_DEPTH,
+            });
+        }
+        match v {
+            Value::Null => self.write_null(),
+            Value::Bool(b) => self.write_bool(*b),
+            Value::Int(i) => self.write_int(*i),
+            Value::Long(l) => self.write_long(*l),
+            Value::Double(d) => self.write_double(*d),
+            Value::String(s) => self.write_string(s),
+            Value::Binary(b) => self.write_binary(b),
+            Value::Date(d) => self.write_date(*d),
+            Value::List(List { type_name, items }) => {
+                let r = self.write_list_begin(items.len(), type_name.as_deref());
+                self.ref_stack.push(r);
+                for item in items {
+                    self.write_value_inner(item, depth + 1)?;
+                }
+                self.ref_stack.pop();
+            }
+            Value::Map(Map { type_name, entries }) => {
+                let r = self.write_map_begin(type_name.as_deref());
+                self.ref_stack.push(r);
+                for (k, val) in entries {
+                    self.write_value_inner(k, depth + 1)?;
+                    self.write_value_inner(val, depth + 1)?;
+                }
+                self.ref_stack.pop();
+                self.write_map_end();
+            }
+            Value::Object(Object { class, fields }) => {
+                if fields.len() == 1 && fields[0].0 == ENUM_MARK {
+                    if let Value::String(name) = &fields[0].1 {
+                        self.write_enum(class, name);
+                        return Ok(());
+                    }
+                }
+                let r = self.alloc_ref();
+                self.object_header(class, fields.len(), || fields.iter().map(|(k, _)| k.as_str()));
+                self.ref_stack.push(r);
+                for (_, val) in fields {
+                    self.write_value_inner(val, depth + 1)?;
+                }
+                self.ref_stack.pop();
+            }
+            Value::Ref(k) => {
+                let k = *k as usize;
+                let n = self.ref_stack.len();
+                if k >= n {
+                    return Err(Error::InvalidRef {
+                        index: k as i64,
+                        position: self.buf.len(),
+                    });
+                }
+                let r = self.ref_stack[n - 1 - k];
+                self.write_ref(r);
+            }
+        }
+        Ok(())
+    }
+
+    /// Pushes a container's reference on the stack used to resolve [`Value::Ref`].
+    pub(crate) fn push_ref_scope(&mut self, r: u32) {
+        self.ref_stack.push(r);
+    }
+
+    pub(crate) fn pop_ref_scope(&mut self) {
+        self.ref_stack.pop();
+    }
+
+    pub(crate) fn write_value_at_depth(&mut self, v: &Value) -> Result<(), Error> {
+        let depth = self.ref_stack.len();
+        self.write_value_inner(v, depth)
+    }
+}
