@@ -1,0 +1,107 @@
+//! Procedural macros of dubbo-rs. Use them through the facade: `#[dubbo_rs::service]`.
+//!
+//! [`macro@service`] turns a Rust trait into a Dubbo service: the Java interface it stands for,
+//! a typed client, and the provider-side dispatch.
+
+use proc_macro::TokenStream;
+use quote::quote;
+use syn::parse_macro_input;
+
+mod expand;
+mod model;
+mod names;
+
+/// Defines a Dubbo service from a trait.
+///
+/// ```ignore
+/// use dubbo_rs::prelude::*;
+///
+/// #[dubbo_rs::service(interface = "org.apache.dubbo.interop.InteropService")]
+/// pub trait InteropService: Send + Sync + 'static {
+///     /// Java: `String sayHello(String)`.
+///     async fn say_hello(&self, name: String) -> Result<String, RpcError>;
+///     /// Java: `int addInt(int, int)`.
+///     async fn add_int(&self, a: i32, b: i32) -> Result<i32, RpcError>;
+///     /// The Java name is given rather than derived.
+///     #[dubbo(name = "echoBytes")]
+///     async fn echo_bytes(&self, v: ByteBuf) -> Result<ByteBuf, RpcError>;
+///     /// The parameter's Java type is given rather than derived.
+///     async fn echo_user(
+///         &self,
+///         #[dubbo(java_type = "org.apache.dubbo.interop.User")] u: Option<User>,
+///     ) -> Result<Option<User>, RpcError>;
+///     /// A first parameter `&mut RequestContext` (or `&RequestContext`) is the provider's view
+///     /// of the call, not an argument on the wire.
+///     async fn get_attachment(&self, ctx: &mut RequestContext, key: String)
+///         -> Result<Option<String>, RpcError>;
+///     /// `()` is Java `void`.
+///     async fn fail(&self, message: String) -> Result<(), RpcError>;
+/// }
+/// ```
+///
+/// # Arguments
+///
+/// - `interface = "org.example.Greeter"`: the Java interface name the service is exported and
+///   referenced under. Default: the trait's name.
+/// - `crate = "::dubbo_rs"`: the path of the dubbo-rs facade, through which the generated code
+///   reaches `core` (dubbo-core), `hessian2` (dubbo-hessian2) and `url` (dubbo-url). Default:
+///   `::dubbo_rs`.
+///
+/// On a method, `#[dubbo(name = "javaName")]` sets the Java method name (default: the
+/// lowerCamelCase of the Rust name, `say_hello` → `sayHello`) and
+/// `#[dubbo(return_type = "java.lang.Object")]` the Java return type. On a parameter,
+/// `#[dubbo(java_type = "org.example.User")]` sets its Java type. Java types default to
+/// `<T as dubbo_rs::hessian2::java::JavaType>::java_type_name()` of the Rust type (of `T` in
+/// the return type `Result<T, E>`; `()` is `void`).
+///
+/// # Rules
+///
+/// Every method is `async fn name(&self, [ctx: &mut RequestContext,] args...) -> Result<T, E>`,
+/// with plain parameter names, owned parameter types that are `Serialize + DeserializeOwned +
+/// JavaType` (and `Send`), and no generics. `E` is `RpcError` or any error type with
+/// `E: Into<RpcError> + From<RpcError>` (the server turns it into an `RpcError`, the client
+/// turns framework failures into it); an alias spelled `...Result<T>` works too. A trait
+/// method may have a default body.
+///
+/// # What it generates (for a trait `Greeter`)
+///
+/// - The trait, each `async fn` rewritten as `fn ... -> impl Future<Output = ...> + Send`.
+///   Implementations still write `async fn`; the compiler checks their futures are `Send`.
+/// - `GreeterServer<T>`: `new(T)`, `from_arc(Arc<T>)`, `get_ref()`, `service()`,
+///   `into_invoker(self, Url) -> ServiceInvoker<Self>`, `INTERFACE`, and
+///   `impl ServiceHandler for GreeterServer<T> where T: Greeter + Send + Sync + 'static`.
+/// - `GreeterClient`: `new(Arc<dyn Invoker>)`, `from_invoker(impl Invoker)`,
+///   `with_service_key`, `with_version`, `with_group`, `with_attachment`, `with_timeout`,
+///   `service_key()`, `invoker()`, `new_invocation(method, args)`,
+///   `invoke_raw(method, args) -> BoxFuture<RpcResult>`, `INTERFACE`, `method_signatures()`,
+///   and for each method `m(&self, args...) -> Result<T, E>` and
+///   `m_full(&self, args...) -> Result<(T, Attachments), E>` (the value with the response
+///   attachments).
+#[proc_macro_attribute]
+pub fn service(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let mut args = model::ServiceArgs::default();
+    let parser = syn::meta::parser(|meta| args.parse_item(meta));
+    parse_macro_input!(attr with parser);
+    let item = parse_macro_input!(item as syn::ItemTrait);
+    expand_service(args, item).into()
+}
+
+/// The expansion, on `proc_macro2` tokens so that it can be unit-tested.
+fn expand_service(args: model::ServiceArgs, mut item: syn::ItemTrait) -> proc_macro2::TokenStream {
+    match model::parse_service(args, &mut item) {
+        Ok(service) => expand::expand(&service),
+        Err(error) => {
+            // Emit the trait too (without the helper attributes, which parsing removed), so
+            // that the user's impls do not bury the real errors under "cannot find trait".
+            let item = expand::rewrite_trait(&item);
+            let error = error.to_compile_error();
+            quote! {
+                #error
+                #item
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
