@@ -1,0 +1,627 @@
+//! Request, response and event bodies (`DubboCodec`), in hessian2.
+//!
+//! Every body is **one** hessian2 stream: the class, type and reference tables are shared by
+//! all the values it holds, so each body is written by one [`Hessian2Writer`] and read by one
+//! [`Hessian2Reader`].
+
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+
+use bytes::Bytes;
+use dubbo_core::attachments::keys;
+use dubbo_core::{
+    Attachments, BusinessError, Invocation, MethodSignature, RpcError, RpcResponse, Value,
+};
+use dubbo_hessian2::java::JavaException;
+use dubbo_hessian2::{Hessian2Reader, Hessian2Writer, Object};
+
+use crate::codec::{finish_frame, frame_buffer};
+use crate::error::BodyError;
+use crate::header::{Header, FASTJSON2, HESSIAN2};
+use crate::status::Status;
+
+/// The dubbo protocol version every request carries (`Version.DEFAULT_DUBBO_PROTOCOL_VERSION`).
+pub const DUBBO_VERSION: &str = "2.0.2";
+
+/// Response body type: an exception, no attachments.
+pub const RESPONSE_WITH_EXCEPTION: i32 = 0;
+/// Response body type: a value, no attachments.
+pub const RESPONSE_VALUE: i32 = 1;
+/// Response body type: null, no attachments.
+pub const RESPONSE_NULL_VALUE: i32 = 2;
+/// Response body type: an exception, then attachments.
+pub const RESPONSE_WITH_EXCEPTION_WITH_ATTACHMENTS: i32 = 3;
+/// Response body type: a value, then attachments.
+pub const RESPONSE_VALUE_WITH_ATTACHMENTS: i32 = 4;
+/// Response body type: null, then attachments.
+pub const RESPONSE_NULL_VALUE_WITH_ATTACHMENTS: i32 = 5;
+
+/// Longest event body accepted (`deserialization.event.size`, default 15 bytes).
+pub const MAX_EVENT_SIZE: usize = 15;
+
+/// The readonly event's data.
+pub const READONLY_EVENT: &str = "R";
+/// The writable event's data.
+pub const WRITABLE_EVENT: &str = "W";
+
+/// The serialized `null` of a serialization: the body of heartbeats.
+pub fn null_bytes(serialization: u8) -> &'static [u8] {
+    match serialization {
+        // fastjson2: a 4-byte big-endian length, then JSONB null (BC_NULL = -81).
+        FASTJSON2 => &[0x00, 0x00, 0x00, 0x01, 0xaf],
+        _ => &[0x4e],
+    }
+}
+
+/// The int form of a dubbo version string (`Version.getIntVersion`): `"2.0.2"` → 2000200.
+pub fn int_version(version: &str) -> Option<u64> {
+    let parts: Vec<&str> = version.split('.').collect();
+    if parts.is_empty() || parts.len() > 4 {
+        return None;
+    }
+    let mut v: u64 = 0;
+    for (i, p) in parts.iter().enumerate() {
+        let digits: String = p.chars().take_while(|c| c.is_ascii_digit()).collect();
+        if !digits.is_empty() {
+            let n: u64 = digits.parse().ok()?;
+            let exp = ((parts.len() - i - 1) * 2) as u32;
+            v = v.checked_add(n.checked_mul(10u64.checked_pow(exp)?)?)?;
+        }
+    }
+    if parts.len() == 3 {
+        v = v.checked_mul(100)?;
+    }
+    Some(v)
+}
+
+/// Whether a consumer speaking `dubbo_version` understands response attachments (types 3–5):
+/// `Version.isSupportResponseAttachment`, versions 2.0.2 to 2.0.99.
+pub fn supports_response_attachments(dubbo_version: &str) -> bool {
+    matches!(int_version(dubbo_version), Some(v) if (2_000_200..=2_009_900).contains(&v))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Requests
+// ---------------------------------------------------------------------------------------------
+
+/// Encodes a whole request frame (header and body) for `invocation`.
+///
+/// The attachments map starts with `path`, `interface`, `version`, `group` (when set) and
+/// `timeout` (when given), in the order a Java consumer's map usually iterates them, followed
+/// by the invocation's own attachments (which cannot override those keys).
+pub fn encode_request(
+    id: i64,
+    invocation: &Invocation,
+    timeout_ms: Option<u64>,
+    two_way: bool,
+) -> Result<Bytes, RpcError> {
+    let service = invocation.service();
+    let method = invocation.method();
+    let mut w = Hessian2Writer::with_buffer(frame_buffer(256));
+    w.write_string(DUBBO_VERSION);
+    w.write_string(service.interface());
+    w.write_string(service.wire_version());
+    w.write_string(method.name());
+    w.write_string(method.descriptor());
+    for arg in invocation.args() {
+        w.write_value(arg)
+            .map_err(|e| encode_error(invocation, "argument", &e))?;
+    }
+    w.write_map_begin(None);
+    w.write_string(keys::PATH);
+    w.write_string(service.interface());
+    w.write_string(keys::INTERFACE);
+    w.write_string(service.interface());
+    w.write_string(keys::VERSION);
+    w.write_string(service.wire_version());
+    if let Some(group) = service.group() {
+        w.write_string(keys::GROUP);
+        w.write_string(group);
+    }
+    if let Some(t) = timeout_ms {
+        w.write_string(keys::TIMEOUT);
+        w.write_string(&t.to_string());
+    }
+    for (k, v) in invocation.attachments().iter() {
+        if matches!(
+            k,
+            keys::PATH | keys::INTERFACE | keys::VERSION | keys::GROUP | keys::TIMEOUT
+        ) {
+            continue;
+        }
+        w.write_string(k);
+        w.write_value(v)
+            .map_err(|e| encode_error(invocation, "attachment", &e))?;
+    }
+    w.write_map_end();
+    let header = Header::request(id, HESSIAN2, two_way, false);
+    finish_frame(w.into_bytes(), header).map_err(|len| {
+        RpcError::framework(
+            dubbo_core::ErrorCode::PayloadTooLarge,
+            format!("Data length too large: {len}"),
+        )
+    })
+}
+
+fn encode_error(invocation: &Invocation, what: &str, e: &dubbo_hessian2::Error) -> RpcError {
+    RpcError::framework(
+        dubbo_core::ErrorCode::Codec,
+        format!(
+            "failed to encode {what} of {}.{}: {e}",
+            invocation.service(),
+            invocation.method_name()
+        ),
+    )
+}
+
+/// A request body as the provider decodes it.
+#[derive(Debug)]
+pub struct DecodedRequest {
+    /// The consumer's dubbo protocol version (`"2.0.2"`).
+    pub dubbo_version: String,
+    /// The service path from the body (usually the interface name).
+    pub path: String,
+    /// The service version from the body (`"0.0.0"` for none).
+    pub version: String,
+    /// The method, built from its name and parameter descriptor.
+    pub method: Arc<MethodSignature>,
+    /// The arguments, one per parameter in the descriptor.
+    pub args: Vec<Value>,
+    /// The attachments map.
+    pub attachments: Attachments,
+}
+
+impl DecodedRequest {
+    /// The key to look the exporter up by: `path`, `version` and `group` from the attachments,
+    /// falling back to the body's path and version (Java's `DubboProtocol.getInvoker`).
+    pub fn service_key(&self) -> dubbo_core::ServiceKey {
+        let path = self
+            .attachments
+            .get_str(keys::PATH)
+            .unwrap_or(self.path.as_str());
+        let version = self
+            .attachments
+            .get_str(keys::VERSION)
+            .unwrap_or(self.version.as_str());
+        let group = self.attachments.get_str(keys::GROUP);
+        dubbo_core::ServiceKey::new(path, group, Some(version))
+    }
+
+    /// The `timeout` attachment in milliseconds, whether sent as a string or a number.
+    pub fn timeout_ms(&self) -> Option<u64> {
+        match self.attachments.get(keys::TIMEOUT)? {
+            Value::String(s) => s.trim().parse().ok(),
+            Value::Int(i) => u64::try_from(*i).ok(),
+            Value::Long(l) => u64::try_from(*l).ok(),
+            _ => None,
+        }
+    }
+}
+
+/// Most distinct (method, descriptor) pairs a [`SignatureCache`] keeps.
+const SIGNATURE_CACHE_CAPACITY: usize = 4096;
+
+/// Parsed method signatures by (method name, descriptor), so a provider parses each
+/// descriptor once. Bounded: past its capacity, new pairs are parsed on every call.
+#[derive(Debug, Default)]
+pub struct SignatureCache {
+    map: RwLock<HashMap<(String, String), Arc<MethodSignature>>>,
+}
+
+impl SignatureCache {
+    /// An empty cache.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The signature of `method` with parameter `descriptor`.
+    pub fn get(
+        &self,
+        method: String,
+        descriptor: String,
+    ) -> Result<Arc<MethodSignature>, BodyError> {
+        let key = (method, descriptor);
+        if let Ok(map) = self.map.read() {
+            if let Some(sig) = map.get(&key) {
+                return Ok(sig.clone());
+            }
+        }
+        let sig = MethodSignature::from_descriptor(&key.0, &key.1)
+            .map_err(|e| BodyError::invalid(e.message().to_owned()))?;
+        let sig = Arc::new(sig);
+        if let Ok(mut map) = self.map.write() {
+            if map.len() < SIGNATURE_CACHE_CAPACITY {
+                map.insert(key, sig.clone());
+            }
+        }
+        Ok(sig)
+    }
+
+    /// Number of cached signatures.
+    pub fn len(&self) -> usize {
+        self.map.read().map(|m| m.len()).unwrap_or(0)
+    }
+
+    /// Whether nothing is cached.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Decodes a hessian2 request body.
+pub fn decode_request(
+    body: &[u8],
+    signatures: &SignatureCache,
+) -> Result<DecodedRequest, BodyError> {
+    let mut r = Hessian2Reader::new(body);
+    let dubbo_version = r.read_nullable_string()?.unwrap_or_default();
+    let path = r.read_nullable_string()?.unwrap_or_default();
+    let version = r.read_nullable_string()?.unwrap_or_default();
+    let method = r.read_nullable_string()?.unwrap_or_default();
+    let descriptor = r.read_nullable_string()?.unwrap_or_default();
+    if method.is_empty() {
+        return Err(BodyError::invalid("request without a method name"));
+    }
+    let method = signatures.get(method, descriptor)?;
+    let arity = method.parameter_types().len();
+    let mut args = Vec::with_capacity(arity.min(64));
+    for _ in 0..arity {
+        args.push(r.read_value()?);
+    }
+    // Java tolerates a body that ends after the arguments (no attachments map).
+    let attachments = if r.is_empty() {
+        Attachments::new()
+    } else {
+        attachments_from_value(r.read_value()?)?
+    };
+    Ok(DecodedRequest {
+        dubbo_version,
+        path,
+        version,
+        method,
+        args,
+        attachments,
+    })
+}
+
+fn attachments_from_value(v: Value) -> Result<Attachments, BodyError> {
+    match v {
+        Value::Null => Ok(Attachments::new()),
+        Value::Map(m) => Ok(m
+            .entries
+            .into_iter()
+            .filter_map(|(k, v)| match k {
+                Value::String(k) => Some((k, v)),
+                _ => None,
+            })
+            .collect()),
+        other => Err(BodyError::invalid(format!(
+            "attachments must be a map, got {}",
+            other.kind()
+        ))),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Responses
+// ---------------------------------------------------------------------------------------------
+
+/// Encodes an OK (status 20) response frame carrying `result`, which must be a value or a
+/// business exception. For consumers that speak 2.0.2 the body uses types 3/4/5 and the
+/// attachments include `{"dubbo": "2.0.2"}`, as Java providers send.
+pub fn encode_ok_response(
+    id: i64,
+    result: Result<&RpcResponse, &BusinessError>,
+    dubbo_version: &str,
+) -> Result<Bytes, BodyError> {
+    let with_attachments = supports_response_attachments(dubbo_version);
+    let mut w = Hessian2Writer::with_buffer(frame_buffer(64));
+    let empty = Attachments::new();
+    let attachments = match result {
+        Ok(resp) => {
+            match (&resp.value, with_attachments) {
+                (Value::Null, true) => w.write_int(RESPONSE_NULL_VALUE_WITH_ATTACHMENTS),
+                (Value::Null, false) => w.write_int(RESPONSE_NULL_VALUE),
+                (v, true) => {
+                    w.write_int(RESPONSE_VALUE_WITH_ATTACHMENTS);
+                    w.write_value(v)?;
+                }
+                (v, false) => {
+                    w.write_int(RESPONSE_VALUE);
+                    w.write_value(v)?;
+                }
+            }
+            &resp.attachments
+        }
+        Err(b) => {
+            w.write_int(if with_attachments {
+                RESPONSE_WITH_EXCEPTION_WITH_ATTACHMENTS
+            } else {
+                RESPONSE_WITH_EXCEPTION
+            });
+            w.write_value(&b.to_value())?;
+            &empty
+        }
+    };
+    if with_attachments {
+        w.write_map_begin(None);
+        for (k, v) in attachments.iter() {
+            if k == keys::DUBBO_VERSION {
+                continue;
+            }
+            w.write_string(k);
+            w.write_value(v)?;
+        }
+        w.write_string(keys::DUBBO_VERSION);
+        w.write_string(DUBBO_VERSION);
+        w.write_map_end();
+    }
+    finish_frame(
+        w.into_bytes(),
+        Header::response(id, HESSIAN2, Status::Ok.as_u8(), false),
+    )
+    .map_err(|len| BodyError::invalid(format!("response of {len} bytes")))
+}
+
+/// Encodes a non-OK response frame: the body is the single string `message`.
+pub fn encode_status_response(id: i64, status: Status, message: &str) -> Bytes {
+    let mut w = Hessian2Writer::with_buffer(frame_buffer(message.len() + 4));
+    w.write_string(message);
+    match finish_frame(
+        w.into_bytes(),
+        Header::response(id, HESSIAN2, status.as_u8(), false),
+    ) {
+        Ok(b) => b,
+        // Only a message of more than 2 GiB gets here; send a short one instead.
+        Err(len) => encode_status_response(id, status, &format!("error message of {len} bytes")),
+    }
+}
+
+/// Decodes the body of an OK response into the call's outcome: a value with attachments, or
+/// the provider's exception as [`RpcError::Business`].
+pub fn decode_ok_response(body: &[u8]) -> Result<Result<RpcResponse, RpcError>, BodyError> {
+    let mut r = Hessian2Reader::new(body);
+    let kind = r.read_int()?;
+    let (value, exception, has_attachments) = match kind {
+        RESPONSE_NULL_VALUE => (Value::Null, None, false),
+        RESPONSE_VALUE => (r.read_value()?, None, false),
+        RESPONSE_WITH_EXCEPTION => (Value::Null, Some(r.read_value()?), false),
+        RESPONSE_NULL_VALUE_WITH_ATTACHMENTS => (Value::Null, None, true),
+        RESPONSE_VALUE_WITH_ATTACHMENTS => (r.read_value()?, None, true),
+        RESPONSE_WITH_EXCEPTION_WITH_ATTACHMENTS => (Value::Null, Some(r.read_value()?), true),
+        other => {
+            return Err(BodyError::invalid(format!(
+                "Unknown result flag, expect '0' '1' '2' '3' '4' '5', but received: {other}"
+            )))
+        }
+    };
+    let attachments = if has_attachments {
+        attachments_from_value(r.read_value()?)?
+    } else {
+        Attachments::new()
+    };
+    if let Some(ex) = exception {
+        return Ok(Err(RpcError::Business(business_error_from(ex))));
+    }
+    Ok(Ok(RpcResponse { value, attachments }))
+}
+
+/// The business error for an exception object off the wire. An object that is not a Java
+/// exception still fails the call as a business error, named after its class.
+pub fn business_error_from(v: Value) -> BusinessError {
+    if JavaException::from_value(&v).is_some() {
+        if let Some(b) = BusinessError::from_value(v.clone()) {
+            return b;
+        }
+    }
+    let class_name = match &v {
+        Value::Object(Object { class, .. }) => class.clone(),
+        _ => "java.lang.RuntimeException".to_owned(),
+    };
+    BusinessError {
+        class_name,
+        message: Some(format!(
+            "provider answered with a non-exception {}",
+            v.kind()
+        )),
+        raw: Some(v),
+    }
+}
+
+/// Decodes the single string of a non-OK response body; anything unreadable gives `None`.
+pub fn decode_status_message(serialization: u8, body: &[u8]) -> Option<String> {
+    if serialization != HESSIAN2 {
+        return Some(String::from_utf8_lossy(body).into_owned());
+    }
+    Hessian2Reader::new(body)
+        .read_nullable_string()
+        .ok()
+        .flatten()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Events
+// ---------------------------------------------------------------------------------------------
+
+/// The data of an event frame.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EventData {
+    /// A heartbeat (the serialized null).
+    Heartbeat,
+    /// `"R"`: the provider is shutting down; stop sending it new calls.
+    ReadOnly,
+    /// `"W"`: the provider takes calls again.
+    Writable,
+    /// Any other string.
+    Other(String),
+}
+
+/// Decodes an event body of the given serialization. Hessian2 is decoded exactly; other
+/// serializations (fastjson2 from Java 3.2 peers) are read leniently: their null bytes are a
+/// heartbeat, a body ending in `R` or `W` the readonly or writable event.
+pub fn decode_event(serialization: u8, body: &[u8]) -> Result<EventData, BodyError> {
+    if body.len() > MAX_EVENT_SIZE {
+        return Err(BodyError::invalid(format!(
+            "Event data too long, actual size {}, threshold {MAX_EVENT_SIZE} rejected for security consideration.",
+            body.len()
+        )));
+    }
+    if body.is_empty() || body == null_bytes(serialization) {
+        return Ok(EventData::Heartbeat);
+    }
+    if serialization == HESSIAN2 {
+        return Ok(match Hessian2Reader::new(body).read_value()? {
+            Value::Null => EventData::Heartbeat,
+            Value::String(s) if s == READONLY_EVENT => EventData::ReadOnly,
+            Value::String(s) if s == WRITABLE_EVENT => EventData::Writable,
+            Value::String(s) => EventData::Other(s),
+            other => EventData::Other(other.kind().to_owned()),
+        });
+    }
+    Ok(match body.last() {
+        Some(b'R') => EventData::ReadOnly,
+        Some(b'W') => EventData::Writable,
+        _ => EventData::Other(String::from_utf8_lossy(body).into_owned()),
+    })
+}
+
+/// A heartbeat request frame (`0xE2` for hessian2, body = the serialized null).
+pub fn heartbeat_request(id: i64, serialization: u8) -> Bytes {
+    crate::codec::encode_frame(
+        Header::request(id, serialization, true, true),
+        null_bytes(serialization),
+    )
+}
+
+/// A heartbeat response frame: flag `0x20 | ser`, status 20, the request's id, null body.
+pub fn heartbeat_response(id: i64, serialization: u8) -> Bytes {
+    crate::codec::encode_frame(
+        Header::response(id, serialization, Status::Ok.as_u8(), true),
+        null_bytes(serialization),
+    )
+}
+
+/// The one-way readonly event a provider sends on shutdown: `da bb a2 00 <id> 00 00 00 02 01 52`.
+pub fn readonly_event(id: i64) -> Bytes {
+    event_request(id, READONLY_EVENT)
+}
+
+/// A one-way hessian2 event request carrying a string.
+pub fn event_request(id: i64, data: &str) -> Bytes {
+    let mut w = Hessian2Writer::new();
+    w.write_string(data);
+    crate::codec::encode_frame(Header::request(id, HESSIAN2, false, true), w.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dubbo_core::ServiceKey;
+
+    #[test]
+    fn versions() {
+        assert_eq!(int_version("2.0.2"), Some(2_000_200));
+        assert_eq!(int_version("2.0.10"), Some(2_001_000));
+        assert!(supports_response_attachments("2.0.2"));
+        assert!(supports_response_attachments("2.0.99"));
+        assert!(!supports_response_attachments("2.0.1"));
+        assert!(!supports_response_attachments(""));
+        assert!(!supports_response_attachments("3.3.0"));
+    }
+
+    #[test]
+    fn events() {
+        assert_eq!(
+            &readonly_event(7)[..],
+            &[0xda, 0xbb, 0xa2, 0, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 2, 0x01, 0x52]
+        );
+        assert_eq!(&heartbeat_request(1, 2)[2..4], &[0xe2, 0x00]);
+        assert_eq!(&heartbeat_request(1, 2)[16..], &[0x4e]);
+        assert_eq!(&heartbeat_response(1, 2)[2..4], &[0x22, 0x14]);
+        assert_eq!(&heartbeat_response(1, 23)[2..4], &[0x37, 0x14]);
+        assert_eq!(&heartbeat_response(1, 23)[16..], &[0, 0, 0, 1, 0xaf]);
+        assert_eq!(decode_event(2, &[0x4e]).unwrap(), EventData::Heartbeat);
+        assert_eq!(decode_event(2, &[0x01, 0x52]).unwrap(), EventData::ReadOnly);
+        assert_eq!(decode_event(2, &[0x01, 0x57]).unwrap(), EventData::Writable);
+        assert_eq!(
+            decode_event(23, &[0, 0, 0, 1, 0xaf]).unwrap(),
+            EventData::Heartbeat
+        );
+        assert_eq!(
+            decode_event(23, &[0, 0, 0, 2, 0x4a, b'R']).unwrap(),
+            EventData::ReadOnly
+        );
+        assert!(decode_event(2, &[0x30; 16]).is_err());
+    }
+
+    #[test]
+    fn request_round_trip_with_group_and_extra_attachments() {
+        let sig = Arc::new(MethodSignature::new(
+            "add",
+            &["int", "java.lang.String"],
+            "int",
+        ));
+        let inv = Invocation::new(
+            ServiceKey::new("a.B", Some("g1"), Some("1.2")),
+            sig,
+            vec![Value::Int(3), "x".into()],
+        )
+        .with_attachment("k", "v");
+        let frame = encode_request(42, &inv, Some(500), true).unwrap();
+        let h = Header::decode(&frame).unwrap();
+        assert_eq!(h.id, 42);
+        assert_eq!(h.body_len as usize, frame.len() - 16);
+        let cache = SignatureCache::new();
+        let req = decode_request(&frame[16..], &cache).unwrap();
+        assert_eq!(req.dubbo_version, "2.0.2");
+        assert_eq!(req.method.descriptor(), "ILjava/lang/String;");
+        assert_eq!(req.args, vec![Value::Int(3), Value::String("x".into())]);
+        assert_eq!(
+            req.service_key(),
+            ServiceKey::new("a.B", Some("g1"), Some("1.2"))
+        );
+        assert_eq!(req.timeout_ms(), Some(500));
+        assert_eq!(req.attachments.get_str("k"), Some("v"));
+        decode_request(&frame[16..], &cache).unwrap();
+        assert_eq!(cache.len(), 1);
+    }
+
+    #[test]
+    fn response_round_trips() {
+        let mut resp = RpcResponse::new(Value::String("hi".into()));
+        resp.attachments.insert("a", "b");
+        let f = encode_ok_response(1, Ok(&resp), "2.0.2").unwrap();
+        assert_eq!(f[16], 0x94);
+        let back = decode_ok_response(&f[16..]).unwrap().unwrap();
+        assert_eq!(back.value, Value::String("hi".into()));
+        assert_eq!(back.attachments.get_str("a"), Some("b"));
+        assert_eq!(back.attachments.get_str("dubbo"), Some("2.0.2"));
+
+        let f = encode_ok_response(1, Ok(&RpcResponse::new(Value::Null)), "2.0.2").unwrap();
+        assert_eq!(f[16], 0x95);
+        let f = encode_ok_response(1, Ok(&RpcResponse::new(Value::Null)), "2.0.0").unwrap();
+        assert_eq!(&f[16..], &[0x92]);
+
+        let b = BusinessError::new("java.lang.IllegalStateException", "boom");
+        let f = encode_ok_response(1, Err(&b), "2.0.2").unwrap();
+        assert_eq!(f[16], 0x93);
+        let err = decode_ok_response(&f[16..]).unwrap().unwrap_err();
+        let be = err.as_business().unwrap();
+        assert_eq!(be.class_name, "java.lang.IllegalStateException");
+        assert_eq!(be.message.as_deref(), Some("boom"));
+
+        let f = encode_status_response(5, Status::ServiceError, "nope");
+        assert_eq!(&f[2..4], &[0x02, 70]);
+        assert_eq!(decode_status_message(2, &f[16..]).as_deref(), Some("nope"));
+        assert!(decode_ok_response(&[0x96]).is_err());
+    }
+
+    #[test]
+    fn non_exception_object_is_still_a_business_error() {
+        let mut w = Hessian2Writer::new();
+        w.write_int(RESPONSE_WITH_EXCEPTION);
+        w.write_value(&Value::Int(3)).unwrap();
+        let err = decode_ok_response(w.as_bytes()).unwrap().unwrap_err();
+        assert!(err.is_business());
+    }
+}

@@ -1,0 +1,624 @@
+//! The consumer side: long-lived, request-id multiplexed connections to one provider address,
+//! with heartbeats, readonly handling and lazy reconnection.
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::{Duration, Instant};
+
+use arc_swap::ArcSwapOption;
+use bytes::Bytes;
+use dubbo_core::{ErrorCode, Invocation, RpcError, RpcResponse, RpcResult};
+use futures::StreamExt;
+use tokio::net::TcpStream;
+use tokio::sync::mpsc;
+use tokio_util::codec::FramedRead;
+use tokio_util::sync::CancellationToken;
+
+use crate::body::{self, EventData};
+use crate::codec::{Frame, FrameDecoder, Inbound};
+use crate::config::ClientConfig;
+use crate::exchange::pending::{next_request_id, PendingCalls};
+use crate::exchange::{write_loop, WRITE_QUEUE};
+use crate::header::{HEADER_LEN, HESSIAN2};
+use crate::status::{error_for_status, Status};
+
+/// A client for one provider address: `connections` long-lived TCP connections (default one),
+/// each carrying any number of concurrent calls matched by request id.
+///
+/// Cloning is cheap and shares the connections. They are opened at [`connect`](Self::connect)
+/// (or on the first call when `lazy`), re-opened on the next call after one dies (with a
+/// bounded backoff between failed attempts), and closed by [`close`](Self::close) or when the
+/// last clone is dropped.
+#[derive(Clone)]
+pub struct DubboClient {
+    inner: Arc<ClientInner>,
+}
+
+pub(crate) struct ClientInner {
+    address: String,
+    config: ClientConfig,
+    slots: Vec<Slot>,
+    next: AtomicUsize,
+    closed: AtomicBool,
+}
+
+#[derive(Default)]
+struct Slot {
+    current: ArcSwapOption<Connection>,
+    connecting: tokio::sync::Mutex<()>,
+    backoff: Mutex<Backoff>,
+}
+
+#[derive(Default)]
+struct Backoff {
+    failures: u32,
+    retry_at: Option<Instant>,
+    last_error: String,
+}
+
+/// One TCP connection.
+struct Connection {
+    tx: mpsc::Sender<Bytes>,
+    state: Arc<ConnState>,
+    peer: Option<SocketAddr>,
+}
+
+/// What the connection's reader task shares with callers.
+struct ConnState {
+    pending: Arc<PendingCalls>,
+    readonly: AtomicBool,
+    close: CancellationToken,
+}
+
+impl Connection {
+    fn is_alive(&self) -> bool {
+        !self.state.close.is_cancelled()
+    }
+
+    fn is_readonly(&self) -> bool {
+        self.state.readonly.load(Ordering::Acquire)
+    }
+}
+
+impl std::fmt::Debug for DubboClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DubboClient")
+            .field("address", &self.inner.address)
+            .field("connections", &self.inner.slots.len())
+            .finish()
+    }
+}
+
+impl DubboClient {
+    /// A client for `address` (`host:port`) that connects now unless `config.lazy`; fails with
+    /// [`ErrorCode::Network`] naming the address when a connection cannot be made.
+    pub async fn connect(
+        address: impl Into<String>,
+        config: ClientConfig,
+    ) -> Result<Self, RpcError> {
+        let client = Self::new(address, config);
+        if !client.inner.config.lazy {
+            client.ensure_connected().await?;
+        }
+        Ok(client)
+    }
+
+    /// Opens every connection that is not open yet; fails with [`ErrorCode::Network`] naming
+    /// the address when one cannot be made.
+    pub async fn ensure_connected(&self) -> Result<(), RpcError> {
+        for slot in &self.inner.slots {
+            self.inner.connection(slot).await?;
+        }
+        Ok(())
+    }
+
+    /// A client for `address` that connects on its first call.
+    pub fn new(address: impl Into<String>, config: ClientConfig) -> Self {
+        let n = config.connections.max(1);
+        DubboClient {
+            inner: Arc::new(ClientInner {
+                address: address.into(),
+                slots: (0..n).map(|_| Slot::default()).collect(),
+                config,
+                next: AtomicUsize::new(0),
+                closed: AtomicBool::new(false),
+            }),
+        }
+    }
+
+    /// The provider address, `host:port`.
+    pub fn address(&self) -> &str {
+        &self.inner.address
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &ClientConfig {
+        &self.inner.config
+    }
+
+    /// Whether calls can go out now: not closed, and some connection is up and not read-only,
+    /// or could be (re)opened (not waiting out a connect backoff).
+    pub fn is_available(&self) -> bool {
+        !self.inner.closed.load(Ordering::Acquire)
+            && self.inner.slots.iter().any(|s| s.is_available())
+    }
+
+    /// Whether every open connection received the provider's readonly event.
+    pub fn is_readonly(&self) -> bool {
+        let mut any = false;
+        for s in &self.inner.slots {
+            if let Some(c) = s.current.load().as_ref() {
+                if c.is_alive() {
+                    if !c.is_readonly() {
+                        return false;
+                    }
+                    any = true;
+                }
+            }
+        }
+        any
+    }
+
+    /// Number of calls waiting for a response, over all connections.
+    pub fn pending_calls(&self) -> usize {
+        self.inner
+            .slots
+            .iter()
+            .filter_map(|s| s.current.load_full())
+            .map(|c| c.state.pending.len())
+            .sum()
+    }
+
+    /// Closes every connection; waiting calls fail with [`ErrorCode::Network`] and later calls
+    /// are refused.
+    pub fn close(&self) {
+        self.inner.close();
+    }
+
+    /// Whether [`close`](Self::close) was called.
+    pub fn is_closed(&self) -> bool {
+        self.inner.closed.load(Ordering::Acquire)
+    }
+
+    /// Sends `invocation` and waits for its result.
+    ///
+    /// The timeout is the invocation's deadline ([`CallContext`](dubbo_core::CallContext)) when it
+    /// has one, else the config's `timeout`; it is sent along as the `timeout` attachment. On
+    /// expiry the call fails with [`ErrorCode::Timeout`] and a late response is dropped.
+    pub async fn invoke(&self, invocation: Invocation) -> RpcResult {
+        let timeout = invocation
+            .context()
+            .remaining()
+            .unwrap_or(self.inner.config.timeout);
+        self.invoke_with_timeout(invocation, timeout, true).await
+    }
+
+    /// Sends `invocation` without waiting for a response (a one-way call); succeeds once the
+    /// frame is queued on a connection.
+    pub async fn send_oneway(&self, invocation: Invocation) -> RpcResult {
+        let timeout = invocation
+            .context()
+            .remaining()
+            .unwrap_or(self.inner.config.timeout);
+        self.invoke_with_timeout(invocation, timeout, false).await
+    }
+
+    pub(crate) async fn invoke_with_timeout(
+        &self,
+        invocation: Invocation,
+        timeout: Duration,
+        two_way: bool,
+    ) -> RpcResult {
+        let inner = &self.inner;
+        let started = Instant::now();
+        let method = invocation.method_name();
+        if timeout.is_zero() {
+            return Err(inner.timeout_error(method, started, timeout));
+        }
+        let id = next_request_id();
+        let timeout_ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
+        let frame = body::encode_request(id, &invocation, Some(timeout_ms), two_way)?;
+        let body_len = frame.len() - HEADER_LEN;
+        if body_len > inner.config.payload {
+            return Err(RpcError::framework(
+                ErrorCode::PayloadTooLarge,
+                format!(
+                    "Data length too large: {body_len}, max payload: {}, request {}.{} to {}",
+                    inner.config.payload,
+                    invocation.service(),
+                    method,
+                    inner.address
+                ),
+            ));
+        }
+        let deadline = tokio::time::Instant::from_std(started + timeout);
+        let exchange = async {
+            let conn = inner.pick().await?;
+            if !two_way {
+                conn.send(frame).await?;
+                return Ok(None);
+            }
+            let mut call = conn.state.pending.register(id)?;
+            conn.send(frame).await?;
+            match call.wait().await {
+                Some(reply) => reply.map(Some),
+                None => Err(RpcError::framework(
+                    ErrorCode::Network,
+                    format!("connection to {} closed", inner.address),
+                )),
+            }
+        };
+        match tokio::time::timeout_at(deadline, exchange).await {
+            Ok(Ok(Some(frame))) => decode_response(frame, &invocation, &inner.address),
+            Ok(Ok(None)) => Ok(RpcResponse::new(dubbo_core::Value::Null)),
+            Ok(Err(e)) => Err(e),
+            Err(_) => Err(inner.timeout_error(method, started, timeout)),
+        }
+    }
+
+    /// Sends a heartbeat request on every open connection (normally done by the connection
+    /// itself after `heartbeat` without reads).
+    pub async fn send_heartbeat(&self) {
+        for s in &self.inner.slots {
+            if let Some(c) = s.current.load_full() {
+                let _ = c
+                    .send(body::heartbeat_request(next_request_id(), HESSIAN2))
+                    .await;
+            }
+        }
+    }
+
+    /// A handle that does not keep the connections open.
+    pub(crate) fn downgrade(&self) -> Weak<ClientInner> {
+        Arc::downgrade(&self.inner)
+    }
+
+    /// The client behind a weak handle, while some clone is alive.
+    pub(crate) fn upgrade(weak: &Weak<ClientInner>) -> Option<Self> {
+        weak.upgrade().map(|inner| DubboClient { inner })
+    }
+}
+
+impl Slot {
+    fn is_available(&self) -> bool {
+        match self.current.load().as_ref() {
+            Some(c) if c.is_alive() => !c.is_readonly(),
+            _ => {
+                let b = self.backoff.lock().unwrap_or_else(|p| p.into_inner());
+                !matches!(b.retry_at, Some(at) if Instant::now() < at)
+            }
+        }
+    }
+
+    fn live(&self) -> Option<Arc<Connection>> {
+        self.current.load_full().filter(|c| c.is_alive())
+    }
+}
+
+impl ClientInner {
+    fn close(&self) {
+        self.closed.store(true, Ordering::Release);
+        for s in &self.slots {
+            if let Some(c) = s.current.swap(None) {
+                c.state.close.cancel();
+            }
+        }
+    }
+
+    fn timeout_error(&self, method: &str, started: Instant, timeout: Duration) -> RpcError {
+        RpcError::framework(
+            ErrorCode::Timeout,
+            format!(
+                "Invoke remote method timeout. method: {method}, provider: {}, elapsed: {} ms, timeout: {} ms",
+                self.address,
+                started.elapsed().as_millis(),
+                timeout.as_millis()
+            ),
+        )
+    }
+
+    /// A live connection, round-robin, preferring ones not marked read-only.
+    async fn pick(&self) -> Result<Arc<Connection>, RpcError> {
+        if self.closed.load(Ordering::Acquire) {
+            return Err(RpcError::framework(
+                ErrorCode::Network,
+                format!("client to {} is closed", self.address),
+            ));
+        }
+        let n = self.slots.len();
+        let start = self.next.fetch_add(1, Ordering::Relaxed) % n;
+        let mut fallback = None;
+        for i in 0..n {
+            let slot = &self.slots[(start + i) % n];
+            if let Some(c) = slot.live() {
+                if !c.is_readonly() {
+                    return Ok(c);
+                }
+                fallback.get_or_insert(c);
+            }
+        }
+        // Every connection is down or read-only: (re)connect the slot whose turn it is; use a
+        // read-only connection only when that fails.
+        match self.connection(&self.slots[start]).await {
+            Ok(c) => Ok(c),
+            Err(e) => fallback.ok_or(e),
+        }
+    }
+
+    async fn connection(&self, slot: &Slot) -> Result<Arc<Connection>, RpcError> {
+        if let Some(c) = slot.live() {
+            return Ok(c);
+        }
+        let _guard = slot.connecting.lock().await;
+        if let Some(c) = slot.live() {
+            return Ok(c);
+        }
+        {
+            let b = slot.backoff.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some(at) = b.retry_at {
+                let now = Instant::now();
+                if now < at {
+                    return Err(RpcError::framework(
+                        ErrorCode::Network,
+                        format!(
+                            "Failed to connect to server {}: {} (next attempt in {} ms)",
+                            self.address,
+                            b.last_error,
+                            (at - now).as_millis()
+                        ),
+                    ));
+                }
+            }
+        }
+        if self.closed.load(Ordering::Acquire) {
+            return Err(RpcError::framework(
+                ErrorCode::Network,
+                format!("client to {} is closed", self.address),
+            ));
+        }
+        match Connection::open(&self.address, &self.config).await {
+            Ok(c) => {
+                *slot.backoff.lock().unwrap_or_else(|p| p.into_inner()) = Backoff::default();
+                slot.current.store(Some(c.clone()));
+                // A close that raced with the connect must not leave the connection open.
+                if self.closed.load(Ordering::Acquire) {
+                    c.state.close.cancel();
+                }
+                Ok(c)
+            }
+            Err(e) => {
+                let mut b = slot.backoff.lock().unwrap_or_else(|p| p.into_inner());
+                b.failures = b.failures.saturating_add(1);
+                let factor = 1u32 << (b.failures - 1).min(16);
+                let wait = self
+                    .config
+                    .reconnect_backoff
+                    .saturating_mul(factor)
+                    .min(self.config.reconnect_backoff_max);
+                b.retry_at = Some(Instant::now() + wait);
+                b.last_error = e.message().to_owned();
+                Err(e)
+            }
+        }
+    }
+}
+
+impl Drop for ClientInner {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+impl Connection {
+    async fn open(address: &str, config: &ClientConfig) -> Result<Arc<Connection>, RpcError> {
+        let connect_error = |e: &dyn std::fmt::Display| {
+            RpcError::framework(
+                ErrorCode::Network,
+                format!("Failed to connect to server {address}: {e}"),
+            )
+        };
+        let stream =
+            match tokio::time::timeout(config.connect_timeout, TcpStream::connect(address)).await {
+                Ok(Ok(s)) => s,
+                Ok(Err(e)) => return Err(connect_error(&e)),
+                Err(_) => {
+                    return Err(connect_error(&format_args!(
+                        "connect timed out after {} ms",
+                        config.connect_timeout.as_millis()
+                    )))
+                }
+            };
+        let _ = stream.set_nodelay(true);
+        let peer = stream.peer_addr().ok();
+        let local = stream.local_addr().ok();
+        let (rd, wr) = stream.into_split();
+        let (tx, rx) = mpsc::channel(WRITE_QUEUE);
+        let state = Arc::new(ConnState {
+            pending: PendingCalls::new(),
+            readonly: AtomicBool::new(false),
+            close: CancellationToken::new(),
+        });
+        tokio::spawn(write_loop(wr, rx, state.close.clone()));
+        tokio::spawn(read_loop(
+            rd,
+            tx.clone(),
+            state.clone(),
+            config.clone(),
+            address.to_owned(),
+        ));
+        tracing::debug!(provider = address, ?local, "connected");
+        Ok(Arc::new(Connection { tx, state, peer }))
+    }
+
+    async fn send(&self, frame: Bytes) -> Result<(), RpcError> {
+        self.tx.send(frame).await.map_err(|_| {
+            RpcError::framework(
+                ErrorCode::Network,
+                format!("connection to {:?} is closed", self.peer),
+            )
+        })
+    }
+}
+
+/// Reads frames until the connection ends: completes waiting calls, answers the provider's
+/// heartbeats, records readonly events, sends heartbeats when idle and closes a connection
+/// that stays silent past the idle timeout.
+async fn read_loop(
+    rd: tokio::net::tcp::OwnedReadHalf,
+    tx: mpsc::Sender<Bytes>,
+    state: Arc<ConnState>,
+    config: ClientConfig,
+    address: String,
+) {
+    let mut frames = FramedRead::with_capacity(
+        rd,
+        FrameDecoder::skipping_oversize(config.payload),
+        16 * 1024,
+    );
+    let heartbeat = config.heartbeat;
+    let idle = config.idle_timeout;
+    let mut last_read = Instant::now();
+    let mut last_heartbeat = last_read;
+    let timer = tokio::time::sleep_until(tokio::time::Instant::from_std(next_check(
+        last_read,
+        last_heartbeat,
+        heartbeat,
+        idle,
+    )));
+    tokio::pin!(timer);
+    let reason = loop {
+        tokio::select! {
+            biased;
+            _ = state.close.cancelled() => {
+                break RpcError::framework(ErrorCode::Network, format!("connection to {address} closed"));
+            }
+            item = frames.next() => {
+                last_read = Instant::now();
+                match item {
+                    None => break RpcError::framework(
+                        ErrorCode::Network,
+                        format!("connection closed by provider {address}"),
+                    ),
+                    Some(Err(e)) => {
+                        tracing::warn!(provider = %address, error = %e, "bad data from provider; closing connection");
+                        break e.to_rpc_error(&format!("reading from {address}"));
+                    }
+                    Some(Ok(Inbound::Oversize(h))) => {
+                        tracing::warn!(provider = %address, id = h.id, len = h.body_len, limit = config.payload, "response exceeds payload limit");
+                        if !h.is_request() {
+                            state.pending.complete(h.id, Err(RpcError::framework(
+                                ErrorCode::PayloadTooLarge,
+                                format!("Data length too large: {}, max payload: {}, response from {address}", h.body_len, config.payload),
+                            )));
+                        }
+                    }
+                    Some(Ok(Inbound::Frame(f))) => on_frame(f, &tx, &state, &address),
+                }
+            }
+            _ = &mut timer => {
+                let now = Instant::now();
+                let silent = now.saturating_duration_since(last_read);
+                if !idle.is_zero() && silent >= idle {
+                    tracing::warn!(provider = %address, silent_ms = silent.as_millis() as u64, "no data from provider within the idle timeout; closing connection");
+                    break RpcError::framework(ErrorCode::Network, format!("connection to {address} idle for {} ms", silent.as_millis()));
+                }
+                if !heartbeat.is_zero() && silent >= heartbeat && now.saturating_duration_since(last_heartbeat) >= heartbeat {
+                    last_heartbeat = now;
+                    tracing::trace!(provider = %address, "sending heartbeat");
+                    let _ = tx.try_send(body::heartbeat_request(next_request_id(), HESSIAN2));
+                }
+                timer.as_mut().reset(tokio::time::Instant::from_std(next_check(last_read, last_heartbeat, heartbeat, idle)));
+            }
+        }
+    };
+    state.close.cancel();
+    state.pending.fail_all(&reason);
+}
+
+/// When the reader must next look at the idle state.
+fn next_check(
+    last_read: Instant,
+    last_heartbeat: Instant,
+    heartbeat: Duration,
+    idle: Duration,
+) -> Instant {
+    let far = Duration::from_secs(3600);
+    let hb = if heartbeat.is_zero() { far } else { heartbeat };
+    let idle = if idle.is_zero() { far } else { idle };
+    let next_hb = last_read.max(last_heartbeat) + hb;
+    let next_idle = last_read + idle;
+    next_hb
+        .min(next_idle)
+        .max(Instant::now() + Duration::from_millis(5))
+}
+
+fn on_frame(f: Frame, tx: &mpsc::Sender<Bytes>, state: &ConnState, address: &str) {
+    let h = f.header;
+    if h.is_request() {
+        if !h.is_event() {
+            tracing::warn!(provider = %address, id = h.id, "provider sent a request to a consumer; ignored");
+            return;
+        }
+        match body::decode_event(h.serialization_id(), &f.body) {
+            Ok(EventData::Heartbeat) => {
+                if h.is_two_way() {
+                    let _ = tx.try_send(body::heartbeat_response(h.id, h.serialization_id()));
+                }
+            }
+            Ok(EventData::ReadOnly) => {
+                tracing::info!(provider = %address, "provider is shutting down (readonly event)");
+                state.readonly.store(true, Ordering::Release);
+            }
+            Ok(EventData::Writable) => {
+                tracing::info!(provider = %address, "provider is writable again");
+                state.readonly.store(false, Ordering::Release);
+            }
+            Ok(EventData::Other(s)) => {
+                tracing::debug!(provider = %address, event = %s, "unknown event ignored");
+            }
+            Err(e) => {
+                tracing::warn!(provider = %address, error = %e, "undecodable event ignored");
+            }
+        }
+        return;
+    }
+    if h.is_event() {
+        // A heartbeat response: its only effect was updating the read time.
+        return;
+    }
+    let id = h.id;
+    if !state.pending.complete(id, Ok(f)) {
+        tracing::debug!(provider = %address, id, "response for no waiting call (timed out?) dropped");
+    }
+}
+
+/// Turns a response frame into the call's outcome.
+fn decode_response(frame: Frame, invocation: &Invocation, address: &str) -> RpcResult {
+    let h = frame.header;
+    let context = || {
+        format!(
+            "call {}.{} on {address}",
+            invocation.service(),
+            invocation.method_name()
+        )
+    };
+    if h.status != Status::Ok.as_u8() {
+        let msg = body::decode_status_message(h.serialization_id(), &frame.body);
+        return Err(error_for_status(h.status, msg, &context()));
+    }
+    if h.serialization_id() != HESSIAN2 {
+        return Err(RpcError::framework(
+            ErrorCode::Codec,
+            format!(
+                "{}: response in unsupported serialization id {}",
+                context(),
+                h.serialization_id()
+            ),
+        ));
+    }
+    match body::decode_ok_response(&frame.body) {
+        Ok(outcome) => outcome,
+        Err(e) => Err(e.to_rpc_error(&format!("decoding response of {}", context()))),
+    }
+}

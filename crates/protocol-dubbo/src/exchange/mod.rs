@@ -1,0 +1,99 @@
+//! The exchange layer: request/response matching over long-lived connections, heartbeats,
+//! readonly events, dispatch and graceful shutdown.
+//!
+//! Each connection has one writer task that owns the socket's write half. Whoever produces a
+//! frame (a caller, a handler task, the reader answering a heartbeat) encodes it completely and
+//! queues it; the writer drains everything queued into one buffer and writes it with one
+//! `write_all`, so many small frames in flight become few syscalls.
+
+pub mod client;
+pub mod pending;
+pub mod server;
+
+use std::time::Duration;
+
+use bytes::{Bytes, BytesMut};
+use tokio::io::{AsyncWrite, AsyncWriteExt};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+/// Frames queued per connection before producers wait.
+pub(crate) const WRITE_QUEUE: usize = 1024;
+/// Most bytes gathered into one socket write.
+const MAX_BATCH: usize = 256 * 1024;
+/// How long a closing connection keeps trying to flush frames already queued.
+const CLOSE_FLUSH: Duration = Duration::from_secs(1);
+
+/// Writes queued frames until every sender is gone or `close` fires, then flushes what is
+/// still queued (bounded by [`CLOSE_FLUSH`]) and shuts the write half down.
+pub(crate) async fn write_loop<W>(
+    mut wr: W,
+    mut rx: mpsc::Receiver<Bytes>,
+    close: CancellationToken,
+) where
+    W: AsyncWrite + Unpin,
+{
+    let mut buf = BytesMut::new();
+    loop {
+        let first = tokio::select! {
+            biased;
+            f = rx.recv() => match f {
+                Some(f) => f,
+                None => break,
+            },
+            _ = close.cancelled() => break,
+        };
+        let res = tokio::select! {
+            r = write_batch(&mut wr, &mut rx, &mut buf, first) => r,
+            _ = close.cancelled() => break,
+        };
+        if let Err(e) = res {
+            tracing::debug!(error = %e, "write failed; closing connection");
+            close.cancel();
+            return;
+        }
+    }
+    // Flush what producers queued before the close (e.g. the last responses of a graceful
+    // shutdown), without waiting on a peer that does not read.
+    let _ = tokio::time::timeout(CLOSE_FLUSH, async {
+        while let Ok(f) = rx.try_recv() {
+            if write_batch(&mut wr, &mut rx, &mut buf, f).await.is_err() {
+                return;
+            }
+        }
+        let _ = wr.shutdown().await;
+    })
+    .await;
+}
+
+async fn write_batch<W>(
+    wr: &mut W,
+    rx: &mut mpsc::Receiver<Bytes>,
+    buf: &mut BytesMut,
+    first: Bytes,
+) -> std::io::Result<()>
+where
+    W: AsyncWrite + Unpin,
+{
+    match rx.try_recv() {
+        // One frame alone: write it as is, without copying.
+        Err(_) => wr.write_all(&first).await,
+        Ok(second) => {
+            buf.clear();
+            buf.extend_from_slice(&first);
+            buf.extend_from_slice(&second);
+            while buf.len() < MAX_BATCH {
+                match rx.try_recv() {
+                    Ok(f) => buf.extend_from_slice(&f),
+                    Err(_) => break,
+                }
+            }
+            let r = wr.write_all(buf).await;
+            buf.clear();
+            if buf.capacity() > 4 * MAX_BATCH {
+                *buf = BytesMut::new();
+            }
+            r
+        }
+    }
+}

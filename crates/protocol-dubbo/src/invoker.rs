@@ -1,0 +1,98 @@
+//! [`DubboInvoker`]: the consumer-side invoker for one provider over dubbo://.
+
+use std::sync::Arc;
+
+use arc_swap::ArcSwapOption;
+use dubbo_core::{BoxFuture, ErrorCode, Invocation, Invoker, RpcError, RpcResult};
+use dubbo_url::Url;
+
+use crate::config::method_timeout;
+use crate::exchange::client::DubboClient;
+
+/// Sends invocations to the provider its URL names, over a (possibly shared) [`DubboClient`].
+///
+/// The timeout of a call is its context's deadline when set, else the URL's
+/// `<method>.timeout`, else `timeout`, else the client's default (1000 ms). A method whose
+/// `<method>.return` is `false` is sent one-way and completes with `null` once queued.
+pub struct DubboInvoker {
+    url: Url,
+    client: ArcSwapOption<DubboClient>,
+}
+
+impl DubboInvoker {
+    /// An invoker for the provider of `url`, calling through `client`.
+    pub fn new(url: Url, client: DubboClient) -> Self {
+        DubboInvoker {
+            url,
+            client: ArcSwapOption::from_pointee(client),
+        }
+    }
+
+    /// The client, unless the invoker was destroyed.
+    pub fn client(&self) -> Option<DubboClient> {
+        self.client.load_full().map(|c| DubboClient::clone(&c))
+    }
+}
+
+impl std::fmt::Debug for DubboInvoker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DubboInvoker")
+            .field("url", &self.url.to_string())
+            .field("destroyed", &self.client.load().is_none())
+            .finish()
+    }
+}
+
+impl Invoker for DubboInvoker {
+    fn invoke(&self, invocation: Invocation) -> BoxFuture<'_, RpcResult> {
+        let client: Option<Arc<DubboClient>> = self.client.load_full();
+        Box::pin(async move {
+            let Some(client) = client else {
+                return Err(RpcError::framework(
+                    ErrorCode::Network,
+                    format!(
+                        "Rpc invoker for service {} on {} is DESTROYED, can not be invoked any more!",
+                        invocation.service(),
+                        client_address(&self.url)
+                    ),
+                ));
+            };
+            let method = invocation.method_name();
+            let timeout = match invocation.context().remaining() {
+                Some(left) => left,
+                None => method_timeout(&self.url, method).unwrap_or(client.config().timeout),
+            };
+            let oneway = self.url.method_parameter_strict(method, "return") == Some("false");
+            client
+                .invoke_with_timeout(invocation, timeout, !oneway)
+                .await
+        })
+    }
+
+    fn url(&self) -> &Url {
+        &self.url
+    }
+
+    fn is_available(&self) -> bool {
+        self.client
+            .load()
+            .as_ref()
+            .is_some_and(|c| c.is_available())
+    }
+
+    fn destroy(&self) {
+        // Dropping the last handle on a client closes its connections; a shared client stays
+        // open for the other invokers using it.
+        self.client.store(None);
+    }
+}
+
+/// `host:port` of a URL, with the dubbo default port when it has none.
+pub(crate) fn client_address(url: &Url) -> String {
+    let host = url.host().unwrap_or("127.0.0.1");
+    let port = match url.port() {
+        0 => crate::protocol::DEFAULT_PORT,
+        p => p,
+    };
+    format!("{host}:{port}")
+}

@@ -1,0 +1,233 @@
+//! [`DubboProtocol`]: core's [`Protocol`] for dubbo://.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+
+use dubbo_core::filters::builtin_filters;
+use dubbo_core::{
+    BoxFuture, ErrorCode, Exporter, ExporterRegistry, FilterChain, Invoker, Protocol, RpcError,
+    ServiceKey, Side,
+};
+use dubbo_url::Url;
+
+use crate::config::{ClientConfig, ServerConfig};
+use crate::exchange::client::{ClientInner, DubboClient};
+use crate::exchange::server::DubboServer;
+use crate::invoker::{client_address, DubboInvoker};
+
+/// The default dubbo:// port.
+pub const DEFAULT_PORT: u16 = 20880;
+
+/// dubbo:// as a [`Protocol`]: one [`DubboServer`] per bind address shared by every service
+/// exported on it, and one shared [`DubboClient`] per provider address for every invoker that
+/// refers to it (unless the URL asks for dedicated `connections`).
+///
+/// **Provider filters.** [`export`](Protocol::export) wraps the given invoker in the provider
+/// side of [`builtin_filters`] (echo, generic...) selected by the URL's `service.filter` /
+/// `filter` parameter, so `$echo` and `$invoke` work on every exported service; pass the bare
+/// service invoker. Code that builds its own chain can use [`DubboServer`] and an
+/// [`ExporterRegistry`] directly.
+///
+/// **Bind address.** `bind.ip`/`bind.port` when present, else the URL's host and port
+/// (`anyhost=true` binds `0.0.0.0`); a URL without a port binds 20880. `bind.port=0` picks a
+/// free port; [`server_addr`](Self::server_addr) tells which.
+#[derive(Default)]
+pub struct DubboProtocol {
+    servers: Mutex<HashMap<String, Arc<DubboServer>>>,
+    binding: tokio::sync::Mutex<()>,
+    clients: Mutex<HashMap<String, Weak<ClientInner>>>,
+    dedicated: Mutex<Vec<Weak<ClientInner>>>,
+}
+
+impl std::fmt::Debug for DubboProtocol {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let servers: Vec<String> = self
+            .servers
+            .lock()
+            .map(|s| s.keys().cloned().collect())
+            .unwrap_or_default();
+        f.debug_struct("DubboProtocol")
+            .field("servers", &servers)
+            .finish()
+    }
+}
+
+impl DubboProtocol {
+    /// A protocol with no server and no client yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The address actually bound for the server `url` exports on, once it is open.
+    pub fn server_addr(&self, url: &Url) -> Option<SocketAddr> {
+        let key = bind_address(url);
+        self.servers.lock().ok()?.get(&key).map(|s| s.local_addr())
+    }
+
+    /// Every open server.
+    pub fn servers(&self) -> Vec<Arc<DubboServer>> {
+        self.servers
+            .lock()
+            .map(|s| s.values().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    async fn server_for(&self, url: &Url) -> Result<Arc<DubboServer>, RpcError> {
+        let key = bind_address(url);
+        let _bind = self.binding.lock().await;
+        if let Some(s) = self.servers.lock().ok().and_then(|s| s.get(&key).cloned()) {
+            if !s.is_shutting_down() {
+                return Ok(s);
+            }
+        }
+        let config = ServerConfig::from_url(url);
+        let server = DubboServer::bind(key.as_str(), config, ExporterRegistry::new())
+            .await
+            .map_err(|e| {
+                RpcError::framework(
+                    ErrorCode::Network,
+                    format!("Fail to start server on {key}: {e}"),
+                )
+            })?;
+        let server = Arc::new(server);
+        if let Ok(mut s) = self.servers.lock() {
+            s.insert(key, server.clone());
+        }
+        Ok(server)
+    }
+
+    fn shared_client(&self, address: &str, config: ClientConfig) -> DubboClient {
+        let Ok(mut clients) = self.clients.lock() else {
+            return DubboClient::new(address, config);
+        };
+        if let Some(c) = clients.get(address).and_then(DubboClient::upgrade) {
+            if !c.is_closed() {
+                return c;
+            }
+        }
+        clients.retain(|_, w| w.strong_count() > 0);
+        let c = DubboClient::new(address, config);
+        clients.insert(address.to_owned(), c.downgrade());
+        c
+    }
+}
+
+/// The service key an exported URL serves: its path (or `interface`), `group` and `version`.
+pub fn exported_service_key(url: &Url) -> ServiceKey {
+    let interface = url
+        .path()
+        .filter(|p| !p.is_empty())
+        .or_else(|| url.parameter("interface"))
+        .unwrap_or("");
+    ServiceKey::new(interface, url.group(), url.version())
+}
+
+fn bind_address(url: &Url) -> String {
+    let host = url
+        .parameter("bind.ip")
+        .or_else(|| (url.parameter("anyhost") == Some("true")).then_some("0.0.0.0"))
+        .or_else(|| url.host())
+        .unwrap_or("0.0.0.0");
+    let port = match url
+        .parameter("bind.port")
+        .and_then(|p| p.parse::<u16>().ok())
+    {
+        Some(p) => p,
+        None => match url.port() {
+            0 => DEFAULT_PORT,
+            p => p,
+        },
+    };
+    if host.contains(':') && !host.starts_with('[') {
+        format!("[{host}]:{port}")
+    } else {
+        format!("{host}:{port}")
+    }
+}
+
+impl Protocol for DubboProtocol {
+    fn name(&self) -> &'static str {
+        "dubbo"
+    }
+
+    fn default_port(&self) -> u16 {
+        DEFAULT_PORT
+    }
+
+    fn export(
+        &self,
+        url: Url,
+        invoker: Arc<dyn Invoker>,
+    ) -> BoxFuture<'_, Result<Exporter, RpcError>> {
+        Box::pin(async move {
+            let key = exported_service_key(&url);
+            if key.interface().is_empty() {
+                return Err(RpcError::framework(
+                    ErrorCode::Config,
+                    "cannot export a URL without a path or interface",
+                ));
+            }
+            let server = self.server_for(&url).await?;
+            let chain = FilterChain::build(&builtin_filters(), Side::Provider, &url, invoker);
+            let registry = server.registry().clone();
+            registry.insert(key.clone(), Arc::new(chain));
+            tracing::info!(service = %key, address = %server.local_addr(), "exported over dubbo://");
+            Ok(Exporter::new(key, url, registry))
+        })
+    }
+
+    fn refer(&self, url: Url) -> BoxFuture<'_, Result<Arc<dyn Invoker>, RpcError>> {
+        Box::pin(async move {
+            let address = client_address(&url);
+            let config = ClientConfig::from_url(&url);
+            let lazy = config.lazy;
+            let dedicated = url
+                .parameter("connections")
+                .and_then(|c| c.parse::<usize>().ok())
+                .is_some_and(|n| n > 0);
+            let client = if dedicated {
+                let c = DubboClient::new(address, config);
+                if let Ok(mut d) = self.dedicated.lock() {
+                    d.retain(|w| w.strong_count() > 0);
+                    d.push(c.downgrade());
+                }
+                c
+            } else {
+                self.shared_client(&address, config)
+            };
+            if !lazy {
+                client.ensure_connected().await?;
+            }
+            let invoker: Arc<dyn Invoker> = Arc::new(DubboInvoker::new(url, client));
+            Ok(invoker)
+        })
+    }
+
+    fn shutdown(&self, grace: Duration) -> BoxFuture<'_, ()> {
+        Box::pin(async move {
+            let servers: Vec<Arc<DubboServer>> = self
+                .servers
+                .lock()
+                .map(|mut s| s.drain().map(|(_, v)| v).collect())
+                .unwrap_or_default();
+            futures::future::join_all(servers.iter().map(|s| s.shutdown(grace))).await;
+            let mut clients: Vec<DubboClient> = self
+                .clients
+                .lock()
+                .map(|mut c| {
+                    c.drain()
+                        .filter_map(|(_, w)| DubboClient::upgrade(&w))
+                        .collect()
+                })
+                .unwrap_or_default();
+            if let Ok(mut d) = self.dedicated.lock() {
+                clients.extend(d.drain(..).filter_map(|w| DubboClient::upgrade(&w)));
+            }
+            for c in clients {
+                c.close();
+            }
+        })
+    }
+}
