@@ -209,7 +209,12 @@ impl<'de> Hessian2Reader<'de> {
 
     /// Checks a declared collection length against the limits; returns a safe
     /// capacity to reserve (never more than the remaining input could hold).
-    pub(crate) fn check_len(&self, what: &'static str, len: i64, min_bytes_each: usize) -> Result<usize, Error> {
+    pub(crate) fn check_len(
+        &self,
+        what: &'static str,
+        len: i64,
+        min_bytes_each: usize,
+    ) -> Result<usize, Error> {
         if len < 0 || len as u64 > self.limits.max_collection_len as u64 {
             return Err(Error::LengthLimit {
                 what,
@@ -231,10 +236,14 @@ impl<'de> Hessian2Reader<'de> {
     pub(crate) fn int_after_tag(&mut self, tag: u8) -> Result<Option<i32>, Error> {
         Ok(Some(match tag {
             0x80..=0xbf => i32::from(tag) - i32::from(BC_INT_ZERO),
-            0xc0..=0xcf => ((i32::from(tag) - i32::from(BC_INT_BYTE_ZERO)) << 8) + i32::from(self.byte()?),
+            0xc0..=0xcf => {
+                ((i32::from(tag) - i32::from(BC_INT_BYTE_ZERO)) << 8) + i32::from(self.byte()?)
+            }
             0xd0..=0xd7 => {
                 let [b1, b0] = self.array::<2>()?;
-                ((i32::from(tag) - i32::from(BC_INT_SHORT_ZERO)) << 16) + (i32::from(b1) << 8) + i32::from(b0)
+                ((i32::from(tag) - i32::from(BC_INT_SHORT_ZERO)) << 16)
+                    + (i32::from(b1) << 8)
+                    + i32::from(b0)
             }
             BC_INT => i32::from_be_bytes(self.array::<4>()?),
             _ => return Ok(None),
@@ -244,10 +253,14 @@ impl<'de> Hessian2Reader<'de> {
     pub(crate) fn long_after_tag(&mut self, tag: u8) -> Result<Option<i64>, Error> {
         Ok(Some(match tag {
             0xd8..=0xef => i64::from(tag) - i64::from(BC_LONG_ZERO),
-            0xf0..=0xff => ((i64::from(tag) - i64::from(BC_LONG_BYTE_ZERO)) << 8) + i64::from(self.byte()?),
+            0xf0..=0xff => {
+                ((i64::from(tag) - i64::from(BC_LONG_BYTE_ZERO)) << 8) + i64::from(self.byte()?)
+            }
             0x38..=0x3f => {
                 let [b1, b0] = self.array::<2>()?;
-                ((i64::from(tag) - i64::from(BC_LONG_SHORT_ZERO)) << 16) + (i64::from(b1) << 8) + i64::from(b0)
+                ((i64::from(tag) - i64::from(BC_LONG_SHORT_ZERO)) << 16)
+                    + (i64::from(b1) << 8)
+                    + i64::from(b0)
             }
             BC_LONG_INT => i64::from(i32::from_be_bytes(self.array::<4>()?)),
             BC_LONG => i64::from_be_bytes(self.array::<8>()?),
@@ -337,7 +350,8 @@ impl<'de> Hessian2Reader<'de> {
     /// Reads a date, as milliseconds since the epoch.
     pub fn read_date(&mut self) -> Result<i64, Error> {
         let tag = self.byte()?;
-        self.date_after_tag(tag)?.ok_or_else(|| self.unexpected(tag, "date"))
+        self.date_after_tag(tag)?
+            .ok_or_else(|| self.unexpected(tag, "date"))
     }
 
     /// Reads a non-null string; `N` is an error.
@@ -390,7 +404,10 @@ impl<'de> Hessian2Reader<'de> {
         loop {
             let (len, last) = match tag {
                 0x00..=0x1f => (usize::from(tag), true),
-                0x30..=0x33 => ((usize::from(tag - 0x30) << 8) | usize::from(self.byte()?), true),
+                0x30..=0x33 => (
+                    (usize::from(tag - 0x30) << 8) | usize::from(self.byte()?),
+                    true,
+                ),
                 BC_STRING | BC_STRING_CHUNK => {
                     let [a, b] = self.array::<2>()?;
                     ((usize::from(a) << 8) | usize::from(b), tag == BC_STRING)
@@ -419,7 +436,12 @@ impl<'de> Hessian2Reader<'de> {
 
     /// Decodes `units` UTF-16 units of CESU-8 (or lenient 4-byte UTF-8) into `out`.
     /// Unpaired surrogates become U+FFFD.
-    fn decode_units(&mut self, units: usize, out: &mut String, pending: &mut Option<u32>) -> Result<(), Error> {
+    fn decode_units(
+        &mut self,
+        units: usize,
+        out: &mut String,
+        pending: &mut Option<u32>,
+    ) -> Result<(), Error> {
         if units == 0 {
             return Ok(());
         }
@@ -432,7 +454,10 @@ impl<'de> Hessian2Reader<'de> {
                         out.reserve_exact(units);
                     }
                     // ASCII is valid UTF-8.
-                    out.push_str(std::str::from_utf8(s).map_err(|_| Error::InvalidString { position: self.pos })?);
+                    out.push_str(
+                        std::str::from_utf8(s)
+                            .map_err(|_| Error::InvalidString { position: self.pos })?,
+                    );
                     self.pos += units;
                     return Ok(());
                 }
@@ -468,7 +493,11 @@ impl<'de> Hessian2Reader<'de> {
                 if pending.take().is_some() {
                     out.push(char::REPLACEMENT_CHARACTER);
                 }
-                out.push(char::from_u32(cp).filter(|_| cp >= 0x10000).unwrap_or(char::REPLACEMENT_CHARACTER));
+                out.push(
+                    char::from_u32(cp)
+                        .filter(|_| cp >= 0x10000)
+                        .unwrap_or(char::REPLACEMENT_CHARACTER),
+                );
                 n += 2;
                 continue;
             }
@@ -503,7 +532,10 @@ impl<'de> Hessian2Reader<'de> {
         loop {
             let (len, last) = match tag {
                 0x20..=0x2f => (usize::from(tag - 0x20), true),
-                0x34..=0x37 => ((usize::from(tag - 0x34) << 8) | usize::from(self.byte()?), true),
+                0x34..=0x37 => (
+                    (usize::from(tag - 0x34) << 8) | usize::from(self.byte()?),
+                    true,
+                ),
                 BC_BINARY | BC_BINARY_CHUNK => {
                     let [a, b] = self.array::<2>()?;
                     ((usize::from(a) << 8) | usize::from(b), tag == BC_BINARY)
@@ -576,12 +608,19 @@ impl<'de> Hessian2Reader<'de> {
             .ok()
             .and_then(|i| self.classes.get(i))
             .cloned()
-            .ok_or(Error::InvalidClassRef { index: idx, position })
+            .ok_or(Error::InvalidClassRef {
+                index: idx,
+                position,
+            })
     }
 
     /// Resolves a `Q` index: `Ok(Err(k))` for a container still being built (k levels
     /// out), `Ok(Ok(pos))` for a completed container starting at `pos`.
-    pub(crate) fn resolve_ref(&self, idx: i32, position: usize) -> Result<Result<usize, u32>, Error> {
+    pub(crate) fn resolve_ref(
+        &self,
+        idx: i32,
+        position: usize,
+    ) -> Result<Result<usize, u32>, Error> {
         if idx >= 0 {
             let u = idx as u32;
             if let Some(p) = self.building.iter().rposition(|&b| b == u) {
@@ -649,14 +688,18 @@ impl<'de> Hessian2Reader<'de> {
                 BC_NULL => Value::Null,
                 BC_TRUE => Value::Bool(true),
                 BC_FALSE => Value::Bool(false),
-                0x80..=0xbf | 0xc0..=0xcf | 0xd0..=0xd7 | BC_INT => match self.int_after_tag(tag)? {
-                    Some(v) => Value::Int(v),
-                    None => return Err(self.unexpected(tag, "int")),
-                },
-                0xd8..=0xef | 0xf0..=0xff | 0x38..=0x3f | BC_LONG_INT | BC_LONG => match self.long_after_tag(tag)? {
-                    Some(v) => Value::Long(v),
-                    None => return Err(self.unexpected(tag, "long")),
-                },
+                0x80..=0xbf | 0xc0..=0xcf | 0xd0..=0xd7 | BC_INT => {
+                    match self.int_after_tag(tag)? {
+                        Some(v) => Value::Int(v),
+                        None => return Err(self.unexpected(tag, "int")),
+                    }
+                }
+                0xd8..=0xef | 0xf0..=0xff | 0x38..=0x3f | BC_LONG_INT | BC_LONG => {
+                    match self.long_after_tag(tag)? {
+                        Some(v) => Value::Long(v),
+                        None => return Err(self.unexpected(tag, "long")),
+                    }
+                }
                 BC_DOUBLE_ZERO..=BC_DOUBLE_MILL | BC_DOUBLE => match self.double_after_tag(tag)? {
                     Some(v) => Value::Double(v),
                     None => return Err(self.unexpected(tag, "double")),
@@ -741,7 +784,12 @@ impl<'de> Hessian2Reader<'de> {
         Ok(Value::Map(Map { type_name, entries }))
     }
 
-    fn fixed_list(&mut self, start: usize, type_name: Option<String>, len: i64) -> Result<Value, Error> {
+    fn fixed_list(
+        &mut self,
+        start: usize,
+        type_name: Option<String>,
+        len: i64,
+    ) -> Result<Value, Error> {
         let len = self.check_len("list", len, 1)?;
         self.enter()?;
         self.begin_ref(start);

@@ -48,6 +48,8 @@ pub struct Hessian2Writer {
     types: HashMap<String, usize, FxBuildHasher>,
     ref_count: u32,
     enums: HashMap<String, HashMap<String, u32, FxBuildHasher>, FxBuildHasher>,
+    /// JDK singletons (`Collections.emptyList()`...) already written: type -> ref.
+    singletons: HashMap<&'static str, u32, FxBuildHasher>,
     /// Reference indexes of the containers `write_value` is inside of (for `Value::Ref`).
     ref_stack: Vec<u32>,
     pub(crate) scratch: crate::ser::Scratch,
@@ -78,6 +80,7 @@ impl Hessian2Writer {
         self.types.clear();
         self.ref_count = 0;
         self.enums.clear();
+        self.singletons.clear();
         self.ref_stack.clear();
         self.jbase = self.buf.len();
     }
@@ -617,6 +620,17 @@ impl Hessian2Writer {
             Value::Binary(b) => self.write_binary(b),
             Value::Date(d) => self.write_date(*d),
             Value::List(List { type_name, items }) => {
+                if items.is_empty() {
+                    if let Some(t) = type_name.as_deref().and_then(singleton_type) {
+                        if let Some(&r) = self.singletons.get(t) {
+                            self.write_ref(r);
+                            return Ok(());
+                        }
+                        let r = self.write_list_begin(0, Some(t));
+                        self.singletons.insert(t, r);
+                        return Ok(());
+                    }
+                }
                 let r = self.write_list_begin(items.len(), type_name.as_deref());
                 self.ref_stack.push(r);
                 for item in items {
@@ -625,6 +639,18 @@ impl Hessian2Writer {
                 self.ref_stack.pop();
             }
             Value::Map(Map { type_name, entries }) => {
+                if entries.is_empty() {
+                    if let Some(t) = type_name.as_deref().and_then(singleton_type) {
+                        if let Some(&r) = self.singletons.get(t) {
+                            self.write_ref(r);
+                            return Ok(());
+                        }
+                        let r = self.write_map_begin(Some(t));
+                        self.write_map_end();
+                        self.singletons.insert(t, r);
+                        return Ok(());
+                    }
+                }
                 let r = self.write_map_begin(type_name.as_deref());
                 self.ref_stack.push(r);
                 for (k, val) in entries {
@@ -642,7 +668,9 @@ impl Hessian2Writer {
                     }
                 }
                 let r = self.alloc_ref();
-                self.object_header(class, fields.len(), || fields.iter().map(|(k, _)| k.as_str()));
+                self.object_header(class, fields.len(), || {
+                    fields.iter().map(|(k, _)| k.as_str())
+                });
                 self.ref_stack.push(r);
                 for (_, val) in fields {
                     self.write_value_inner(val, depth + 1)?;
@@ -677,5 +705,16 @@ impl Hessian2Writer {
     pub(crate) fn write_value_at_depth(&mut self, v: &Value) -> Result<(), Error> {
         let depth = self.ref_stack.len();
         self.write_value_inner(v, depth)
+    }
+}
+
+/// JDK empty-collection singletons, which Java writes once per stream and then as `Q`
+/// (e.g. `Throwable.suppressedExceptions`' sentinel `Collections.emptyList()`).
+fn singleton_type(t: &str) -> Option<&'static str> {
+    match t {
+        "java.util.Collections$EmptyList" => Some("java.util.Collections$EmptyList"),
+        "java.util.Collections$EmptySet" => Some("java.util.Collections$EmptySet"),
+        "java.util.Collections$EmptyMap" => Some("java.util.Collections$EmptyMap"),
+        _ => None,
     }
 }
