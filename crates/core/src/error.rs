@@ -208,7 +208,10 @@ mod tests {
     #[test]
     fn codes_are_stable() {
         assert_eq!(ErrorCode::Timeout.as_str(), "timeout");
-        assert_eq!(ErrorCode::ThreadPoolExhausted.as_str(), "thread_pool_exhausted");
+        assert_eq!(
+            ErrorCode::ThreadPoolExhausted.as_str(),
+            "thread_pool_exhausted"
+        );
         let e = RpcError::framework(ErrorCode::NoProvider, "no provider for a.B");
         assert_eq!(e.to_string(), "[no_provider] no provider for a.B");
         assert!(!e.is_business());

@@ -75,7 +75,10 @@ mod tests {
     fn register_and_lookup_by_name_and_type() {
         let ext = Extensions::new();
         ext.register::<dyn Greeter>("en", Arc::new(En));
-        assert_eq!(ext.get::<dyn Greeter>("en").map(|g| g.greet()), Some("hello"));
+        assert_eq!(
+            ext.get::<dyn Greeter>("en").map(|g| g.greet()),
+            Some("hello")
+        );
         assert!(ext.get::<dyn Greeter>("fr").is_none());
         assert!(ext.get::<String>("en").is_none());
         assert_eq!(ext.names::<dyn Greeter>(), vec!["en".to_owned()]);

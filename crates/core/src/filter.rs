@@ -127,7 +127,10 @@ impl FilterChain {
             })
             .collect();
         chosen.sort_by_key(|s| s.order);
-        Self::new(chosen.into_iter().map(|s| s.filter.clone()).collect(), target)
+        Self::new(
+            chosen.into_iter().map(|s| s.filter.clone()).collect(),
+            target,
+        )
     }
 
     /// Number of filters in the chain.

@@ -131,12 +131,18 @@ pub struct InvocationParts {
 
 /// A successful outcome: the returned value (`Value::Null` for `void` or a null return) and the
 /// attachments the provider sent back.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct RpcResponse {
     /// The returned value.
     pub value: Value,
     /// Response attachments.
     pub attachments: Attachments,
+}
+
+impl Default for RpcResponse {
+    fn default() -> Self {
+        Self::new(Value::Null)
+    }
 }
 
 impl RpcResponse {

@@ -79,7 +79,11 @@ impl MethodSignature {
     pub fn generic_invoke() -> Self {
         Self::new(
             GENERIC_INVOKE,
-            &["java.lang.String", "[Ljava.lang.String;", "[Ljava.lang.Object;"],
+            &[
+                "java.lang.String",
+                "[Ljava.lang.String;",
+                "[Ljava.lang.Object;",
+            ],
             "java.lang.Object",
         )
     }

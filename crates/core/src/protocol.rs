@@ -22,7 +22,11 @@ pub trait Protocol: Send + Sync + 'static {
 
     /// Starts serving `invoker` under the service key and port of `url`. The first export on a
     /// port opens the server; later ones share it.
-    fn export(&self, url: Url, invoker: Arc<dyn Invoker>) -> BoxFuture<'_, Result<Exporter, RpcError>>;
+    fn export(
+        &self,
+        url: Url,
+        invoker: Arc<dyn Invoker>,
+    ) -> BoxFuture<'_, Result<Exporter, RpcError>>;
 
     /// An invoker that sends calls to the provider at `url`, over a shared connection.
     fn refer(&self, url: Url) -> BoxFuture<'_, Result<Arc<dyn Invoker>, RpcError>>;

@@ -79,7 +79,10 @@ impl<H: ServiceHandler> Invoker for ServiceInvoker<H> {
                 remote_addr: parts.context.remote_addr(),
                 deadline: parts.context.deadline(),
             };
-            let value = self.handler.call(&parts.method, parts.args, &mut ctx).await?;
+            let value = self
+                .handler
+                .call(&parts.method, parts.args, &mut ctx)
+                .await?;
             Ok(RpcResponse {
                 value,
                 attachments: ctx.response_attachments,
