@@ -1,0 +1,224 @@
+//! [`TripleChannel`]: one shared HTTP/2 connection to a provider, carrying every call's stream.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+
+use bytes::Bytes;
+use h2::client::{ResponseFuture, SendRequest};
+use h2::SendStream;
+use tokio::net::TcpStream;
+use tokio::sync::Mutex;
+
+use crate::config::TripleConfig;
+use crate::status::Status;
+
+struct Conn {
+    gen: u64,
+    send: SendRequest<Bytes>,
+    alive: Arc<AtomicBool>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for Conn {
+    fn drop(&mut self) {
+        // Only the connection driver is stopped; streams still running keep their own handles
+        // and fail with UNAVAILABLE if the connection goes.
+        if !self.alive.load(Ordering::Acquire) {
+            self.task.abort();
+        }
+    }
+}
+
+struct Inner {
+    addr: String,
+    config: TripleConfig,
+    conn: Mutex<Option<Conn>>,
+    next_gen: AtomicU64,
+    available: AtomicBool,
+    closed: AtomicBool,
+}
+
+/// A connection to one provider (`host:port`), shared by every call made through it: generated
+/// stubs, [`TripleClient`](crate::TripleClient) and the interface-mode invoker. Cloning is
+/// cheap and shares the connection.
+///
+/// The connection is opened on first use (or by [`connect`](Self::connect)). When it breaks or
+/// the server sends GOAWAY, the next call opens a new one; a call that could not even be started
+/// on a connection that was going away is retried once on the new connection, since it never
+/// reached the server.
+#[derive(Clone)]
+pub struct TripleChannel {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for TripleChannel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TripleChannel")
+            .field("addr", &self.inner.addr)
+            .finish()
+    }
+}
+
+impl TripleChannel {
+    /// A channel to `addr` (`host:port`) that connects on first use.
+    pub fn lazy(addr: impl Into<String>, config: TripleConfig) -> TripleChannel {
+        TripleChannel {
+            inner: Arc::new(Inner {
+                addr: addr.into(),
+                config,
+                conn: Mutex::new(None),
+                next_gen: AtomicU64::new(1),
+                available: AtomicBool::new(true),
+                closed: AtomicBool::new(false),
+            }),
+        }
+    }
+
+    /// A channel to `addr` (`host:port`), connected now; a failure is `UNAVAILABLE`.
+    pub async fn connect(
+        addr: impl Into<String>,
+        config: TripleConfig,
+    ) -> Result<TripleChannel, Status> {
+        let ch = Self::lazy(addr, config);
+        ch.sender().await?;
+        Ok(ch)
+    }
+
+    /// The provider's `host:port`.
+    pub fn addr(&self) -> &str {
+        &self.inner.addr
+    }
+
+    /// The channel's settings.
+    pub fn config(&self) -> &TripleConfig {
+        &self.inner.config
+    }
+
+    /// Whether the last connection attempt succeeded and the connection has not been lost or
+    /// told to go away since.
+    pub fn is_available(&self) -> bool {
+        !self.inner.closed.load(Ordering::Acquire) && self.inner.available.load(Ordering::Acquire)
+    }
+
+    /// Closes the connection; later calls fail with `UNAVAILABLE`.
+    pub async fn close(&self) {
+        self.inner.closed.store(true, Ordering::Release);
+        let conn = self.inner.conn.lock().await.take();
+        if let Some(c) = conn {
+            c.task.abort();
+        }
+    }
+
+    async fn open(&self) -> Result<Conn, Status> {
+        let cfg = &self.inner.config;
+        let tcp = tokio::time::timeout(cfg.connect_timeout, TcpStream::connect(&self.inner.addr))
+            .await
+            .map_err(|_| Status::unavailable(format!("connect to {} timed out", self.inner.addr)))?
+            .map_err(|e| Status::unavailable(format!("connect to {}: {e}", self.inner.addr)))?;
+        let _ = tcp.set_nodelay(true);
+        let mut builder = h2::client::Builder::new();
+        builder
+            .initial_window_size(cfg.initial_stream_window)
+            .initial_connection_window_size(cfg.initial_connection_window)
+            .max_frame_size(cfg.max_frame_size)
+            .max_header_list_size(cfg.max_header_list_size)
+            .max_send_buffer_size(cfg.max_frame_size as usize * 4)
+            .enable_push(false);
+        let (send, connection) = builder.handshake::<_, Bytes>(tcp).await.map_err(|e| {
+            Status::unavailable(format!("HTTP/2 handshake with {}: {e}", self.inner.addr))
+        })?;
+        let alive = Arc::new(AtomicBool::new(true));
+        let alive2 = alive.clone();
+        let addr = self.inner.addr.clone();
+        let task = tokio::spawn(async move {
+            if let Err(e) = connection.await {
+                tracing::debug!(%addr, "HTTP/2 connection ended: {e}");
+            }
+            alive2.store(false, Ordering::Release);
+        });
+        let gen = self.inner.next_gen.fetch_add(1, Ordering::Relaxed);
+        Ok(Conn {
+            gen,
+            send,
+            alive,
+            task,
+        })
+    }
+
+    /// A handle to send requests on the current connection, opening one if needed.
+    async fn sender(&self) -> Result<(SendRequest<Bytes>, u64), Status> {
+        if self.inner.closed.load(Ordering::Acquire) {
+            return Err(Status::unavailable("channel closed"));
+        }
+        let mut guard = self.inner.conn.lock().await;
+        if let Some(c) = guard.as_ref() {
+            if c.alive.load(Ordering::Acquire) {
+                return Ok((c.send.clone(), c.gen));
+            }
+        }
+        *guard = None;
+        match self.open().await {
+            Ok(c) => {
+                let s = (c.send.clone(), c.gen);
+                *guard = Some(c);
+                self.inner.available.store(true, Ordering::Release);
+                Ok(s)
+            }
+            Err(e) => {
+                self.inner.available.store(false, Ordering::Release);
+                Err(e)
+            }
+        }
+    }
+
+    async fn invalidate(&self, gen: u64) {
+        let mut guard = self.inner.conn.lock().await;
+        if guard.as_ref().map(|c| c.gen == gen).unwrap_or(false) {
+            // Streams still open on it go on; new calls get a new connection.
+            *guard = None;
+        }
+    }
+
+    /// Starts a stream: sends the request headers, returning the response future and the
+    /// request body sender.
+    pub(crate) async fn start(
+        &self,
+        request: http::Request<()>,
+    ) -> Result<(ResponseFuture, SendStream<Bytes>), Status> {
+        let mut last_err = None;
+        for _attempt in 0..2 {
+            let (sender, gen) = self.sender().await?;
+            let mut ready = match sender.ready().await {
+                Ok(r) => r,
+                Err(e) => {
+                    last_err = Some(Status::from_h2_error(&e));
+                    self.invalidate(gen).await;
+                    continue;
+                }
+            };
+            match ready.send_request(clone_request(&request), false) {
+                Ok(pair) => return Ok(pair),
+                Err(e) => {
+                    // Refused before it reached the server (GOAWAY received, connection gone):
+                    // safe to retry once on a fresh connection.
+                    last_err = Some(Status::unavailable(format!(
+                        "connection to {} not usable: {e}",
+                        self.inner.addr
+                    )));
+                    self.invalidate(gen).await;
+                }
+            }
+        }
+        self.inner.available.store(false, Ordering::Release);
+        Err(last_err.unwrap_or_else(|| Status::unavailable("could not start stream")))
+    }
+}
+
+fn clone_request(r: &http::Request<()>) -> http::Request<()> {
+    let mut out = http::Request::new(());
+    *out.method_mut() = r.method().clone();
+    *out.uri_mut() = r.uri().clone();
+    *out.version_mut() = r.version();
+    *out.headers_mut() = r.headers().clone();
+    out
+}

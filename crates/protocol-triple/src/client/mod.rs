@@ -1,0 +1,9 @@
+//! The Triple client: a shared HTTP/2 channel per provider, calls of the four kinds on it, and
+//! the interface-mode invoker.
+
+pub mod channel;
+pub mod streaming;
+pub mod unary;
+
+pub use channel::TripleChannel;
+pub use unary::{RawResponse, TripleClient};

@@ -1,0 +1,79 @@
+//! Settings shared by the Triple server and client.
+
+use std::time::Duration;
+
+use crate::compression::Encoding;
+
+/// 8 MiB, Java Triple's default for windows and message size.
+pub const MIB_8: u32 = 8 * 1024 * 1024;
+
+/// Settings of a Triple server or client.
+#[derive(Debug, Clone)]
+pub struct TripleConfig {
+    /// HTTP/2 initial stream window (`SETTINGS_INITIAL_WINDOW_SIZE`) advertised to the peer:
+    /// how many bytes the peer may send on one stream before this side's application has
+    /// consumed them. Default 8 MiB.
+    pub initial_stream_window: u32,
+    /// HTTP/2 connection window advertised to the peer. Default 8 MiB.
+    pub initial_connection_window: u32,
+    /// Largest HTTP/2 DATA frame this side accepts. Default 16 KiB (the protocol minimum).
+    pub max_frame_size: u32,
+    /// Largest gRPC message (after decompression) accepted; larger ones fail with
+    /// `RESOURCE_EXHAUSTED`. Default 8 MiB.
+    pub max_message_size: usize,
+    /// Largest header list accepted. Default 64 KiB.
+    pub max_header_list_size: u32,
+    /// Most concurrent streams a server lets one client open. Default unlimited (`None`).
+    pub max_concurrent_streams: Option<u32>,
+    /// How long a unary sender waits for the peer's flow-control window before failing with
+    /// `RESOURCE_EXHAUSTED`. Streaming senders wait as long as the call lasts. Default 3 s.
+    pub unary_send_window_timeout: Duration,
+    /// Encoding used for messages this side sends. Default identity.
+    pub send_encoding: Encoding,
+    /// On graceful shutdown, how long the server waits for the PING ack before the second
+    /// GOAWAY (grpc-java waits 10 s).
+    pub goaway_ping_timeout: Duration,
+    /// Time allowed to connect to a provider. Default 3 s.
+    pub connect_timeout: Duration,
+    /// Largest HTTP/1.1 JSON request body accepted. Default 8 MiB.
+    pub max_http1_body: usize,
+}
+
+impl Default for TripleConfig {
+    fn default() -> Self {
+        Self {
+            initial_stream_window: MIB_8,
+            initial_connection_window: MIB_8,
+            max_frame_size: 16 * 1024,
+            max_message_size: MIB_8 as usize,
+            max_header_list_size: 64 * 1024,
+            max_concurrent_streams: None,
+            unary_send_window_timeout: Duration::from_secs(3),
+            send_encoding: Encoding::Identity,
+            goaway_ping_timeout: Duration::from_secs(10),
+            connect_timeout: Duration::from_secs(3),
+            max_http1_body: MIB_8 as usize,
+        }
+    }
+}
+
+impl TripleConfig {
+    /// Sets both initial windows.
+    pub fn with_windows(mut self, stream: u32, connection: u32) -> Self {
+        self.initial_stream_window = stream;
+        self.initial_connection_window = connection;
+        self
+    }
+
+    /// Sets the maximum message size.
+    pub fn with_max_message_size(mut self, max: usize) -> Self {
+        self.max_message_size = max;
+        self
+    }
+
+    /// Sets the encoding of sent messages.
+    pub fn with_send_encoding(mut self, encoding: Encoding) -> Self {
+        self.send_encoding = encoding;
+        self
+    }
+}

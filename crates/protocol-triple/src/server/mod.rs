@@ -1,0 +1,304 @@
+//! The Triple server: HTTP/2 gRPC and HTTP/1.1 JSON on one port.
+//!
+//! Each accepted connection is classified by its first bytes: the HTTP/2 client preface
+//! (`PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n`) goes to the gRPC side, anything else to the HTTP/1.1
+//! JSON side. The bytes read for that decision are replayed to the chosen protocol.
+
+pub mod grpc;
+pub mod http1_json;
+pub mod routing;
+pub mod shutdown;
+
+use std::io;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use bytes::Bytes;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, ReadBuf};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::task::JoinSet;
+
+use crate::config::TripleConfig;
+use crate::status::Status;
+use routing::Router;
+pub use routing::{BoxFuture, IdlService, MethodKind, ServerCall, ServerReply};
+use shutdown::ShutdownSignal;
+
+/// The HTTP/2 client connection preface.
+pub const H2_PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+
+/// State every connection of a server shares.
+pub(crate) struct ServerShared {
+    pub(crate) config: TripleConfig,
+    pub(crate) router: Router,
+}
+
+impl ServerShared {
+    /// Finds the handler for a call and starts it.
+    pub(crate) fn dispatch(&self, call: ServerCall) -> BoxFuture<Result<ServerReply, Status>> {
+        let service = call.service.clone();
+        let method = call.method.clone();
+        let idl = self.router.idl(&service).or_else(|| {
+            service
+                .rsplit_once('/')
+                .and_then(|(_, last)| self.router.idl(last))
+        });
+        if let Some(svc) = idl {
+            if svc.method_kind(&method).is_none() {
+                return Box::pin(async move {
+                    Err(Status::unimplemented(format!(
+                        "method {method} not found in service {service}"
+                    )))
+                });
+            }
+            return svc.call(&method, call);
+        }
+        Box::pin(async move {
+            Err(Status::unimplemented(format!(
+                "service {service} not found (method {method})"
+            )))
+        })
+    }
+}
+
+/// A running Triple server.
+///
+/// ```no_run
+/// # async fn demo() -> std::io::Result<()> {
+/// use dubbo_protocol_triple::{TripleConfig, TripleServer};
+/// let server = TripleServer::bind("127.0.0.1:0".parse().unwrap(), TripleConfig::default()).await?;
+/// println!("listening on {}", server.local_addr());
+/// // server.add_idl_service(GreeterServer::new(MyGreeter));
+/// server.shutdown(std::time::Duration::from_secs(10)).await;
+/// # Ok(()) }
+/// ```
+pub struct TripleServer {
+    shared: Arc<ServerShared>,
+    local_addr: SocketAddr,
+    signal: ShutdownSignal,
+    accept_task: Mutex<Option<tokio::task::JoinHandle<()>>>,
+    grace: Arc<Mutex<Duration>>,
+}
+
+impl std::fmt::Debug for TripleServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TripleServer")
+            .field("local_addr", &self.local_addr)
+            .finish()
+    }
+}
+
+impl TripleServer {
+    /// Binds `addr` and starts serving. Services can be added before or after.
+    pub async fn bind(addr: SocketAddr, config: TripleConfig) -> io::Result<TripleServer> {
+        let listener = TcpListener::bind(addr).await?;
+        Ok(Self::from_listener(listener, config))
+    }
+
+    /// Serves on an already bound listener.
+    pub fn from_listener(listener: TcpListener, config: TripleConfig) -> TripleServer {
+        let local_addr = listener
+            .local_addr()
+            .unwrap_or_else(|_| SocketAddr::from(([0, 0, 0, 0], 0)));
+        let shared = Arc::new(ServerShared {
+            config,
+            router: Router::default(),
+        });
+        let signal = ShutdownSignal::new();
+        let grace = Arc::new(Mutex::new(Duration::from_secs(10)));
+        let task = tokio::spawn(accept_loop(
+            listener,
+            shared.clone(),
+            signal.clone(),
+            grace.clone(),
+        ));
+        TripleServer {
+            shared,
+            local_addr,
+            signal,
+            accept_task: Mutex::new(Some(task)),
+            grace,
+        }
+    }
+
+    /// The bound address (with the real port when bound to port 0).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// The server's settings.
+    pub fn config(&self) -> &TripleConfig {
+        &self.shared.config
+    }
+
+    /// Serves an IDL service (a generated `...Server<T>`) under its full name.
+    pub fn add_idl_service<S: IdlService>(&self, service: S) {
+        self.shared.router.add_idl(Arc::new(service));
+    }
+
+    /// Serves an already shared IDL service.
+    pub fn add_idl_service_arc(&self, service: Arc<dyn IdlService>) {
+        self.shared.router.add_idl(service);
+    }
+
+    /// Stops serving the IDL service named `name`; returns whether it was served.
+    pub fn remove_idl_service(&self, name: &str) -> bool {
+        self.shared.router.remove_idl(name)
+    }
+
+    /// Whether [`shutdown`](Self::shutdown) has started.
+    pub fn is_shutting_down(&self) -> bool {
+        self.signal.is_triggered()
+    }
+
+    /// Graceful shutdown: stops accepting connections, sends the two-phase GOAWAY on every
+    /// HTTP/2 connection, lets in-flight calls finish for up to `grace`, then closes whatever
+    /// is left. Returns when every connection is closed.
+    pub async fn shutdown(&self, grace: Duration) {
+        if let Ok(mut g) = self.grace.lock() {
+            *g = grace;
+        }
+        self.signal.trigger();
+        let task = self.accept_task.lock().ok().and_then(|mut t| t.take());
+        if let Some(task) = task {
+            let _ = task.await;
+        }
+    }
+}
+
+impl Drop for TripleServer {
+    fn drop(&mut self) {
+        self.signal.trigger();
+        if let Ok(mut t) = self.accept_task.lock() {
+            if let Some(task) = t.take() {
+                task.abort();
+            }
+        }
+    }
+}
+
+async fn accept_loop(
+    listener: TcpListener,
+    shared: Arc<ServerShared>,
+    signal: ShutdownSignal,
+    grace: Arc<Mutex<Duration>>,
+) {
+    let mut connections = JoinSet::new();
+    let mut stop = signal.subscribe();
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, remote)) => {
+                    let _ = stream.set_nodelay(true);
+                    let shared = shared.clone();
+                    let rx = signal.subscribe();
+                    connections.spawn(serve_connection(stream, remote, shared, rx));
+                }
+                Err(e) => {
+                    tracing::warn!("accept failed: {e}");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+            },
+            _ = stop.changed() => break,
+            Some(_) = connections.join_next(), if !connections.is_empty() => {}
+        }
+    }
+    drop(listener);
+    let grace = grace.lock().map(|g| *g).unwrap_or(Duration::from_secs(10));
+    shutdown::drain(&mut connections, grace).await;
+}
+
+async fn serve_connection(
+    mut stream: TcpStream,
+    remote: SocketAddr,
+    shared: Arc<ServerShared>,
+    shutdown: tokio::sync::watch::Receiver<bool>,
+) {
+    let mut head = Vec::with_capacity(H2_PREFACE.len());
+    let mut buf = [0u8; 24];
+    let is_h2 = loop {
+        let want = H2_PREFACE.len() - head.len();
+        let n = match tokio::time::timeout(Duration::from_secs(30), stream.read(&mut buf[..want]))
+            .await
+        {
+            Ok(Ok(0)) | Ok(Err(_)) | Err(_) => return,
+            Ok(Ok(n)) => n,
+        };
+        head.extend_from_slice(&buf[..n]);
+        if !H2_PREFACE.starts_with(&head) {
+            break false;
+        }
+        if head.len() == H2_PREFACE.len() {
+            break true;
+        }
+    };
+    let io = Rewind::new(Bytes::from(head), stream);
+    if is_h2 {
+        grpc::serve_h2(io, shared, Some(remote), shutdown).await;
+    } else {
+        http1_json::serve_http1(io, shared, remote, shutdown).await;
+    }
+}
+
+/// An I/O stream that first replays bytes already read from it.
+#[derive(Debug)]
+pub(crate) struct Rewind<T> {
+    pre: Option<Bytes>,
+    inner: T,
+}
+
+impl<T> Rewind<T> {
+    pub(crate) fn new(pre: Bytes, inner: T) -> Self {
+        Self {
+            pre: if pre.is_empty() { None } else { Some(pre) },
+            inner,
+        }
+    }
+}
+
+impl<T: AsyncRead + Unpin> AsyncRead for Rewind<T> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        if let Some(mut pre) = self.pre.take() {
+            let n = pre.len().min(buf.remaining());
+            buf.put_slice(&pre.split_to(n));
+            if !pre.is_empty() {
+                self.pre = Some(pre);
+            }
+            return Poll::Ready(Ok(()));
+        }
+        Pin::new(&mut self.inner).poll_read(cx, buf)
+    }
+}
+
+impl<T: AsyncWrite + Unpin> AsyncWrite for Rewind<T> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.inner).poll_write(cx, buf)
+    }
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_flush(cx)
+    }
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_shutdown(cx)
+    }
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.inner).poll_write_vectored(cx, bufs)
+    }
+    fn is_write_vectored(&self) -> bool {
+        self.inner.is_write_vectored()
+    }
+}
