@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Builds the Java interop programs (idempotent) and prints where they are.
+#
+#   interop/java/build.sh [--force]
+#
+# stdout: KEY=VALUE lines only, so callers can do  eval "$(interop/java/build.sh)"
+#   INTEROP_JAVA_GOLDEN_JAR   java -cp "$INTEROP_JAVA_GOLDEN_JAR" org.apache.dubbo.interop.hessian.Golden write|check DIR
+#   INTEROP_JAVA_DUBBO_JAR    java -cp "$INTEROP_JAVA_DUBBO_JAR" org.apache.dubbo.interop.Provider|Consumer ...
+# Each jar's manifest Class-Path points at its target/lib/*.jar, so the jar alone is the classpath.
+#
+# Skips Maven when both jars are newer than every pom/source file. Tries an offline build first
+# (everything already in ~/.m2 after one online build), then falls back to an online one.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+golden_jar="$here/hessian-golden/target/hessian-golden.jar"
+dubbo_jar="$here/dubbo-interop/target/dubbo-interop.jar"
+
+force=0
+case "${1:-}" in
+  --force) force=1 ;;
+  "") ;;
+  *) echo "usage: $0 [--force]" >&2; exit 2 ;;
+esac
+
+log() { echo "interop/java: $*" >&2; }
+
+for tool in java mvn; do
+  command -v "$tool" >/dev/null 2>&1 || { log "$tool not found on PATH (need Java 17+ and Maven 3.8+)"; exit 1; }
+done
+
+up_to_date() {
+  [[ -f "$golden_jar" && -f "$dubbo_jar" ]] || return 1
+  [[ -d "$here/hessian-golden/target/lib" && -d "$here/dubbo-interop/target/lib" ]] || return 1
+  local oldest="$golden_jar"
+  [[ "$dubbo_jar" -ot "$golden_jar" ]] && oldest="$dubbo_jar"
+  local newer
+  newer="$(find "$here" -path '*/target' -prune -o -type f \( -name 'pom.xml' -o -path '*/src/*' \) \
+            -newer "$oldest" -print -quit)"
+  [[ -z "$newer" ]]
+}
+
+if [[ $force -eq 1 ]] || ! up_to_date; then
+  mvn_args=(-q -B -f "$here/pom.xml" package -DskipTests)
+  log "building (mvn ${mvn_args[*]})"
+  if ! mvn -o "${mvn_args[@]}" >"$here/.build-offline.log" 2>&1; then
+    log "offline build failed (first build?), retrying online"
+    mvn "${mvn_args[@]}" >&2
+  fi
+  rm -f "$here/.build-offline.log"
+  # maven-jar-plugin may leave an unchanged jar alone; mark both as fresh for the check above.
+  touch "$golden_jar" "$dubbo_jar"
+else
+  log "up to date"
+fi
+
+echo "INTEROP_JAVA_GOLDEN_JAR=$golden_jar"
+echo "INTEROP_JAVA_DUBBO_JAR=$dubbo_jar"

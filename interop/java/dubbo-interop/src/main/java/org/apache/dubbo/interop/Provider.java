@@ -1,0 +1,157 @@
+package org.apache.dubbo.interop;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.apache.dubbo.config.ApplicationConfig;
+import org.apache.dubbo.config.ProtocolConfig;
+import org.apache.dubbo.config.RegistryConfig;
+import org.apache.dubbo.config.ServiceConfig;
+import org.apache.dubbo.config.bootstrap.DubboBootstrap;
+
+/**
+ * A Java Dubbo 3.3 provider of the interop services, with no registry.
+ *
+ * <pre>
+ *   Provider [--dubbo-port P] [--tri-port Q] [--app NAME] [--shutdown-wait MS]
+ * </pre>
+ *
+ * <ul>
+ *   <li>InteropService 1.0.0 ({@link InteropServiceImpl}) and 2.0.0 ({@link InteropServiceV2Impl})
+ *       over dubbo:// on 127.0.0.1:P (default 20880), and also over tri:// on 127.0.0.1:Q when
+ *       Q &gt; 0 (default 0: no Triple). No registry.</li>
+ *   <li>QoS is off. Prints {@code READY} on stdout once everything is exported; on SIGTERM or
+ *       SIGINT it stops Dubbo (graceful shutdown) and exits with status 0.</li>
+ * </ul>
+ */
+public final class Provider {
+
+    static final String USAGE = "usage: Provider [--dubbo-port P] [--tri-port Q] [--app NAME] [--shutdown-wait MS]";
+    /**
+     * Dubbo 3.3 treats every "127.*" / "localhost" address as "no host configured": it then binds
+     * 0.0.0.0 (anyhost) and advertises the machine's first non-loopback address, and refuses such a
+     * value in DUBBO_IP_TO_BIND. The IPv4-mapped IPv6 form of 127.0.0.1 passes those checks and Java
+     * binds it as the IPv4 loopback, so the provider listens on 127.0.0.1 only.
+     */
+    static final String BIND_HOST = System.getProperty("interop.bind", "::ffff:127.0.0.1");
+
+    private Provider() {
+    }
+
+    public static void main(String[] argv) throws Exception {
+        // IPv4 sockets, so the loopback-only address below is plain 127.0.0.1 (not a v4-mapped v6 socket).
+        if (System.getProperty("java.net.preferIPv4Stack") == null) {
+            System.setProperty("java.net.preferIPv4Stack", "true");
+        }
+        Args args = Args.parse(argv, Set.of("dubbo-port", "tri-port", "app", "shutdown-wait"), USAGE);
+        int dubboPort = args.getInt("dubbo-port", 20880, USAGE);
+        int triPort = args.getInt("tri-port", 0, USAGE);
+        String app = args.get("app", "interop-provider-java");
+        // Graceful-shutdown wait: Dubbo's default is 10000 ms (a SIGTERM then takes ~6 s to exit);
+        // 2000 ms keeps test teardown quick and still goes through the same graceful steps.
+        String shutdownWait = args.get("shutdown-wait", null);
+        if (shutdownWait != null || System.getProperty("dubbo.service.shutdown.wait") == null) {
+            System.setProperty("dubbo.service.shutdown.wait", shutdownWait != null ? shutdownWait : "2000");
+        }
+        Debug.configureLogging();
+
+        ApplicationConfig application = new ApplicationConfig(app);
+        application.setQosEnable(false);
+        // STRICT is Dubbo 3.3's default; say so explicitly. User is allowed because it appears in the
+        // InteropService signatures (Dubbo registers the types of exported interfaces).
+        application.setSerializeCheckStatus("STRICT");
+
+        // Through the property rather than ProtocolConfig.setHost, whose validation logs an error for
+        // a host with ':' in it (it works either way).
+        if (System.getProperty("DUBBO_IP_TO_BIND") == null && System.getenv("DUBBO_IP_TO_BIND") == null) {
+            System.setProperty("DUBBO_IP_TO_BIND", BIND_HOST);
+        }
+
+        ProtocolConfig dubbo = new ProtocolConfig("dubbo", dubboPort);
+        List<ProtocolConfig> interopProtocols = new ArrayList<>();
+        interopProtocols.add(dubbo);
+        ProtocolConfig tri = null;
+        if (triPort > 0) {
+            tri = new ProtocolConfig("tri", triPort);
+            interopProtocols.add(tri);
+        }
+
+        DubboBootstrap bootstrap = DubboBootstrap.getInstance()
+                .application(application)
+                .registry(new RegistryConfig(RegistryConfig.NO_AVAILABLE))
+                .protocols(interopProtocols)
+                .service(interopService("1.0.0", new InteropServiceImpl(), interopProtocols))
+                .service(interopService("2.0.0", new InteropServiceV2Impl(), interopProtocols));
+
+        if (tri != null) {
+            for (ServiceConfig<?> s : tripleOnlyServices(tri)) {
+                bootstrap.service(s);
+            }
+        }
+
+        installSignalHandlers(bootstrap);
+        try {
+            bootstrap.start();
+        } catch (Throwable e) {
+            System.err.println("provider failed to start: " + e);
+            e.printStackTrace();
+            Runtime.getRuntime().halt(1);
+        }
+
+        System.out.println("READY");
+        System.out.flush();
+        new CountDownLatch(1).await(); // the signal handler exits the JVM
+    }
+
+    static ServiceConfig<InteropService> interopService(String version, InteropService impl,
+            List<ProtocolConfig> protocols) {
+        ServiceConfig<InteropService> service = new ServiceConfig<>();
+        service.setInterface(InteropService.class);
+        service.setRef(impl);
+        service.setVersion(version);
+        service.setProtocols(protocols);
+        return service;
+    }
+
+    /**
+     * Services served over Triple only (IDL style). The contract's
+     * {@code org.apache.dubbo.interop.tri.Greeter} belongs here once its generated stubs exist:
+     * build a ServiceConfig for it with {@code setProtocol(tri)} and return it.
+     */
+    static List<ServiceConfig<?>> tripleOnlyServices(ProtocolConfig tri) {
+        return new ArrayList<>();
+    }
+
+    /**
+     * SIGTERM / SIGINT: stop Dubbo (unexport, graceful close of servers) and exit 0. Without this the
+     * JVM would still run Dubbo's own shutdown hook, but exit with status 143 / 130.
+     */
+    @SuppressWarnings("restriction")
+    private static void installSignalHandlers(DubboBootstrap bootstrap) {
+        AtomicBoolean stopping = new AtomicBoolean();
+        sun.misc.SignalHandler handler = sig -> {
+            if (!stopping.compareAndSet(false, true)) {
+                return;
+            }
+            Thread t = new Thread(() -> {
+                try {
+                    bootstrap.stop();
+                } catch (Throwable e) {
+                    System.err.println("error during shutdown: " + e);
+                }
+                System.exit(0);
+            }, "interop-shutdown");
+            t.start();
+        };
+        for (String name : new String[] {"TERM", "INT"}) {
+            try {
+                sun.misc.Signal.handle(new sun.misc.Signal(name), handler);
+            } catch (IllegalArgumentException e) {
+                System.err.println("cannot handle SIG" + name + ": " + e.getMessage());
+            }
+        }
+    }
+}
