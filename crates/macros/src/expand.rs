@@ -98,10 +98,10 @@ fn java_type_expr(names: &Names, ty: &Type, explicit: Option<&LitStr>) -> TokenS
     let hessian = &names.hessian;
     match explicit {
         Some(lit) => quote!(::std::borrow::Cow::<'static, str>::Borrowed(#lit)),
+        // `java_type_name()` returns `Cow<'static, str>`. The span points a missing `JavaType`
+        // impl at the user's type.
         None => quote_spanned! {ty.span()=>
-            ::std::borrow::Cow::<'static, str>::from(
-                <#ty as #hessian::java::JavaType>::java_type_name()
-            )
+            <#ty as #hessian::java::JavaType>::java_type_name()
         },
     }
 }
@@ -566,9 +566,14 @@ fn client_methods(m: &Method, names: &Names) -> TokenStream {
     );
     let call_doc = format!("Calls `{}` of `{}`.", m.java_name, interface.value());
 
+    let separator = attrs
+        .iter()
+        .any(|a| a.path().is_ident("doc"))
+        .then(|| quote!(#[doc = ""]));
+
     quote! {
         #(#attrs)*
-        #[doc = ""]
+        #separator
         #[doc = #call_doc]
         #[allow(clippy::too_many_arguments)]
         pub async fn #ident(&self, #(#params: #types),*) -> #output {

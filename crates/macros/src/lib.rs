@@ -60,7 +60,8 @@ mod names;
 /// with plain parameter names, owned parameter types that are `Serialize + DeserializeOwned +
 /// JavaType` (and `Send`), and no generics. `E` is `RpcError` or any error type with
 /// `E: Into<RpcError> + From<RpcError>` (the server turns it into an `RpcError`, the client
-/// turns framework failures into it); an alias spelled `...Result<T>` works too. A trait
+/// turns framework failures into it). An alias whose name ends in `Result` (`io::Result<T>`,
+/// `MyResult<T>`) works too, with `T` as its first type argument. A trait
 /// method may have a default body.
 ///
 /// # What it generates (for a trait `Greeter`)

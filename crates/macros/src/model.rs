@@ -417,7 +417,7 @@ fn parse_method_inner(f: &mut TraitItemFn, errors: &mut Errors) -> Option<Method
             None => {
                 errors.spanned(
                     ty,
-                    "dubbo service methods return `Result<T, E>` where `E: Into<RpcError> + From<RpcError>`",
+                    "dubbo service methods return `Result<T, E>` (or an alias `...Result<T>`) where `E: Into<RpcError> + From<RpcError>`",
                 );
                 (None, None)
             }
@@ -520,7 +520,8 @@ fn request_context_kind(ty: &Type) -> Option<ContextParam> {
     }
 }
 
-/// `T` of a type spelled `...Result<T, E>` or `...Result<T>` (an alias that fixes the error).
+/// `T` of a type spelled `...Result<T, E>`, or an alias whose name ends in `Result` and whose
+/// first type argument is `T` (`io::Result<T>`, `MyResult<T>`).
 fn result_ok_type(ty: &Type) -> Option<&Type> {
     let Type::Path(p) = strip_group(ty) else {
         return None;
@@ -529,7 +530,7 @@ fn result_ok_type(ty: &Type) -> Option<&Type> {
         return None;
     }
     let last = p.path.segments.last()?;
-    if last.ident != "Result" {
+    if !last.ident.unraw().to_string().ends_with("Result") {
         return None;
     }
     let PathArguments::AngleBracketed(args) = &last.arguments else {
