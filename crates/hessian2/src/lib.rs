@@ -1,7 +1,132 @@
-//! Hessian 2 serialization for dubbo-rs, byte-for-byte compatible with the
-//! `com.alibaba:hessian-lite` 4.0.x codec that Java Dubbo 3.3 uses.
+//! Hessian 2 serialization for dubbo-rs, byte-for-byte compatible with
+//! `com.alibaba:hessian-lite` 4.0.x, the codec Java Dubbo 3.3 uses for `dubbo://`
+//! bodies and for Triple's interface (wrapper) mode.
 //!
-//! Placeholder docs; see the full crate documentation below.
+//! # Layers
+//!
+//! - [`Hessian2Writer`] / [`Hessian2Reader`]: one Hessian stream each, with its
+//!   class-definition, type-name and reference tables. Everything written through one
+//!   writer (or read through one reader) shares them, like the fields of one `dubbo://`
+//!   body; [`Hessian2Writer::reset_tables`] starts a fresh stream, as each argument of a
+//!   Triple wrapper needs.
+//! - [`Value`]: a dynamic value (like `serde_json::Value`) for generic invocation; any
+//!   stream decodes into it and encodes back, keeping class names, collection types and
+//!   field order.
+//! - serde: [`to_vec`], [`from_slice`], [`to_value`], [`from_value`],
+//!   [`Hessian2Writer::serialize`], [`Hessian2Reader::deserialize`]. A struct's Java
+//!   class is its serde name (`#[serde(rename = "org.apache.dubbo.interop.User")]`).
+//! - [`java`]: `BigDecimal`, `BigInteger`, `Date`, exceptions, typed arrays and
+//!   collections, JVM descriptors and [`java::JavaType`].
+//!
+//! # Example
+//!
+//! ```
+//! use std::collections::HashMap;
+//! use dubbo_hessian2::{Hessian2Reader, Hessian2Writer, Value};
+//! use serde::{Deserialize, Serialize};
+//!
+//! #[derive(Debug, PartialEq, Serialize, Deserialize)]
+//! #[serde(rename = "org.apache.dubbo.interop.User")]
+//! struct User {
+//!     id: i64,
+//!     name: String,
+//!     age: i32,
+//!     tags: Vec<String>,
+//!     attrs: HashMap<String, String>,
+//! }
+//!
+//! let user = User { id: 7, name: "alice".into(), age: 27, tags: vec!["t7".into()], attrs: HashMap::new() };
+//!
+//! // A dubbo:// response body: one stream, several values.
+//! let mut w = Hessian2Writer::new();
+//! w.write_int(4); // RESPONSE_VALUE_WITH_ATTACHMENTS
+//! w.serialize(&user)?;
+//! w.write_value(&Value::map(vec![("dubbo".into(), "2.0.2".into())]))?;
+//! let body = w.into_bytes();
+//!
+//! let mut r = Hessian2Reader::new(&body);
+//! assert_eq!(r.read_int()?, 4);
+//! let back: User = r.deserialize()?;
+//! assert_eq!(back, user);
+//! let attachments = r.read_value()?;
+//! assert_eq!(attachments.get("dubbo").and_then(Value::as_str), Some("2.0.2"));
+//!
+//! // The same bytes read dynamically: class name and hessian-lite's field order
+//! // (primitive/java.lang fields, then the others, reversed).
+//! let mut r = Hessian2Reader::new(&body);
+//! r.read_int()?;
+//! let v = r.read_value()?;
+//! let obj = v.as_object().unwrap();
+//! assert_eq!(obj.class, "org.apache.dubbo.interop.User");
+//! let order: Vec<&str> = obj.fields.iter().map(|(k, _)| k.as_str()).collect();
+//! assert_eq!(order, ["attrs", "tags", "age", "name", "id"]);
+//! # Ok::<(), dubbo_hessian2::Error>(())
+//! ```
+//!
+//! # Rust to Java mapping
+//!
+//! `Option` ↔ null; `bool`; `i8`/`i16`/`i32`/`u8`/`u16` ↔ int; `i64`/`u32`/`u64` ↔
+//! long; `f64` ↔ double; `f32` ↔ double (a struct field declared `f32` is widened like a
+//! Java `float` field, any other `f32` goes through its decimal text like a boxed
+//! `Float`); `char`/`String` ↔ string; `Vec`, tuples ↔ `ArrayList`; `HashMap`/`BTreeMap`
+//! ↔ `HashMap`; bytes ([`java::ByteBuf`], `#[serde(with = "serde_bytes")]`) ↔ `byte[]`;
+//! [`java::Date`] (and `SystemTime` via [`java::system_time`]) ↔ `java.util.Date`;
+//! unit-only Rust enums ↔ Java enums (class = the enum's serde name, `name` = the
+//! variant; repeated constants are back-references, as Java's identity tracking makes
+//! them); structs ↔ POJOs. Decoding matches fields by name and skips unknown ones; a
+//! `HashMap` (Java generic calls send POJOs as maps with a `"class"` key) decodes into a
+//! struct too, and an unknown class decodes into [`Value::Object`] — never an error.
+//!
+//! **Field order.** hessian-lite's class definition lists the fields that are primitives
+//! or `java.lang.*` (except `Object`) first and the others second, in declaration order,
+//! then reverses the whole list. The serializer derives the same order from the Rust
+//! field types (`std::any::type_name`: integers, floats, `bool`, `char`, `String`,
+//! `Option` of those count as primitive), so a struct declaring its fields in Java
+//! declaration order is byte-identical to Java. The order is learnt from the first
+//! instance of each class name per thread and cached; later instances stream fields
+//! that are already in wire order and buffer only the others.
+//!
+//! # Strings
+//!
+//! Lengths count UTF-16 units; supplementary characters are written as two 3-byte
+//! surrogates (CESU-8), chunked with `R` every 0x8000 units without splitting a pair.
+//! Reading accepts CESU-8, modified UTF-8 (`C0 80`) and lenient 4-byte UTF-8; an
+//! unpaired surrogate (which Java strings may hold, Rust strings cannot) becomes
+//! U+FFFD. Invalid lead bytes are an [`Error::InvalidString`].
+//!
+//! # References
+//!
+//! A `Q` back-reference to a value that is complete decodes as a copy of it (re-read
+//! from the input, bounded by [`Limits::max_ref_replay`]); a `Q` to a value still being
+//! built (a cycle, like a Java exception whose `cause` is itself) decodes as
+//! [`Value::Ref`]`(k)`, counting enclosing containers outwards from 0. Typed targets see
+//! such a cycle as `None`/unit.
+//!
+//! # Hostile input
+//!
+//! Decoding never panics: truncated, malformed or hostile bytes give a typed [`Error`]
+//! (with a stable [`Error::code`]). Nothing is allocated beyond what the remaining input
+//! can fill (a declared length of 2^31 allocates nothing), nesting is capped by
+//! [`Limits::max_depth`] (128), and reference, class and type indexes are checked.
+//!
+//! A cargo-fuzz target ships in `crates/hessian2/fuzz` (its own workspace):
+//!
+//! ```text
+//! cd crates/hessian2/fuzz && cargo +nightly fuzz run decode_value -- -max_total_time=300
+//! cd crates/hessian2/fuzz && cargo +nightly fuzz run roundtrip -- -max_total_time=300
+//! ```
+//!
+//! `decode_value` reads values until the input ends (also through the typed serde
+//! path); `roundtrip` checks decode → encode → decode gives equal values.
+//!
+//! # Known limits
+//!
+//! - Typed deserialization currently goes through [`Value`] (decode, then
+//!   [`from_value`], which moves strings instead of copying them).
+//! - Rust has no object identity: sharing inside a [`Value`] or a Rust struct is
+//!   written as copies, except enum constants and `Collections$EmptyList`/`EmptySet`/
+//!   `EmptyMap`, which are shared like Java's singletons. Use
+//!   [`Hessian2Writer::write_ref`] to express sharing explicitly.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]

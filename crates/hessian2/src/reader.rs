@@ -24,8 +24,8 @@ pub struct Limits {
     /// Most bytes in one binary (default 256 MiB).
     pub max_binary_len: usize,
     /// Most input bytes that back-references (`Q` to completed values, which decode
-    /// as copies) may re-read in total per reader (default 32 MiB). Stops "billion
-    /// laughs" inputs.
+    /// as copies) may re-read in total per reader (default 4 MiB). Stops "billion
+    /// laughs" inputs; each replayed byte can cost a few dozen bytes of `Value`.
     pub max_ref_replay: usize,
 }
 
@@ -36,7 +36,7 @@ impl Default for Limits {
             max_collection_len: 16 * 1024 * 1024,
             max_string_len: 256 * 1024 * 1024,
             max_binary_len: 256 * 1024 * 1024,
-            max_ref_replay: 32 * 1024 * 1024,
+            max_ref_replay: 4 * 1024 * 1024,
         }
     }
 }
@@ -568,6 +568,7 @@ impl<'de> Hessian2Reader<'de> {
         let tag = self.byte()?;
         if is_string_tag(tag) {
             let s: Rc<str> = Rc::from(self.string_after_tag(tag)?);
+            // An empty type means "untyped" (Java refuses to write one).
             if self.replay == 0 {
                 self.types.push(s.clone());
             }
@@ -724,17 +725,17 @@ impl<'de> Hessian2Reader<'de> {
                 BC_MAP_UNTYPED => self.map_body(start, None)?,
                 BC_MAP => {
                     let t = self.read_type()?;
-                    self.map_body(start, Some(t.to_string()))?
+                    self.map_body(start, type_opt(&t))?
                 }
                 0x70..=0x77 => {
                     let t = self.read_type()?;
-                    self.fixed_list(start, Some(t.to_string()), i64::from(tag - 0x70))?
+                    self.fixed_list(start, type_opt(&t), i64::from(tag - 0x70))?
                 }
                 0x78..=0x7f => self.fixed_list(start, None, i64::from(tag - 0x78))?,
                 BC_LIST_FIXED => {
                     let t = self.read_type()?;
                     let n = self.read_int()?;
-                    self.fixed_list(start, Some(t.to_string()), i64::from(n))?
+                    self.fixed_list(start, type_opt(&t), i64::from(n))?
                 }
                 BC_LIST_FIXED_UNTYPED => {
                     let n = self.read_int()?;
@@ -742,7 +743,7 @@ impl<'de> Hessian2Reader<'de> {
                 }
                 BC_LIST_VARIABLE => {
                     let t = self.read_type()?;
-                    self.variable_list(start, Some(t.to_string()))?
+                    self.variable_list(start, type_opt(&t))?
                 }
                 BC_LIST_VARIABLE_UNTYPED => self.variable_list(start, None)?,
                 0x60..=0x6f => self.object_body(start, i64::from(tag - 0x60))?,
@@ -857,4 +858,14 @@ pub(crate) fn is_string_tag(t: u8) -> bool {
 #[inline]
 pub(crate) fn is_binary_tag(t: u8) -> bool {
     matches!(t, 0x20..=0x2f | 0x34..=0x37 | BC_BINARY | BC_BINARY_CHUNK)
+}
+
+/// A wire type as an optional name (an empty type means untyped).
+#[inline]
+fn type_opt(t: &str) -> Option<String> {
+    if t.is_empty() {
+        None
+    } else {
+        Some(t.to_owned())
+    }
 }

@@ -171,7 +171,7 @@ fn u64_to_i64(v: u64) -> Result<i64, Error> {
 // ----- hand-over of Value through serde --------------------------------------------------
 
 enum HandOver {
-    Writer(Hessian2Writer, Option<Error>),
+    Writer(Box<Hessian2Writer>, Option<Error>),
     Clone(Option<Value>),
 }
 
@@ -466,12 +466,12 @@ impl<'a> ser::Serializer for Ser<'a> {
             },
             MAGIC_VALUE => {
                 let w = take_writer(self.w);
-                HANDOVER.with(|h| *h.borrow_mut() = Some(HandOver::Writer(w, None)));
+                HANDOVER.with(|h| *h.borrow_mut() = Some(HandOver::Writer(Box::new(w), None)));
                 let res = value.serialize(UnitSink);
                 let back = HANDOVER.with(|h| h.borrow_mut().take());
                 match back {
                     Some(HandOver::Writer(w, err)) => {
-                        *self.w = w;
+                        *self.w = *w;
                         res?;
                         match err {
                             Some(e) => Err(e),

@@ -599,12 +599,12 @@ impl Hessian2Writer {
     /// k-th enclosing container (0 = innermost) and is an error outside one.
     pub fn write_value(&mut self, v: &Value) -> Result<(), Error> {
         let base = self.ref_stack.len();
-        let res = self.write_value_inner(v, 0);
+        let res = self.write_value_inner(v, 0, false);
         self.ref_stack.truncate(base);
         res
     }
 
-    fn write_value_inner(&mut self, v: &Value, depth: usize) -> Result<(), Error> {
+    fn write_value_inner(&mut self, v: &Value, depth: usize, marks: bool) -> Result<(), Error> {
         if depth > MAX_WRITE_DEPTH {
             return Err(Error::DepthExceeded {
                 limit: MAX_WRITE_DEPTH,
@@ -634,7 +634,7 @@ impl Hessian2Writer {
                 let r = self.write_list_begin(items.len(), type_name.as_deref());
                 self.ref_stack.push(r);
                 for item in items {
-                    self.write_value_inner(item, depth + 1)?;
+                    self.write_value_inner(item, depth + 1, marks)?;
                 }
                 self.ref_stack.pop();
             }
@@ -654,14 +654,14 @@ impl Hessian2Writer {
                 let r = self.write_map_begin(type_name.as_deref());
                 self.ref_stack.push(r);
                 for (k, val) in entries {
-                    self.write_value_inner(k, depth + 1)?;
-                    self.write_value_inner(val, depth + 1)?;
+                    self.write_value_inner(k, depth + 1, marks)?;
+                    self.write_value_inner(val, depth + 1, marks)?;
                 }
                 self.ref_stack.pop();
                 self.write_map_end();
             }
             Value::Object(Object { class, fields }) => {
-                if fields.len() == 1 && fields[0].0 == ENUM_MARK {
+                if marks && fields.len() == 1 && fields[0].0 == ENUM_MARK {
                     if let Value::String(name) = &fields[0].1 {
                         self.write_enum(class, name);
                         return Ok(());
@@ -673,7 +673,7 @@ impl Hessian2Writer {
                 });
                 self.ref_stack.push(r);
                 for (_, val) in fields {
-                    self.write_value_inner(val, depth + 1)?;
+                    self.write_value_inner(val, depth + 1, marks)?;
                 }
                 self.ref_stack.pop();
             }
@@ -704,7 +704,7 @@ impl Hessian2Writer {
 
     pub(crate) fn write_value_at_depth(&mut self, v: &Value) -> Result<(), Error> {
         let depth = self.ref_stack.len();
-        self.write_value_inner(v, depth)
+        self.write_value_inner(v, depth, true)
     }
 }
 

@@ -106,6 +106,7 @@ fn values_case(name: &'static str, exact: bool, expected: Vec<Value>) -> Case {
     }
 }
 
+#[allow(clippy::approx_constant)]
 fn cases() -> Vec<Case> {
     let mut out = Vec::new();
     out.push(values_case("null", true, vec![Value::Null]));
@@ -478,6 +479,7 @@ fn golden_dir() -> PathBuf {
 }
 
 #[test]
+#[allow(clippy::approx_constant)]
 fn golden_java_files() {
     let dir = golden_dir();
     let mut seen = 0;
