@@ -1,0 +1,258 @@
+//! The application scope: one named application with its protocols, modules and lifecycle.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use dubbo_core::Protocol;
+
+use crate::config::{ConfigError, DubboConfig, ProtocolConfig};
+use crate::error::DubboError;
+use crate::framework::Framework;
+use crate::module::Module;
+
+/// How long graceful shutdown may take when the configuration does not say (Java's
+/// `dubbo.service.shutdown.wait`).
+pub const DEFAULT_SHUTDOWN_WAIT: Duration = Duration::from_millis(10_000);
+
+/// Builds an [`Application`] from code, a configuration, or both.
+pub struct ApplicationBuilder {
+    framework: Option<Arc<Framework>>,
+    config: DubboConfig,
+}
+
+impl ApplicationBuilder {
+    /// Uses `framework` instead of a private one, so several applications share its extensions.
+    pub fn framework(mut self, framework: Arc<Framework>) -> Self {
+        self.framework = Some(framework);
+        self
+    }
+
+    /// Starts from a loaded configuration; later builder calls override it.
+    pub fn config(mut self, config: DubboConfig) -> Self {
+        let name = self.config.application.name.take();
+        self.config = config;
+        if self.config.application.name.is_none() {
+            self.config.application.name = name;
+        }
+        self
+    }
+
+    /// Adds (or replaces) a protocol with id and name `name` on `port`.
+    pub fn protocol(mut self, name: &str, port: u16) -> Self {
+        let entry = self.config.protocols.entry(name.to_owned()).or_default();
+        entry.name = Some(name.to_owned());
+        entry.port = Some(i32::from(port));
+        self
+    }
+
+    /// Adds a fully specified protocol under `id`.
+    pub fn protocol_config(mut self, id: &str, config: ProtocolConfig) -> Self {
+        self.config.protocols.insert(id.to_owned(), config);
+        self
+    }
+
+    /// The host every protocol binds to and advertises (default `0.0.0.0`).
+    pub fn host(mut self, host: &str) -> Self {
+        for p in self.config.protocols.values_mut() {
+            p.host = Some(host.to_owned());
+        }
+        if let Some(p) = self.config.protocol.as_mut() {
+            p.host = Some(host.to_owned());
+        }
+        self
+    }
+
+    /// Creates the application. Nothing is opened until a service is exported or referred.
+    pub fn build(self) -> Result<Application, DubboError> {
+        let name = self
+            .config
+            .application
+            .name
+            .clone()
+            .filter(|n| !n.trim().is_empty())
+            .ok_or_else(|| ConfigError::invalid("dubbo.application.name", "is required"))?;
+        let framework = self.framework.unwrap_or_else(Framework::new);
+        let inner = Arc::new(AppInner {
+            name,
+            framework,
+            config: self.config,
+            protocols: Mutex::new(HashMap::new()),
+            modules: Mutex::new(Vec::new()),
+            shut_down: AtomicBool::new(false),
+        });
+        let app = Application { inner };
+        let default_module = Module::new(app.clone(), "default");
+        lock(&app.inner.modules).push(default_module);
+        Ok(app)
+    }
+}
+
+pub(crate) struct AppInner {
+    pub(crate) name: String,
+    pub(crate) framework: Arc<Framework>,
+    pub(crate) config: DubboConfig,
+    protocols: Mutex<HashMap<String, Arc<dyn Protocol>>>,
+    modules: Mutex<Vec<Module>>,
+    shut_down: AtomicBool,
+}
+
+/// An application (Dubbo's `ApplicationModel`): a name, its protocols and servers, and modules
+/// that export and refer to services. Cloning gives another handle on the same application.
+///
+/// Two applications in one process are independent: each has its own servers, connections and
+/// settings, and shutting one down leaves the other serving.
+#[derive(Clone)]
+pub struct Application {
+    pub(crate) inner: Arc<AppInner>,
+}
+
+impl Application {
+    /// Starts building an application called `name`.
+    pub fn builder(name: impl Into<String>) -> ApplicationBuilder {
+        let mut config = DubboConfig::default();
+        config.application.name = Some(name.into());
+        ApplicationBuilder {
+            framework: None,
+            config,
+        }
+    }
+
+    /// An application entirely described by `config`.
+    pub fn from_config(config: DubboConfig) -> Result<Application, DubboError> {
+        ApplicationBuilder {
+            framework: None,
+            config,
+        }
+        .build()
+    }
+
+    /// The application name.
+    pub fn name(&self) -> &str {
+        &self.inner.name
+    }
+
+    /// The configuration in force.
+    pub fn config(&self) -> &DubboConfig {
+        &self.inner.config
+    }
+
+    /// The framework the application belongs to.
+    pub fn framework(&self) -> &Arc<Framework> {
+        &self.inner.framework
+    }
+
+    /// The module every service goes to unless another is named.
+    pub fn default_module(&self) -> Module {
+        lock(&self.inner.modules)[0].clone()
+    }
+
+    /// A new module of this application, with its own services and references.
+    pub fn module(&self, name: &str) -> Module {
+        let module = Module::new(self.clone(), name);
+        lock(&self.inner.modules).push(module.clone());
+        module
+    }
+
+    /// Whether [`shutdown`](Self::shutdown) has begun.
+    pub fn is_shut_down(&self) -> bool {
+        self.inner.shut_down.load(Ordering::Acquire)
+    }
+
+    pub(crate) fn check_running(&self) -> Result<(), DubboError> {
+        if self.is_shut_down() {
+            Err(DubboError::ShutDown(self.inner.name.clone()))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// This application's instance of protocol `name`, created on first use.
+    pub(crate) fn protocol(&self, name: &str) -> Result<Arc<dyn Protocol>, DubboError> {
+        let name = if name == "triple" { "tri" } else { name };
+        let mut protocols = lock(&self.inner.protocols);
+        if let Some(p) = protocols.get(name) {
+            return Ok(p.clone());
+        }
+        let p = self.inner.framework.create_protocol(name).ok_or_else(|| {
+            ConfigError::invalid(
+                "dubbo.protocols",
+                format!("no protocol named {name:?} is registered"),
+            )
+        })?;
+        protocols.insert(name.to_owned(), p.clone());
+        Ok(p)
+    }
+
+    /// Graceful shutdown: every module withdraws its services, each protocol tells its
+    /// consumers, lets in-flight calls finish within the configured wait (default 10 s), and
+    /// closes. References are released. Calling it again does nothing.
+    pub async fn shutdown(&self) {
+        if self.inner.shut_down.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let grace = self
+            .inner
+            .config
+            .application
+            .shutdown_wait
+            .map(Duration::from_millis)
+            .unwrap_or(DEFAULT_SHUTDOWN_WAIT);
+        let protocols: Vec<Arc<dyn Protocol>> =
+            lock(&self.inner.protocols).values().cloned().collect();
+        // Servers first, so consumers hear "read-only" while the exports are still answering
+        // in-flight calls; the exports go when the servers have drained.
+        let mut drains = Vec::new();
+        for p in &protocols {
+            drains.push(p.shutdown(grace));
+        }
+        futures::future::join_all(drains).await;
+        let modules: Vec<Module> = lock(&self.inner.modules).clone();
+        for m in modules {
+            m.release();
+        }
+        tracing::info!(application = %self.inner.name, "application shut down");
+    }
+
+    /// Waits for SIGINT or SIGTERM, then shuts down gracefully.
+    pub async fn run_until_signal(&self) {
+        wait_for_signal().await;
+        self.shutdown().await;
+    }
+}
+
+/// Resolves on SIGINT (Ctrl-C) or, on Unix, SIGTERM.
+pub async fn wait_for_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = term.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl std::fmt::Debug for Application {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Application")
+            .field("name", &self.inner.name)
+            .finish()
+    }
+}

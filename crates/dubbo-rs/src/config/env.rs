@@ -1,0 +1,120 @@
+//! Environment-variable overrides of configuration keys.
+
+use serde_yaml_ng::{Mapping, Value};
+
+use super::ConfigError;
+
+/// Singleton keys that can be set from the environment even when the file does not mention them.
+const KNOWN_KEYS: &[&str] = &[
+    "application.name",
+    "application.version",
+    "application.environment",
+    "application.qos-enable",
+    "application.qos-port",
+    "application.register-mode",
+    "application.shutdown-wait",
+    "protocol.name",
+    "protocol.port",
+    "protocol.host",
+    "protocol.threads",
+    "protocol.dispatcher",
+    "protocol.payload",
+    "protocol.heartbeat",
+    "registry.address",
+    "registry.timeout",
+    "registry.group",
+    "provider.timeout",
+    "provider.version",
+    "provider.group",
+    "provider.filter",
+    "provider.token",
+    "consumer.timeout",
+    "consumer.retries",
+    "consumer.loadbalance",
+    "consumer.cluster",
+    "consumer.check",
+    "consumer.filter",
+    "consumer.connections",
+];
+
+fn env_name(path: &[String]) -> String {
+    let mut name = String::from("DUBBO");
+    for part in path {
+        name.push('_');
+        name.extend(part.chars().map(|c| match c {
+            '.' | '-' => '_',
+            c => c.to_ascii_uppercase(),
+        }));
+    }
+    name
+}
+
+fn collect_paths(value: &Value, prefix: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
+    match value {
+        Value::Mapping(m) => {
+            for (k, v) in m {
+                if let Some(k) = k.as_str() {
+                    prefix.push(k.to_owned());
+                    collect_paths(v, prefix, out);
+                    prefix.pop();
+                }
+            }
+        }
+        _ => out.push(prefix.clone()),
+    }
+}
+
+fn set_path(root: &mut Value, path: &[String], new: Value) -> Result<(), ConfigError> {
+    let mut node = root;
+    for (i, part) in path.iter().enumerate() {
+        if node.is_null() {
+            *node = Value::Mapping(Mapping::new());
+        }
+        let Value::Mapping(map) = node else {
+            return Err(ConfigError::invalid(
+                format!("dubbo.{}", path[..i].join(".")),
+                "cannot override a key inside a value that is not a mapping",
+            ));
+        };
+        let key = Value::String(part.clone());
+        if i + 1 == path.len() {
+            map.insert(key, new);
+            return Ok(());
+        }
+        node = map.entry(key).or_insert(Value::Null);
+    }
+    Ok(())
+}
+
+/// Applies every `DUBBO_*` pair of `env` that names a known or present key.
+pub(super) fn apply_overrides<K, V>(
+    root: &mut Value,
+    env: impl IntoIterator<Item = (K, V)>,
+) -> Result<(), ConfigError>
+where
+    K: AsRef<str>,
+    V: AsRef<str>,
+{
+    let mut paths = Vec::new();
+    collect_paths(root, &mut Vec::new(), &mut paths);
+    for key in KNOWN_KEYS {
+        let p: Vec<String> = key.split('.').map(str::to_owned).collect();
+        if !paths.contains(&p) {
+            paths.push(p);
+        }
+    }
+    let names: Vec<(String, Vec<String>)> = paths.into_iter().map(|p| (env_name(&p), p)).collect();
+    for (name, value) in env {
+        let name = name.as_ref();
+        if !name.starts_with("DUBBO_") {
+            continue;
+        }
+        if let Some((_, path)) = names.iter().find(|(n, _)| n == name) {
+            // Typed as YAML would type it, so "20881" is a number and "true" a boolean.
+            let parsed: Value = serde_yaml_ng::from_str(value.as_ref())
+                .unwrap_or_else(|_| Value::String(value.as_ref().to_owned()));
+            set_path(root, path, parsed)?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,176 @@
+//! Configuration: Dubbo's YAML keys, environment-variable overrides, and validation that
+//! names the offending key.
+//!
+//! ```
+//! use dubbo_rs::config::DubboConfig;
+//!
+//! let yaml = "
+//! dubbo:
+//!   application:
+//!     name: demo-provider
+//!   protocols:
+//!     dubbo:
+//!       port: 20880
+//!     tri:
+//!       port: 50051
+//! ";
+//! let env = [("DUBBO_PROTOCOLS_TRI_PORT", "50052")];
+//! let config = DubboConfig::from_yaml_with_env(yaml, env).unwrap();
+//! assert_eq!(config.protocols["tri"].port, Some(50052));
+//! ```
+
+mod env;
+mod model;
+mod validate;
+
+use std::path::Path;
+
+pub use model::*;
+
+/// A configuration that could not be loaded. The message always names the key or the file.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("cannot read config file {path}: {reason}")]
+    Io {
+        /// The file.
+        path: String,
+        /// Why.
+        reason: String,
+    },
+    /// The text is not valid YAML.
+    #[error("config is not valid YAML: {0}")]
+    Syntax(String),
+    /// A key is unknown or its value has the wrong type.
+    #[error("config key {key}: {reason}")]
+    Invalid {
+        /// The dotted key, e.g. `dubbo.protocols.tri.port`.
+        key: String,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+impl ConfigError {
+    /// A stable code for the kind of error.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ConfigError::Io { .. } => "config.io",
+            ConfigError::Syntax(_) => "config.syntax",
+            ConfigError::Invalid { .. } => "config.invalid",
+        }
+    }
+
+    pub(crate) fn invalid(key: impl Into<String>, reason: impl Into<String>) -> Self {
+        ConfigError::Invalid {
+            key: key.into(),
+            reason: reason.into(),
+        }
+    }
+}
+
+impl DubboConfig {
+    /// Parses YAML (with or without the top-level `dubbo:` key) and validates it; no
+    /// environment overrides.
+    pub fn from_yaml(text: &str) -> Result<Self, ConfigError> {
+        Self::from_yaml_with_env(text, std::iter::empty::<(String, String)>())
+    }
+
+    /// Parses YAML, applies overrides from `env` (pairs such as `DUBBO_PROTOCOL_PORT=20881`),
+    /// then validates.
+    ///
+    /// An environment variable overrides the key whose dotted path, upper-cased with `.` and
+    /// `-` turned into `_`, equals its name: `DUBBO_PROTOCOLS_TRI_PORT` sets
+    /// `dubbo.protocols.tri.port`, `DUBBO_APPLICATION_QOS_ENABLE` sets
+    /// `dubbo.application.qos-enable`. Keys present in the file and the common singleton keys
+    /// (`dubbo.application.name`, `dubbo.protocol.port`, `dubbo.registry.address`, ...) can be
+    /// overridden this way.
+    pub fn from_yaml_with_env<K, V>(
+        text: &str,
+        env: impl IntoIterator<Item = (K, V)>,
+    ) -> Result<Self, ConfigError>
+    where
+        K: AsRef<str>,
+        V: AsRef<str>,
+    {
+        let mut tree: serde_yaml_ng::Value = if text.trim().is_empty() {
+            serde_yaml_ng::Value::Mapping(Default::default())
+        } else {
+            serde_yaml_ng::from_str(text).map_err(|e| ConfigError::Syntax(e.to_string()))?
+        };
+        let mut root = match tree.get_mut("dubbo") {
+            Some(inner) => std::mem::take(inner),
+            None => std::mem::take(&mut tree),
+        };
+        if root.is_null() {
+            root = serde_yaml_ng::Value::Mapping(Default::default());
+        }
+        env::apply_overrides(&mut root, env)?;
+        let config: DubboConfig = serde_path_to_error::deserialize(root).map_err(|e| {
+            let path = e.path().to_string();
+            let key = if path == "." || path.is_empty() {
+                "dubbo".to_owned()
+            } else {
+                format!("dubbo.{path}")
+            };
+            ConfigError::invalid(key, e.into_inner().to_string())
+        })?;
+        validate::validate(&config)?;
+        Ok(config)
+    }
+
+    /// Reads a YAML file and applies the process environment's `DUBBO_*` overrides.
+    pub fn from_file(path: impl AsRef<Path>) -> Result<Self, ConfigError> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Io {
+            path: path.display().to_string(),
+            reason: e.to_string(),
+        })?;
+        Self::from_yaml_with_env(
+            &text,
+            std::env::vars().filter(|(k, _)| k.starts_with("DUBBO_")),
+        )
+    }
+
+    /// Every protocol, by id: `protocols` plus the single `protocol` (id = its name).
+    pub fn all_protocols(&self) -> Vec<(String, ProtocolConfig)> {
+        let mut out: Vec<(String, ProtocolConfig)> = self
+            .protocols
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        if let Some(p) = &self.protocol {
+            let id = p.name.clone().unwrap_or_else(|| "dubbo".to_owned());
+            if !out.iter().any(|(k, _)| *k == id) {
+                out.push((id, p.clone()));
+            }
+        }
+        out
+    }
+
+    /// Every registry, by id: `registries` plus the single `registry` (id `default`).
+    pub fn all_registries(&self) -> Vec<(String, RegistryConfig)> {
+        let mut out: Vec<(String, RegistryConfig)> = self
+            .registries
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        if let Some(r) = &self.registry {
+            if !out.iter().any(|(k, _)| k == "default") {
+                out.push(("default".to_owned(), r.clone()));
+            }
+        }
+        out
+    }
+}
+
+impl ProtocolConfig {
+    /// The protocol name: `name`, else the id it was configured under.
+    pub fn protocol_name<'a>(&'a self, id: &'a str) -> &'a str {
+        self.name.as_deref().unwrap_or(id)
+    }
+}
+
+#[cfg(test)]
+mod tests;

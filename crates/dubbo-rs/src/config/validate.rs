@@ -1,0 +1,153 @@
+//! Checks that go beyond types, each naming the key at fault.
+
+use super::{ConfigError, DubboConfig};
+
+const PROTOCOLS: &[&str] = &["dubbo", "tri", "triple"];
+
+pub(super) fn validate(config: &DubboConfig) -> Result<(), ConfigError> {
+    if let Some(name) = &config.application.name {
+        if name.trim().is_empty() {
+            return Err(ConfigError::invalid(
+                "dubbo.application.name",
+                "must not be empty",
+            ));
+        }
+    }
+    if let Some(mode) = &config.application.register_mode {
+        check_register_mode("dubbo.application.register-mode", mode)?;
+    }
+    let mut checked = Vec::new();
+    if let Some(p) = &config.protocol {
+        checked.push((
+            "dubbo.protocol".to_owned(),
+            p.name.clone().unwrap_or_else(|| "dubbo".into()),
+            p,
+        ));
+    }
+    for (id, p) in &config.protocols {
+        checked.push((
+            format!("dubbo.protocols.{id}"),
+            p.protocol_name(id).to_owned(),
+            p,
+        ));
+    }
+    for (key, name, p) in checked {
+        if !PROTOCOLS.contains(&name.as_str()) {
+            return Err(ConfigError::invalid(
+                format!("{key}.name"),
+                format!("unknown protocol {name:?}; expected one of {PROTOCOLS:?}"),
+            ));
+        }
+        if let Some(port) = p.port {
+            if !(-1..=65535).contains(&port) {
+                return Err(ConfigError::invalid(
+                    format!("{key}.port"),
+                    format!("{port} is not a port (0-65535, or -1 for the default)"),
+                ));
+            }
+        }
+        if let Some(d) = &p.dispatcher {
+            if !matches!(
+                d.as_str(),
+                "all" | "direct" | "message" | "execution" | "connection"
+            ) {
+                return Err(ConfigError::invalid(
+                    format!("{key}.dispatcher"),
+                    format!("unknown dispatcher {d:?}; expected all or direct"),
+                ));
+            }
+        }
+        if p.threads == Some(0) {
+            return Err(ConfigError::invalid(
+                format!("{key}.threads"),
+                "must be at least 1",
+            ));
+        }
+        if p.payload == Some(0) {
+            return Err(ConfigError::invalid(
+                format!("{key}.payload"),
+                "must be at least 1",
+            ));
+        }
+    }
+    for (id, r) in config.all_registries() {
+        let key = if config.registries.contains_key(&id) {
+            format!("dubbo.registries.{id}")
+        } else {
+            "dubbo.registry".to_owned()
+        };
+        match &r.address {
+            None => {
+                return Err(ConfigError::invalid(
+                    format!("{key}.address"),
+                    "is required",
+                ))
+            }
+            Some(a) if a.trim().is_empty() => {
+                return Err(ConfigError::invalid(
+                    format!("{key}.address"),
+                    "must not be empty",
+                ))
+            }
+            _ => {}
+        }
+        if let Some(mode) = &r.register_mode {
+            check_register_mode(&format!("{key}.register-mode"), mode)?;
+        }
+    }
+    let protocol_ids: Vec<String> = config
+        .all_protocols()
+        .into_iter()
+        .map(|(id, _)| id)
+        .collect();
+    for (id, s) in &config.services {
+        for p in &s.protocols {
+            if !protocol_ids.contains(p) {
+                return Err(ConfigError::invalid(
+                    format!("dubbo.services.{id}.protocols"),
+                    format!("no protocol with id {p:?} is configured (have {protocol_ids:?})"),
+                ));
+            }
+        }
+    }
+    for (id, r) in &config.references {
+        let key = format!("dubbo.references.{id}");
+        if let Some(urls) = &r.url {
+            for u in urls.split(';').map(str::trim).filter(|u| !u.is_empty()) {
+                let scheme = u.split("://").next().unwrap_or("");
+                if !u.contains("://") || !PROTOCOLS.contains(&scheme) {
+                    return Err(ConfigError::invalid(
+                        format!("{key}.url"),
+                        format!("{u:?} is not a dubbo:// or tri:// address"),
+                    ));
+                }
+            }
+        }
+        if let Some(p) = &r.protocol {
+            if !PROTOCOLS.contains(&p.as_str()) {
+                return Err(ConfigError::invalid(
+                    format!("{key}.protocol"),
+                    format!("unknown protocol {p:?}; expected one of {PROTOCOLS:?}"),
+                ));
+            }
+        }
+        if r.timeout == Some(0) {
+            return Err(ConfigError::invalid(
+                format!("{key}.timeout"),
+                "must be at least 1 ms",
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn check_register_mode(key: &str, mode: &str) -> Result<(), ConfigError> {
+    if matches!(mode, "interface" | "instance" | "all") {
+        Ok(())
+    } else {
+        Err(ConfigError::invalid(
+            key,
+            format!("{mode:?} is not one of interface, instance, all"),
+        ))
+    }
+}

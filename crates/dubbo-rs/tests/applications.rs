@@ -1,0 +1,208 @@
+//! Applications, modules and references end to end over dubbo:// on 127.0.0.1.
+
+use std::time::Duration;
+
+use dubbo_rs::config::DubboConfig;
+use dubbo_rs::prelude::*;
+
+#[dubbo_rs::service(interface = "org.example.Counter")]
+pub trait Counter {
+    async fn add(&self, a: i32, b: i32) -> Result<i32, RpcError>;
+    async fn who(&self, ctx: &mut RequestContext) -> Result<String, RpcError>;
+}
+
+struct CounterImpl(&'static str);
+
+impl Counter for CounterImpl {
+    async fn add(&self, a: i32, b: i32) -> Result<i32, RpcError> {
+        Ok(a + b)
+    }
+
+    async fn who(&self, ctx: &mut RequestContext) -> Result<String, RpcError> {
+        ctx.set_response_attachment("served-by", self.0);
+        Ok(self.0.to_owned())
+    }
+}
+
+async fn provider(name: &str, port: u16, who: &'static str) -> Application {
+    let app = Application::builder(name)
+        .protocol("dubbo", port)
+        .host("127.0.0.1")
+        .build()
+        .unwrap();
+    app.default_module()
+        .export(
+            CounterServer::new(CounterImpl(who)),
+            ServiceOptions::new().version("1.0.0"),
+        )
+        .await
+        .unwrap();
+    app
+}
+
+async fn client(consumer: &Application, port: u16) -> CounterClient {
+    let reference = consumer
+        .default_module()
+        .refer(
+            ReferenceOptions::new("org.example.Counter")
+                .url(format!("dubbo://127.0.0.1:{port}"))
+                .version("1.0.0")
+                .timeout(Duration::from_secs(5)),
+        )
+        .await
+        .unwrap();
+    CounterClient::new(reference.invoker())
+}
+
+#[tokio::test]
+async fn two_applications_shut_down_independently() {
+    let a = provider("provider-a", 28101, "a").await;
+    let b = provider("provider-b", 28102, "b").await;
+    let consumer = Application::builder("consumer").build().unwrap();
+    let ca = client(&consumer, 28101).await;
+    let cb = client(&consumer, 28102).await;
+    assert_eq!(ca.add(2, 3).await.unwrap(), 5);
+    assert_eq!(cb.who().await.unwrap(), "b");
+    let (who, attachments) = ca.who_full().await.unwrap();
+    assert_eq!(who, "a");
+    assert_eq!(attachments.get_str("served-by"), Some("a"));
+
+    a.shutdown().await;
+    assert!(a.is_shut_down());
+    let err = ca.add(1, 1).await.unwrap_err();
+    assert!(!err.is_business(), "{err:?}");
+    // The other application keeps serving.
+    assert_eq!(cb.add(20, 22).await.unwrap(), 42);
+    // A shut-down application refuses new work with a clear error.
+    let again = a
+        .default_module()
+        .export(CounterServer::new(CounterImpl("x")), ServiceOptions::new())
+        .await
+        .unwrap_err();
+    assert_eq!(again.code(), "shut_down");
+    b.shutdown().await;
+    consumer.shutdown().await;
+}
+
+#[tokio::test]
+async fn wrong_version_is_not_served() {
+    let p = provider("provider-v", 28103, "v").await;
+    let consumer = Application::builder("consumer-v").build().unwrap();
+    let reference = consumer
+        .default_module()
+        .refer(
+            ReferenceOptions::new("org.example.Counter")
+                .url("dubbo://127.0.0.1:28103")
+                .version("2.0.0"),
+        )
+        .await
+        .unwrap();
+    let err = CounterClient::new(reference.invoker())
+        .add(1, 2)
+        .await
+        .unwrap_err();
+    assert!(!err.is_business(), "{err:?}");
+    p.shutdown().await;
+    consumer.shutdown().await;
+}
+
+#[tokio::test]
+async fn generic_client_and_echo() {
+    let p = provider("provider-g", 28104, "g").await;
+    let consumer = Application::builder("consumer-g").build().unwrap();
+    let reference = consumer
+        .default_module()
+        .refer(
+            ReferenceOptions::new("org.example.Counter")
+                .url("dubbo://127.0.0.1:28104")
+                .version("1.0.0"),
+        )
+        .await
+        .unwrap();
+    let generic = GenericClient::new(reference.invoker(), reference.service_key().clone());
+    let sum = generic
+        .invoke("add", &["int", "int"], vec![Value::Int(40), Value::Int(2)])
+        .await
+        .unwrap();
+    assert_eq!(sum, Value::Int(42));
+    assert_eq!(
+        generic.echo(Value::from("ping")).await.unwrap(),
+        Value::from("ping")
+    );
+    let err = generic.invoke("nope", &[], vec![]).await.unwrap_err();
+    assert_eq!(err.code(), Some(ErrorCode::MethodNotFound), "{err:?}");
+    p.shutdown().await;
+    consumer.shutdown().await;
+}
+
+#[tokio::test]
+async fn yaml_configured_application() {
+    let yaml = "
+dubbo:
+  application:
+    name: yaml-provider
+    shutdown-wait: 1000
+  protocols:
+    dubbo:
+      port: 28105
+      host: 127.0.0.1
+      threads: 8
+  services:
+    org.example.Counter:
+      version: 3.0.0
+";
+    let config = DubboConfig::from_yaml(yaml).unwrap();
+    let app = Application::from_config(config).unwrap();
+    let urls = app
+        .default_module()
+        .export(CounterServer::new(CounterImpl("y")), ServiceOptions::new())
+        .await
+        .unwrap();
+    assert_eq!(urls.len(), 1);
+    assert_eq!(urls[0].parameter("version"), Some("3.0.0"));
+    assert_eq!(urls[0].parameter("threads"), Some("8"));
+    assert_eq!(urls[0].parameter("methods"), Some("add,who"));
+    let consumer = Application::builder("yaml-consumer").build().unwrap();
+    let reference = consumer
+        .default_module()
+        .refer(
+            ReferenceOptions::new("org.example.Counter")
+                .url("dubbo://127.0.0.1:28105")
+                .version("3.0.0"),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        CounterClient::new(reference.invoker())
+            .add(1, 2)
+            .await
+            .unwrap(),
+        3
+    );
+    app.shutdown().await;
+    consumer.shutdown().await;
+}
+
+#[test]
+fn missing_application_name_fails_fast() {
+    let err = Application::from_config(DubboConfig::default()).unwrap_err();
+    assert!(err.to_string().contains("dubbo.application.name"), "{err}");
+}
+
+#[tokio::test]
+async fn unknown_protocol_id_names_the_key() {
+    let app = Application::builder("bad").build().unwrap();
+    let err = app
+        .default_module()
+        .export(
+            CounterServer::new(CounterImpl("z")),
+            ServiceOptions::new().protocol("grpc"),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("dubbo.services.org.example.Counter.protocols"),
+        "{err}"
+    );
+}

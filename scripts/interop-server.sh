@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Runs the interop provider: InteropService over dubbo:// and tri://, Greeter over tri://, and
+# the HTTP/1.1 JSON form on the tri port. Prints READY once every port accepts connections and
+# exits cleanly on SIGTERM or SIGINT.
+#
+#   scripts/interop-server.sh [--dubbo-port P] [--tri-port Q] [--registry URL] [--app NAME]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --quiet --release -p dubbo-interop --bin interop-server >&2
+exec target/release/interop-server "$@"

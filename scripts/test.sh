@@ -1,0 +1,218 @@
+#!/usr/bin/env bash
+# The test command. Installs what it needs (Python packages from PyPI, Java Dubbo from Maven
+# Central), builds everything, runs the Rust test suites, then runs the interop suites against
+# real peers on 127.0.0.1: Java Dubbo 3.3 (both directions), grpcio, curl.
+#
+#   bash scripts/test.sh            # everything
+#   bash scripts/test.sh --quick    # Rust suites only (no Java, no Python)
+#
+# Ends with a line "N passed, N failed" counting the steps; exits non-zero if any failed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+QUICK=0
+[ "${1:-}" = "--quick" ] && QUICK=1
+
+WORK=$(mktemp -d /tmp/dubbo-rs-test.XXXXXX)
+PIDS=()
+cleanup() {
+  for p in "${PIDS[@]:-}"; do
+    [ -n "$p" ] && kill "$p" 2>/dev/null
+  done
+  wait 2>/dev/null
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+passed=0
+failed=0
+failures=()
+step() {
+  local name=$1
+  shift
+  local start=$SECONDS
+  echo
+  echo "=== $name"
+  if "$@"; then
+    passed=$((passed + 1))
+    echo "--- ok: $name ($((SECONDS - start)) s)"
+  else
+    failed=$((failed + 1))
+    failures+=("$name")
+    echo "--- FAILED: $name ($((SECONDS - start)) s)"
+  fi
+}
+
+# Starts a server in the background with its stdout in $WORK/$1.out and waits for READY.
+start_server() {
+  local name=$1
+  shift
+  "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" &
+  local pid=$!
+  PIDS+=("$pid")
+  for _ in $(seq 1 600); do
+    if grep -q '^READY' "$WORK/$name.out" 2>/dev/null; then
+      eval "PID_$name=$pid"
+      return 0
+    fi
+    if ! kill -0 "$pid" 2>/dev/null; then
+      echo "$name exited before READY:"
+      tail -n 30 "$WORK/$name.err" "$WORK/$name.out"
+      return 1
+    fi
+    sleep 0.2
+  done
+  echo "$name did not print READY within 120 s"
+  tail -n 30 "$WORK/$name.err"
+  return 1
+}
+
+stop_server() {
+  local var="PID_$1"
+  local pid=${!var:-}
+  [ -n "$pid" ] || return 0
+  kill -TERM "$pid" 2>/dev/null
+  for _ in $(seq 1 150); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.2
+  done
+  if kill -0 "$pid" 2>/dev/null; then
+    echo "$1 did not exit within 30 s of SIGTERM"
+    kill -KILL "$pid" 2>/dev/null
+    return 1
+  fi
+  wait "$pid" 2>/dev/null
+  local rc=$?
+  if [ "$rc" -ne 0 ]; then
+    echo "$1 exited with status $rc after SIGTERM"
+    tail -n 20 "$WORK/$1.err"
+    return 1
+  fi
+}
+
+# Ports used by this run; all on 127.0.0.1.
+RUST_DUBBO=21880
+RUST_TRI=51051
+JAVA_DUBBO=22880
+JAVA_TRI=52051
+PY_GRPC=53051
+
+cargo_checks() {
+  cargo fmt --all -- --check && cargo clippy --workspace --all-targets --quiet -- -D warnings
+}
+
+cargo_tests() {
+  mkdir -p "$WORK/golden-rust"
+  HESSIAN_GOLDEN_OUT="$WORK/golden-rust" cargo test --workspace 2>&1
+}
+
+build_java() {
+  local vars
+  vars=$(bash interop/java/build.sh) || return 1
+  eval "$vars"
+  echo "$vars"
+}
+
+hessian_java_vectors_current() {
+  # The committed Java-written vectors must be exactly what hessian-lite writes today.
+  java -cp "$INTEROP_JAVA_GOLDEN_JAR" org.apache.dubbo.interop.hessian.Golden write "$WORK/golden-java" || return 1
+  local f rc=0 n=0
+  for f in "$WORK"/golden-java/*.bin; do
+    n=$((n + 1))
+    if ! cmp -s "$f" "crates/hessian2/tests/golden/$(basename "$f")"; then
+      echo "differs from the committed vector: $(basename "$f")"
+      rc=1
+    fi
+  done
+  echo "$n vectors compared"
+  [ "$n" -gt 0 ] && return $rc
+}
+
+hessian_rust_to_java() {
+  java -cp "$INTEROP_JAVA_GOLDEN_JAR" org.apache.dubbo.interop.hessian.Golden check "$WORK/golden-rust"
+}
+
+build_interop() {
+  cargo build --quiet --release -p dubbo-interop
+}
+
+rust_server_up() {
+  start_server rust_server target/release/interop-server --dubbo-port $RUST_DUBBO --tri-port $RUST_TRI
+}
+
+java_provider_up() {
+  start_server java_provider java -cp "$INTEROP_JAVA_DUBBO_JAR" org.apache.dubbo.interop.Provider \
+    --dubbo-port $JAVA_DUBBO --tri-port $JAVA_TRI
+}
+
+rust_client() {
+  target/release/interop-client "$@"
+}
+
+java_consumer() {
+  java -cp "$INTEROP_JAVA_DUBBO_JAR" org.apache.dubbo.interop.Consumer "$@"
+}
+
+curl_json() {
+  local out
+  out=$(curl -sS -H 'Content-Type: application/json' -d '["world"]' \
+    "http://127.0.0.1:$RUST_TRI/org.apache.dubbo.interop.InteropService/sayHello" -H 'tri-service-version: 1.0.0') || return 1
+  echo "sayHello over HTTP/1.1 JSON: $out"
+  [ "$out" = '"Hello world"' ] || return 1
+  out=$(curl -sS -H 'Content-Type: application/json' -d '[2, 3]' \
+    "http://127.0.0.1:$RUST_TRI/org.apache.dubbo.interop.InteropService/addInt" -H 'tri-service-version: 1.0.0') || return 1
+  echo "addInt over HTTP/1.1 JSON: $out"
+  [ "$out" = '5' ] || return 1
+  local code
+  code=$(curl -sS -o "$WORK/curl.err" -w '%{http_code}' -H 'Content-Type: application/json' -d '[]' \
+    "http://127.0.0.1:$RUST_TRI/org.apache.dubbo.interop.InteropService/noSuchMethod" -H 'tri-service-version: 1.0.0')
+  echo "unknown method over HTTP/1.1 JSON: HTTP $code $(cat "$WORK/curl.err")"
+  [ "$code" = 404 ]
+}
+
+python_setup() {
+  python3 -m pip install --quiet --disable-pip-version-check -r interop/python/requirements.txt
+}
+
+python_client_to_rust() {
+  python3 interop/python/greeter_client.py "127.0.0.1:$RUST_TRI"
+}
+
+rust_client_to_python() {
+  start_server py_server python3 interop/python/greeter_server.py --port $PY_GRPC &&
+    rust_client --url "tri://127.0.0.1:$PY_GRPC" --greeter-only
+  local rc=$?
+  stop_server py_server || true
+  return $rc
+}
+
+step "cargo fmt and clippy" cargo_checks
+step "cargo test (Rust suites, Hessian golden vectors)" cargo_tests
+if [ "$QUICK" -eq 0 ]; then
+  step "build Java peers (Maven Central)" build_java
+  step "hessian2: committed Java vectors are current" hessian_java_vectors_current
+  step "hessian2: Java decodes what Rust wrote" hessian_rust_to_java
+  step "build interop programs (release)" build_interop
+  step "start Rust interop server" rust_server_up
+  step "Rust client -> Rust server, dubbo://" rust_client --url "dubbo://127.0.0.1:$RUST_DUBBO"
+  step "Rust client -> Rust server, tri://" rust_client --url "tri://127.0.0.1:$RUST_TRI"
+  step "Java consumer -> Rust provider, dubbo://" java_consumer --url "dubbo://127.0.0.1:$RUST_DUBBO"
+  step "Java consumer -> Rust provider, tri://" java_consumer --url "tri://127.0.0.1:$RUST_TRI"
+  step "curl JSON -> Rust provider, HTTP/1.1" curl_json
+  step "install grpcio (PyPI)" python_setup
+  step "grpcio client -> Rust provider" python_client_to_rust
+  step "Rust client -> grpcio server" rust_client_to_python
+  step "Rust server exits cleanly on SIGTERM" stop_server rust_server
+  step "start Java provider" java_provider_up
+  step "Rust client -> Java provider, dubbo://" rust_client --url "dubbo://127.0.0.1:$JAVA_DUBBO"
+  step "Rust client -> Java provider, tri://" rust_client --url "tri://127.0.0.1:$JAVA_TRI"
+  stop_server java_provider >/dev/null 2>&1 || true
+fi
+
+echo
+if [ "$failed" -gt 0 ]; then
+  echo "failed steps:"
+  printf '  %s\n' "${failures[@]}"
+fi
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
