@@ -1,0 +1,623 @@
+//! The parameter half of a Url (Java `URLParam`) and the query-string parsers of
+//! `URLStrParser`.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::Arc;
+
+use crate::codec::{decode_component, hex_byte, Unit};
+use crate::error::UrlError;
+use crate::intern::{Interner, Strings};
+use crate::keys;
+
+pub(crate) type ParamMap = BTreeMap<Arc<str>, Arc<str>>;
+type Map = ParamMap;
+
+/// The parameters of a Url: an immutable, cheaply clonable map from key to value.
+///
+/// Keys are kept sorted, so iteration and [`to_query_string`](Self::to_query_string) give
+/// the order of Java's `TreeMap`-based `buildParameters` (Java sorts by UTF-16 code unit; the
+/// formatter re-sorts that way in the rare case a key holds characters where the two orders
+/// differ). Values are kept exactly as parsed, including empty ones (`k=` gives `""`).
+///
+/// Method-level settings are ordinary keys of the form `<method>.<key>` (`sayHello.timeout`);
+/// see [`method_parameter_strict`](Self::method_parameter_strict).
+#[derive(Clone, Default, PartialEq, Eq, Hash)]
+pub struct UrlParams {
+    map: Arc<Map>,
+}
+
+impl UrlParams {
+    /// No parameters.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Parses a decoded query string such as `a=1&b=2` (Java
+    /// `URLStrParser.parseParams(raw, false)`); never fails.
+    ///
+    /// `&` and `;` separate pairs; a pair without `=` has the value `""`; a key that starts
+    /// with `default.` also sets the bare key unless it is already set, for compatibility with
+    /// Urls registered by old Dubbo versions (applied twice, as Java's parser and `URLParam`
+    /// each apply it once, so the result equals the parameters of a parsed Url).
+    ///
+    /// ```
+    /// let p = dubbo_url::UrlParams::parse("timeout=3000;default.retries=2&flag");
+    /// assert_eq!(p.get("timeout"), Some("3000"));
+    /// assert_eq!(p.get("retries"), Some("2"));
+    /// assert_eq!(p.get("flag"), Some(""));
+    /// ```
+    pub fn parse(query: &str) -> Self {
+        Self::parse_inner(query, Strings::Fresh)
+    }
+
+    /// Like [`parse`](Self::parse), sharing strings through `interner`.
+    pub fn parse_with(query: &str, interner: &Interner) -> Self {
+        Self::parse_inner(query, Strings::Interned(interner))
+    }
+
+    fn parse_inner(query: &str, strings: Strings<'_>) -> Self {
+        let mut map = parse_decoded_params(query, 0, strings);
+        apply_default_keys(&mut map, strings);
+        Self::from_map(map)
+    }
+
+    /// Parses a percent-encoded query string such as `a%3D1%26b%3D2` (Java
+    /// `URLStrParser.parseParams(raw, true)`).
+    ///
+    /// Java's parser assumes every `=` and `&` was written as a three-character escape and
+    /// computes positions accordingly; this is kept. So a pair without `=` loses the last two
+    /// characters of its key (`a%3D1%26flag` gives `a=1` and `fl=`), and literal `=` / `&`
+    /// shift the cuts. Urls written by [`Url::to_encoded_full_string`](crate::Url::to_encoded_full_string)
+    /// never hit this.
+    pub fn parse_encoded(query: &str) -> Result<Self, UrlError> {
+        Self::parse_encoded_inner(query, Strings::Fresh)
+    }
+
+    /// Like [`parse_encoded`](Self::parse_encoded), sharing strings through `interner`.
+    pub fn parse_encoded_with(query: &str, interner: &Interner) -> Result<Self, UrlError> {
+        Self::parse_encoded_inner(query, Strings::Interned(interner))
+    }
+
+    fn parse_encoded_inner(query: &str, strings: Strings<'_>) -> Result<Self, UrlError> {
+        let mut map = with_units(query, |u| parse_encoded_params(u, 0, strings))?;
+        apply_default_keys(&mut map, strings);
+        Ok(Self::from_map(map))
+    }
+
+    pub(crate) fn from_map(map: Map) -> Self {
+        UrlParams { map: Arc::new(map) }
+    }
+
+    /// The value of `key`, if present (possibly `""`).
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.map.get(key).map(|v| &**v)
+    }
+
+    /// True when `key` is present, even with an empty value.
+    pub fn contains_key(&self, key: &str) -> bool {
+        self.map.contains_key(key)
+    }
+
+    /// Number of parameters.
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    /// True when there are no parameters.
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+
+    /// All parameters, sorted by key (byte order).
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> + '_ {
+        self.map.iter().map(|(k, v)| (&**k, &**v))
+    }
+
+    /// All keys, sorted (byte order).
+    pub fn keys(&self) -> impl Iterator<Item = &str> + '_ {
+        self.map.keys().map(|k| &**k)
+    }
+
+    /// A copy with `key` set to `value` (replacing any previous value). Returns a cheap clone
+    /// of `self` when the value is already there.
+    pub fn with(&self, key: &str, value: &str) -> Self {
+        if self.get(key) == Some(value) {
+            return self.clone();
+        }
+        let mut map = (*self.map).clone();
+        map.insert(Arc::from(key), Arc::from(value));
+        Self::from_map(map)
+    }
+
+    /// A copy with `key` set only if it is absent.
+    pub fn with_if_absent(&self, key: &str, value: &str) -> Self {
+        if self.contains_key(key) {
+            return self.clone();
+        }
+        self.with(key, value)
+    }
+
+    /// A copy with every pair of `pairs` set (later pairs win).
+    pub fn with_all<'a, I>(&self, pairs: I) -> Self
+    where
+        I: IntoIterator<Item = (&'a str, &'a str)>,
+    {
+        let mut map: Option<Map> = None;
+        for (k, v) in pairs {
+            let current = map.as_ref().unwrap_or(&self.map).get(k).map(|v| &**v);
+            if current != Some(v) {
+                map.get_or_insert_with(|| (*self.map).clone())
+                    .insert(Arc::from(k), Arc::from(v));
+            }
+        }
+        match map {
+            Some(map) => Self::from_map(map),
+            None => self.clone(),
+        }
+    }
+
+    /// A copy without `key`.
+    pub fn without(&self, key: &str) -> Self {
+        self.without_all([key])
+    }
+
+    /// A copy without any of `keys`.
+    pub fn without_all<'a, I>(&self, keys: I) -> Self
+    where
+        I: IntoIterator<Item = &'a str>,
+    {
+        let mut map: Option<Map> = None;
+        for k in keys {
+            if map.as_ref().unwrap_or(&self.map).contains_key(k) {
+                map.get_or_insert_with(|| (*self.map).clone()).remove(k);
+            }
+        }
+        match map {
+            Some(map) => Self::from_map(map),
+            None => self.clone(),
+        }
+    }
+
+    /// The value of `<method>.<key>`, honouring the `methods` list, like Java's
+    /// `URLParam.getMethodParameterStrict`.
+    ///
+    /// Dubbo 3 stores method settings as `<method>.<key>` and splits such keys at their first
+    /// dot, so `method` must not contain a dot. When a non-empty `methods` parameter exists and
+    /// does not contain `method` as a substring (Java uses `String.contains`), the answer is
+    /// `None`. An empty value counts as absent.
+    pub fn method_parameter_strict(&self, method: &str, key: &str) -> Option<&str> {
+        if method.contains('.') {
+            return None;
+        }
+        if let Some(methods) = self.get(keys::METHODS) {
+            if !methods.is_empty() && !methods.contains(method) {
+                return None;
+            }
+        }
+        let full = format!("{method}.{key}");
+        self.get(&full).filter(|v| !v.is_empty())
+    }
+
+    /// Java `buildParameters` without the leading `?`: `k=v` pairs joined by `&`, sorted by key
+    /// (UTF-16 order, like `TreeMap<String, _>`), empty keys skipped, values trimmed like
+    /// `String.trim()`. Values are not escaped.
+    pub fn to_query_string(&self) -> String {
+        let mut out = String::new();
+        self.write_query(&mut out, false, &[]);
+        out
+    }
+
+    /// Writes the parameters as Java's `buildParameters(buf, concat, includes)` does.
+    pub(crate) fn write_query(&self, out: &mut String, concat: bool, includes: &[&str]) {
+        let mut first = true;
+        let mut emit = |k: &str, v: &str| {
+            if k.is_empty() || !(includes.is_empty() || includes.contains(&k)) {
+                return;
+            }
+            if first {
+                if concat {
+                    out.push('?');
+                }
+                first = false;
+            } else {
+                out.push('&');
+            }
+            out.push_str(k);
+            out.push('=');
+            out.push_str(java_trim(v));
+        };
+        if self.map.keys().any(|k| needs_utf16_sort(k)) {
+            let mut entries: Vec<(&str, &str)> = self.iter().collect();
+            entries.sort_by(|a, b| a.0.encode_utf16().cmp(b.0.encode_utf16()));
+            for (k, v) in entries {
+                emit(k, v);
+            }
+        } else {
+            for (k, v) in self.iter() {
+                emit(k, v);
+            }
+        }
+    }
+}
+
+impl<K: AsRef<str>, V: AsRef<str>> FromIterator<(K, V)> for UrlParams {
+    /// Collects pairs as given (later pairs win); no `default.` processing.
+    fn from_iter<I: IntoIterator<Item = (K, V)>>(iter: I) -> Self {
+        Self::from_map(
+            iter.into_iter()
+                .map(|(k, v)| (Arc::from(k.as_ref()), Arc::from(v.as_ref())))
+                .collect(),
+        )
+    }
+}
+
+impl fmt::Debug for UrlParams {
+    /// Shows every parameter except the value of `password` (registries such as Nacos carry
+    /// credentials as parameters).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map()
+            .entries(
+                self.iter()
+                    .map(|(k, v)| (k, if k == keys::PASSWORD { "***" } else { v })),
+            )
+            .finish()
+    }
+}
+
+/// Byte order and UTF-16 order of strings differ only when a string holds characters from
+/// U+E000 upwards next to supplementary ones; check for the first kind cheaply.
+fn needs_utf16_sort(key: &str) -> bool {
+    key.chars().any(|c| c >= '\u{E000}')
+}
+
+/// Java `String.trim()`: strips every char `<= U+0020` at both ends.
+pub(crate) fn java_trim(s: &str) -> &str {
+    s.trim_matches(|c: char| c <= ' ')
+}
+
+/// Inserts like Java's `params.put` followed by the `default.` compatibility rule.
+fn put_param(map: &mut Map, strings: Strings<'_>, name: &str, value: &str) {
+    let key = strings.name(name);
+    let val = strings.value(name, value);
+    if let Some(bare) = name.strip_prefix(keys::DEFAULT_KEY_PREFIX) {
+        map.insert(key, Arc::clone(&val));
+        if !map.contains_key(bare) {
+            map.insert(strings.name(bare), val);
+        }
+    } else {
+        map.insert(key, val);
+    }
+}
+
+/// The second `default.` pass Java makes when a Url is built from the parser's map
+/// (`URLParam.parse(Map)`): every `default.<key>` of `map` also sets `<key>` when `map` lacks it.
+/// Together with the parser's own pass this resolves two levels (`default.default.k` gives
+/// `default.k` and `k`), exactly as many as Java does.
+pub(crate) fn apply_default_keys(map: &mut Map, strings: Strings<'_>) {
+    let additions: Vec<(Arc<str>, Arc<str>)> = map
+        .iter()
+        .filter_map(|(k, v)| {
+            let bare = k.strip_prefix(keys::DEFAULT_KEY_PREFIX)?;
+            (!map.contains_key(bare)).then(|| (strings.name(bare), Arc::clone(v)))
+        })
+        .collect();
+    for (k, v) in additions {
+        map.entry(k).or_insert(v);
+    }
+}
+
+/// `URLStrParser.parseDecodedParams(str, from)`.
+pub(crate) fn parse_decoded_params(s: &str, from: usize, strings: Strings<'_>) -> Map {
+    let mut map = Map::new();
+    let b = s.as_bytes();
+    let len = b.len();
+    if from >= len {
+        return map;
+    }
+    // Signed positions, so the Java comparisons (`valueStart < nameStart`, `-1` sentinel) carry
+    // over unchanged.
+    let mut name_start = from as isize;
+    let mut value_start: isize = -1;
+    for (i, &c) in b.iter().enumerate().skip(from) {
+        let i = i as isize;
+        match c {
+            b'=' => {
+                if name_start == i {
+                    name_start = i + 1;
+                } else if value_start < name_start {
+                    value_start = i + 1;
+                }
+            }
+            b';' | b'&' => {
+                add_decoded(s, name_start, value_start, i, &mut map, strings);
+                name_start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    add_decoded(s, name_start, value_start, len as isize, &mut map, strings);
+    map
+}
+
+/// `URLStrParser.addParam` for decoded text. Every slice bound is the position of an ASCII
+/// delimiter or the end of the text, so slicing is always on a char boundary.
+fn add_decoded(
+    s: &str,
+    name_start: isize,
+    mut value_start: isize,
+    value_end: isize,
+    map: &mut Map,
+    strings: Strings<'_>,
+) {
+    if name_start >= value_end {
+        return;
+    }
+    if value_start <= name_start {
+        value_start = value_end + 1;
+    }
+    let name = s
+        .get(name_start as usize..(value_start - 1) as usize)
+        .unwrap_or("");
+    let value = if value_start >= value_end {
+        ""
+    } else {
+        s.get(value_start as usize..value_end as usize)
+            .unwrap_or("")
+    };
+    put_param(map, strings, name, value);
+}
+
+/// Runs `f` over the code units of `s`: its bytes when it is ASCII, otherwise its UTF-16 units
+/// (Java's indexing), so that index arithmetic matches Java for any input.
+pub(crate) fn with_units<T>(
+    s: &str,
+    f: impl FnOnce(&dyn UnitsDyn) -> Result<T, UrlError>,
+) -> Result<T, UrlError> {
+    if s.is_ascii() {
+        f(&AsciiUnits(s.as_bytes()))
+    } else {
+        let wide: Vec<u16> = s.encode_utf16().collect();
+        f(&WideUnits(&wide))
+    }
+}
+
+/// Object-safe view of a unit slice, so the encoded parsers are written once.
+pub(crate) trait UnitsDyn {
+    fn len(&self) -> usize;
+    fn at(&self, i: usize) -> u32;
+    fn hex_byte(&self, pos: usize) -> Result<u8, UrlError>;
+    fn decode(&self, from: isize, to: isize) -> Result<String, UrlError>;
+    /// Position of the first case-insensitive `%3F`.
+    fn find_encoded_question_mark(&self) -> Option<usize> {
+        let n = self.len();
+        (0..n.saturating_sub(2)).find(|&i| {
+            self.at(i) == u32::from(b'%')
+                && self.at(i + 1) == u32::from(b'3')
+                && (self.at(i + 2) == u32::from(b'F') || self.at(i + 2) == u32::from(b'f'))
+        })
+    }
+}
+
+struct AsciiUnits<'a>(&'a [u8]);
+struct WideUnits<'a>(&'a [u16]);
+
+impl UnitsDyn for AsciiUnits<'_> {
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+    fn at(&self, i: usize) -> u32 {
+        self.0.get(i).map_or(0, |&u| u.code())
+    }
+    fn hex_byte(&self, pos: usize) -> Result<u8, UrlError> {
+        hex_byte(self.0, pos)
+    }
+    fn decode(&self, from: isize, to: isize) -> Result<String, UrlError> {
+        decode_component(self.0, from, to)
+    }
+}
+
+impl UnitsDyn for WideUnits<'_> {
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+    fn at(&self, i: usize) -> u32 {
+        self.0.get(i).map_or(0, |&u| u.code())
+    }
+    fn hex_byte(&self, pos: usize) -> Result<u8, UrlError> {
+        hex_byte(self.0, pos)
+    }
+    fn decode(&self, from: isize, to: isize) -> Result<String, UrlError> {
+        decode_component(self.0, from, to)
+    }
+}
+
+/// `URLStrParser.parseEncodedParams(str, from)`.
+///
+/// Java quirk kept on purpose: the parser assumes every `=` / `&` it meets was written as a
+/// three-character escape (`%3D`, `%26`) and subtracts 2 or 3 from positions accordingly. A pair
+/// without any `=` therefore loses the last two characters of its name (`...%26flag` yields the
+/// key `fl`), and literal delimiters shift the cut. Java consumers read the registry that way,
+/// so we do too; Urls written by `to_full_string` always have `=` and are unaffected.
+pub(crate) fn parse_encoded_params(
+    u: &dyn UnitsDyn,
+    from: usize,
+    strings: Strings<'_>,
+) -> Result<Map, UrlError> {
+    let mut map = Map::new();
+    let len = u.len();
+    if from >= len {
+        return Ok(map);
+    }
+    let mut name_start = from as isize;
+    let mut value_start: isize = -1;
+    let mut i = from;
+    while i < len {
+        let mut ch = u.at(i);
+        if ch == u32::from(b'%') {
+            if i + 3 > len {
+                return Err(UrlError::UnterminatedEscape { index: i });
+            }
+            ch = u32::from(u.hex_byte(i + 1)?);
+            i += 2;
+        }
+        let pos = i as isize;
+        if ch == u32::from(b'=') {
+            if name_start == pos {
+                name_start = pos + 1;
+            } else if value_start < name_start {
+                value_start = pos + 1;
+            }
+        } else if ch == u32::from(b';') || ch == u32::from(b'&') {
+            add_encoded(u, name_start, value_start, pos - 2, &mut map, strings)?;
+            name_start = pos + 1;
+        }
+        i += 1;
+    }
+    add_encoded(u, name_start, value_start, len as isize, &mut map, strings)?;
+    Ok(map)
+}
+
+/// `URLStrParser.addParam` for encoded text.
+fn add_encoded(
+    u: &dyn UnitsDyn,
+    name_start: isize,
+    mut value_start: isize,
+    value_end: isize,
+    map: &mut Map,
+    strings: Strings<'_>,
+) -> Result<(), UrlError> {
+    if name_start >= value_end {
+        return Ok(());
+    }
+    if value_start <= name_start {
+        value_start = value_end + 1;
+    }
+    let name = u.decode(name_start, value_start - 3)?;
+    let value = if value_start >= value_end {
+        String::new()
+    } else {
+        u.decode(value_start, value_end)?
+    };
+    put_param(map, strings, &name, &value);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pairs(p: &UrlParams) -> Vec<(String, String)> {
+        p.iter().map(|(k, v)| (k.into(), v.into())).collect()
+    }
+
+    fn owned(v: &[(&str, &str)]) -> Vec<(String, String)> {
+        v.iter().map(|(k, v)| ((*k).into(), (*v).into())).collect()
+    }
+
+    #[test]
+    fn decoded_edge_cases_follow_java() {
+        let p = UrlParams::parse("==a&b=&c");
+        assert_eq!(pairs(&p), owned(&[("a", ""), ("b", ""), ("c", "")]));
+        let p = UrlParams::parse("a==b&&;x=1=2");
+        assert_eq!(pairs(&p), owned(&[("a", "=b"), ("x", "1=2")]));
+        let p = UrlParams::parse("a=1&a=2");
+        assert_eq!(p.get("a"), Some("2"));
+        let p = UrlParams::parse("timeout=7&default.timeout=5");
+        assert_eq!(p.get("timeout"), Some("7"));
+        let p = UrlParams::parse("default.timeout=5&timeout=7");
+        assert_eq!(p.get("timeout"), Some("7"));
+        let p = UrlParams::parse("default.timeout=5&default.timeout=6");
+        assert_eq!(p.get("timeout"), Some("5"));
+        assert_eq!(p.get("default.timeout"), Some("6"));
+        // Two levels, as Java (parser pass + URLParam pass); not three.
+        let p = UrlParams::parse("default.default.default.x=1");
+        assert_eq!(
+            p.keys().collect::<Vec<_>>(),
+            [
+                "default.default.default.x",
+                "default.default.x",
+                "default.x"
+            ]
+        );
+        let p = UrlParams::parse("default.default.x=1&default.x=2");
+        assert_eq!(p.get("x"), Some("2"));
+        assert!(UrlParams::parse("").is_empty());
+        assert_eq!(UrlParams::parse("k=v w").get("k"), Some("v w"));
+        assert_eq!(UrlParams::parse("é=ü&x").get("é"), Some("ü"));
+    }
+
+    #[test]
+    fn encoded_edge_cases_follow_java() {
+        let p = UrlParams::parse_encoded("a%3D1%26b%3D%26c%3Dx+y%2Cz").unwrap();
+        assert_eq!(pairs(&p), owned(&[("a", "1"), ("b", ""), ("c", "x y,z")]));
+        // Name without '=' loses two characters, as in Java.
+        let p = UrlParams::parse_encoded("a%3D1%26flag").unwrap();
+        assert_eq!(pairs(&p), owned(&[("a", "1"), ("fl", "")]));
+        // A leading encoded '=' gives an empty key.
+        let p = UrlParams::parse_encoded("%3Dv").unwrap();
+        assert_eq!(p.get(""), Some("v"));
+        assert_eq!(
+            UrlParams::parse_encoded("a%3D%E4%B8%AD").unwrap().get("a"),
+            Some("中")
+        );
+        assert_eq!(
+            UrlParams::parse_encoded("a%3").unwrap_err().code(),
+            "url.unterminated_escape"
+        );
+        assert_eq!(
+            UrlParams::parse_encoded("a%3Dz%zz").unwrap_err().code(),
+            "url.invalid_escape"
+        );
+        assert_eq!(
+            UrlParams::parse_encoded("a%3D%FF").unwrap_err().code(),
+            "url.invalid_utf8"
+        );
+        // Literal delimiters and non-ASCII text do not panic.
+        for q in ["&", "=", "é&ü=x", "&&==", "a=b&c", "%26%26", "😀%3D😀%26"] {
+            let _ = UrlParams::parse_encoded(q);
+        }
+    }
+
+    #[test]
+    fn query_string_is_sorted_and_trimmed() {
+        let p: UrlParams = [("b", " 2 "), ("a", "1"), ("", "x"), ("c", "")]
+            .into_iter()
+            .collect();
+        assert_eq!(p.to_query_string(), "a=1&b=2&c=");
+        let mut s = String::new();
+        p.write_query(&mut s, true, &["b"]);
+        assert_eq!(s, "?b=2");
+        // In UTF-16 the surrogates of U+1F600 (D83D..) sort before U+FF01; in UTF-8 they do not.
+        let p: UrlParams = [("\u{FF01}", "1"), ("\u{1F600}", "2")]
+            .into_iter()
+            .collect();
+        assert_eq!(p.to_query_string(), "\u{1F600}=2&\u{FF01}=1");
+    }
+
+    #[test]
+    fn copy_on_write() {
+        let p = UrlParams::parse("a=1&b=2");
+        let q = p.with("a", "1");
+        assert!(Arc::ptr_eq(&p.map, &q.map));
+        let q = p.with("a", "3").without("b").with_if_absent("a", "9");
+        assert_eq!(q.to_query_string(), "a=3");
+        assert_eq!(p.to_query_string(), "a=1&b=2");
+        let r = p.with_all([("a", "1"), ("b", "2")]);
+        assert!(Arc::ptr_eq(&p.map, &r.map));
+        let r = p.without_all(["x", "y"]);
+        assert!(Arc::ptr_eq(&p.map, &r.map));
+    }
+
+    #[test]
+    fn method_parameters() {
+        let p = UrlParams::parse("methods=sayHello,bye&sayHello.timeout=5&other.timeout=9&x.y.z=1");
+        assert_eq!(p.method_parameter_strict("sayHello", "timeout"), Some("5"));
+        assert_eq!(p.method_parameter_strict("other", "timeout"), None);
+        assert_eq!(p.method_parameter_strict("bye", "timeout"), None);
+        let p = UrlParams::parse("x.y.z=1&say.timeout=");
+        assert_eq!(p.method_parameter_strict("x", "y.z"), Some("1"));
+        assert_eq!(p.method_parameter_strict("x.y", "z"), None);
+        assert_eq!(p.method_parameter_strict("say", "timeout"), None);
+    }
+}
