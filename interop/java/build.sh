@@ -6,15 +6,18 @@
 # stdout: KEY=VALUE lines only, so callers can do  eval "$(interop/java/build.sh)"
 #   INTEROP_JAVA_GOLDEN_JAR   java -cp "$INTEROP_JAVA_GOLDEN_JAR" org.apache.dubbo.interop.hessian.Golden write|check DIR
 #   INTEROP_JAVA_DUBBO_JAR    java -cp "$INTEROP_JAVA_DUBBO_JAR" org.apache.dubbo.interop.Provider|Consumer ...
+#                             (Consumer/Provider include the Greeter IDL service over tri://)
 # Each jar's manifest Class-Path points at its target/lib/*.jar, so the jar alone is the classpath.
 #
-# Skips Maven when both jars are newer than every pom/source file. Tries an offline build first
-# (everything already in ~/.m2 after one online build), then falls back to an online one.
+# Skips Maven when both jars are newer than every pom/source file and ../proto/*.proto. Tries an
+# offline build first (everything already in ~/.m2 after one online build), then falls back to an
+# online one.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 golden_jar="$here/hessian-golden/target/hessian-golden.jar"
 dubbo_jar="$here/dubbo-interop/target/dubbo-interop.jar"
+proto_dir="$(cd "$here/.." && pwd)/proto"
 
 force=0
 case "${1:-}" in
@@ -37,6 +40,8 @@ up_to_date() {
   local newer
   newer="$(find "$here" -path '*/target' -prune -o -type f \( -name 'pom.xml' -o -path '*/src/*' \) \
             -newer "$oldest" -print -quit)"
+  # The Greeter IDL shared with the Rust and Python sides (compiled into dubbo-interop).
+  [[ -z "$newer" && -d "$proto_dir" ]] && newer="$(find "$proto_dir" -type f -name '*.proto' -newer "$oldest" -print -quit)"
   [[ -z "$newer" ]]
 }
 

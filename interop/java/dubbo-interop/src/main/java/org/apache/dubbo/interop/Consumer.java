@@ -14,11 +14,20 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import org.apache.dubbo.config.ApplicationConfig;
 import org.apache.dubbo.config.ReferenceConfig;
 import org.apache.dubbo.config.RegistryConfig;
+import org.apache.dubbo.common.stream.StreamObserver;
 import org.apache.dubbo.config.bootstrap.DubboBootstrap;
+import org.apache.dubbo.interop.tri.Greeter;
+import org.apache.dubbo.interop.tri.GreeterReply;
+import org.apache.dubbo.interop.tri.GreeterRequest;
 import org.apache.dubbo.rpc.RpcContext;
 import org.apache.dubbo.rpc.RpcException;
 import org.apache.dubbo.rpc.service.EchoService;
@@ -26,7 +35,9 @@ import org.apache.dubbo.rpc.service.GenericService;
 
 /**
  * A Java Dubbo 3.3 consumer that calls every InteropService method over a direct connection and
- * checks each result.
+ * checks each result; over tri:// it also calls the four methods of the IDL service
+ * {@code org.apache.dubbo.interop.tri.Greeter} (cases {@code greet*}, through the Dubbo-generated
+ * stub; not run over dubbo://).
  *
  * <pre>
  *   Consumer --url dubbo://HOST:PORT | --url tri://HOST:PORT [--only CASE1,CASE2] [--list]
@@ -56,7 +67,8 @@ public final class Consumer {
         void run() throws Exception;
     }
 
-    private record TestCase(String name, Body body) {
+    /** A case; {@code tripleOnly} ones (the Greeter IDL service) are skipped over dubbo://. */
+    private record TestCase(String name, boolean tripleOnly, Body body) {
     }
 
     private final PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
@@ -70,7 +82,9 @@ public final class Consumer {
     private InteropService v2;
     private InteropService missingVersion;
     private GenericService generic;
+    private Greeter greeter; // tri:// only
     private boolean triple;
+    private int timeoutMs;
 
     private Consumer() {
     }
@@ -99,6 +113,9 @@ public final class Consumer {
             for (String n : only) {
                 if (!names.contains(n)) {
                     Args.die("unknown case " + n + " (use --list yes)", USAGE);
+                }
+                if (!url.startsWith("tri://") && consumer.cases.stream().anyMatch(c -> c.name().equals(n) && c.tripleOnly())) {
+                    Args.die("case " + n + " runs over tri:// only", USAGE);
                 }
             }
         }
@@ -165,6 +182,7 @@ public final class Consumer {
     @SuppressWarnings("unchecked")
     private void connect(String url, int timeout) {
         triple = url.startsWith("tri://");
+        timeoutMs = timeout;
         if (System.getProperty("interop.keepLoopback") == null) {
             url = loopbackSafe(url);
         }
@@ -186,15 +204,33 @@ public final class Consumer {
         ReferenceConfig<GenericService> gen = reference("interop-generic", url, "1.0.0", timeout);
         gen.setGeneric("true");
 
-        DubboBootstrap.getInstance()
+        // The Greeter IDL service: no version, no group (like a gRPC service).
+        ReferenceConfig<Greeter> greeterRef = null;
+        if (triple) {
+            greeterRef = new ReferenceConfig<>();
+            greeterRef.setId("greeter");
+            greeterRef.setInterface(Greeter.class);
+            greeterRef.setUrl(url);
+            greeterRef.setTimeout(timeout);
+            greeterRef.setRetries(0);
+            greeterRef.setCheck(false);
+        }
+
+        DubboBootstrap bootstrap = DubboBootstrap.getInstance()
                 .application(application)
                 .registry(new RegistryConfig(RegistryConfig.NO_AVAILABLE))
                 .reference(main)
                 .reference(fast)
                 .reference(second)
                 .reference(missing)
-                .reference(gen)
-                .start();
+                .reference(gen);
+        if (greeterRef != null) {
+            bootstrap.reference(greeterRef);
+        }
+        bootstrap.start();
+        if (greeterRef != null) {
+            greeter = greeterRef.get();
+        }
         svc = main.get();
         shortTimeout = fast.get();
         v2 = second.get();
@@ -206,6 +242,9 @@ public final class Consumer {
         long start = System.nanoTime();
         for (TestCase c : cases) {
             if (only != null && !only.contains(c.name())) {
+                continue;
+            }
+            if (c.tripleOnly() && !triple) {
                 continue;
             }
             long t0 = System.nanoTime();
@@ -238,7 +277,11 @@ public final class Consumer {
     // ------------------------------------------------------------------------------------------
 
     private void add(String name, Body body) {
-        cases.add(new TestCase(name, body));
+        cases.add(new TestCase(name, false, body));
+    }
+
+    private void addTriple(String name, Body body) {
+        cases.add(new TestCase(name, true, body));
     }
 
     /** A string of n chars cycling through a-j. */
@@ -492,6 +535,144 @@ public final class Consumer {
             }
             throw new Mismatch("expected an RpcException" + (triple ? " (or the tri:// fallback \"Hello world\")" : "")
                     + " got a normal return " + show(r));
+        });
+
+        defineGreeterCases();
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Greeter (IDL, protobuf) cases: tri:// only
+    // ------------------------------------------------------------------------------------------
+
+    static GreeterRequest greeterRequest(String name) {
+        return GreeterRequest.newBuilder().setName(name).build();
+    }
+
+    /**
+     * Collects the replies of one Greeter call: every message in arrival order, plus a queue for
+     * waiting on them one at a time (bidirectional ping-pong), and how the stream ended.
+     */
+    static final class Replies implements StreamObserver<GreeterReply> {
+        private final List<String> messages = Collections.synchronizedList(new ArrayList<>());
+        private final LinkedBlockingQueue<String> queue = new LinkedBlockingQueue<>();
+        private final CompletableFuture<Void> done = new CompletableFuture<>();
+        private volatile String violation;
+
+        @Override
+        public void onNext(GreeterReply reply) {
+            if (done.isDone() && violation == null) {
+                violation = "reply " + show(reply.getMessage()) + " after the end of the stream";
+            }
+            messages.add(reply.getMessage());
+            queue.add(reply.getMessage());
+        }
+
+        @Override
+        public void onError(Throwable t) {
+            done.completeExceptionally(t);
+        }
+
+        @Override
+        public void onCompleted() {
+            done.complete(null);
+        }
+
+        /** The next reply, waiting at most timeoutMs. */
+        String next(String what, long timeoutMs) throws InterruptedException {
+            String m = queue.poll(timeoutMs, TimeUnit.MILLISECONDS);
+            if (m != null) {
+                return m;
+            }
+            if (done.isCompletedExceptionally()) {
+                awaitEnd(what, 0); // throws the stream's error as a Mismatch
+            }
+            throw new Mismatch(what + ": no reply within " + timeoutMs + " ms"
+                    + (done.isDone() ? " (the stream ended)" : "") + ", replies so far " + messages);
+        }
+
+        /** Waits for the end of the stream and returns every message received. */
+        List<String> awaitEnd(String what, long timeoutMs) throws InterruptedException {
+            try {
+                done.get(timeoutMs, TimeUnit.MILLISECONDS);
+            } catch (TimeoutException e) {
+                throw new Mismatch(what + ": the stream did not end within " + timeoutMs + " ms, replies so far "
+                        + messages);
+            } catch (ExecutionException e) {
+                throw new Mismatch(what + ": the stream failed after " + messages.size() + " replies: "
+                        + describe(e.getCause()));
+            }
+            if (violation != null) {
+                throw new Mismatch(what + ": " + violation);
+            }
+            synchronized (messages) {
+                return new ArrayList<>(messages);
+            }
+        }
+    }
+
+    private void defineGreeterCases() {
+        addTriple("greet", () -> {
+            GreeterReply r = greeter.greet(greeterRequest("world"));
+            expect("Greet(world)", "Hello world", r == null ? null : r.getMessage());
+        });
+        addTriple("greet_unicode", () -> {
+            String name = "\u4e16\u754c \uD83D\uDE00";
+            GreeterReply r = greeter.greet(greeterRequest(name));
+            expect("Greet(" + name + ")", "Hello " + name, r == null ? null : r.getMessage());
+        });
+        addTriple("greet_async", () -> {
+            // Same call on the wire (path .../Greet), through the stub's CompletableFuture variant.
+            GreeterReply r = greeter.greetAsync(greeterRequest("async")).get(timeoutMs, TimeUnit.MILLISECONDS);
+            expect("Greet(async)", "Hello async", r == null ? null : r.getMessage());
+        });
+        addTriple("greetServerStream", () -> {
+            Replies replies = new Replies();
+            greeter.greetServerStream(greeterRequest("world"), replies);
+            List<String> expected = new ArrayList<>();
+            for (int i = 0; i < 10; i++) {
+                expected.add("Hello world #" + i);
+            }
+            expect("GreetServerStream(world)", expected, replies.awaitEnd("GreetServerStream", timeoutMs));
+        });
+        addTriple("greetClientStream", () -> {
+            Replies replies = new Replies();
+            StreamObserver<GreeterRequest> requests = greeter.greetClientStream(replies);
+            for (String n : new String[] {"a", "b", "c"}) {
+                requests.onNext(greeterRequest(n));
+            }
+            requests.onCompleted();
+            expect("GreetClientStream(a, b, c)", List.of("Hello a,b,c"), replies.awaitEnd("GreetClientStream", timeoutMs));
+        });
+        // No "empty client stream" case: a Dubbo 3.3.6 client that half-closes a client stream
+        // without any message sends nothing at all (not even HEADERS), so the call never ends.
+        // Java providers do answer "Hello " to such a stream from a gRPC client.
+        addTriple("greetBiStream", () -> {
+            // Ping-pong: each reply must arrive before the next request is sent (and before the
+            // client half-closes), so the server really answers while the stream is open.
+            Replies replies = new Replies();
+            StreamObserver<GreeterRequest> requests = greeter.greetBiStream(replies);
+            String[] names = {"a", "b", "c", "d", "e"};
+            for (String n : names) {
+                requests.onNext(greeterRequest(n));
+                expect("GreetBiStream reply to " + n, "Hello " + n, replies.next("GreetBiStream", timeoutMs));
+            }
+            requests.onCompleted();
+            List<String> all = replies.awaitEnd("GreetBiStream", timeoutMs);
+            if (all.size() != names.length) {
+                throw new Mismatch("GreetBiStream: expected " + names.length + " replies in all got " + all);
+            }
+        });
+        addTriple("greetBiStream_burst", () -> {
+            // 100 requests sent without waiting, then half-close: 100 replies in order.
+            Replies replies = new Replies();
+            StreamObserver<GreeterRequest> requests = greeter.greetBiStream(replies);
+            List<String> expected = new ArrayList<>();
+            for (int i = 0; i < 100; i++) {
+                requests.onNext(greeterRequest("n" + i));
+                expected.add("Hello n" + i);
+            }
+            requests.onCompleted();
+            expect("GreetBiStream(n0..n99)", expected, replies.awaitEnd("GreetBiStream", timeoutMs));
         });
     }
 

@@ -11,6 +11,7 @@ import org.apache.dubbo.config.ProtocolConfig;
 import org.apache.dubbo.config.RegistryConfig;
 import org.apache.dubbo.config.ServiceConfig;
 import org.apache.dubbo.config.bootstrap.DubboBootstrap;
+import org.apache.dubbo.interop.tri.Greeter;
 
 /**
  * A Java Dubbo 3.3 provider of the interop services, with no registry.
@@ -23,6 +24,8 @@ import org.apache.dubbo.config.bootstrap.DubboBootstrap;
  *   <li>InteropService 1.0.0 ({@link InteropServiceImpl}) and 2.0.0 ({@link InteropServiceV2Impl})
  *       over dubbo:// on 127.0.0.1:P (default 20880), and also over tri:// on 127.0.0.1:Q when
  *       Q &gt; 0 (default 0: no Triple). No registry.</li>
+ *   <li>With Q &gt; 0 also the IDL service {@code org.apache.dubbo.interop.tri.Greeter}
+ *       ({@link GreeterImpl}, protobuf, no version) over tri:// only.</li>
  *   <li>QoS is off. Prints {@code READY} on stdout once everything is exported; on SIGTERM or
  *       SIGINT it stops Dubbo (graceful shutdown) and exits with status 0.</li>
  * </ul>
@@ -117,12 +120,20 @@ public final class Provider {
     }
 
     /**
-     * Services served over Triple only (IDL style). The contract's
-     * {@code org.apache.dubbo.interop.tri.Greeter} belongs here once its generated stubs exist:
-     * build a ServiceConfig for it with {@code setProtocol(tri)} and return it.
+     * Services served over Triple only (IDL style): the contract's
+     * {@code org.apache.dubbo.interop.tri.Greeter} ({@link GreeterImpl} on the stubs generated from
+     * {@code interop/proto/greeter.proto}). No version and no group, as for a gRPC service: requests
+     * go to {@code /org.apache.dubbo.interop.tri.Greeter/Greet} (and {@code GreetServerStream},
+     * {@code GreetClientStream}, {@code GreetBiStream}) without {@code tri-service-version}.
      */
     static List<ServiceConfig<?>> tripleOnlyServices(ProtocolConfig tri) {
-        return new ArrayList<>();
+        List<ServiceConfig<?>> services = new ArrayList<>();
+        ServiceConfig<Greeter> greeter = new ServiceConfig<>();
+        greeter.setInterface(Greeter.class);
+        greeter.setRef(new GreeterImpl());
+        greeter.setProtocol(tri);
+        services.add(greeter);
+        return services;
     }
 
     /**
