@@ -342,6 +342,34 @@ impl Url {
         parse_opt(key, self.parameter(key))
     }
 
+    /// The value of `key` percent-decoded with [`decode`](crate::decode) (Java
+    /// `getParameterAndDecoded`); `Ok(None)` when absent or empty.
+    pub fn parameter_decoded(&self, key: &str) -> Result<Option<String>, UrlError> {
+        non_empty(self.parameter(key))
+            .map(crate::codec::decode)
+            .transpose()
+    }
+
+    /// A Url carried encoded inside a parameter, such as `export=` of a `registry://` Url
+    /// or `refer=` of a consumer's registry Url (Java `getUrlParameter`).
+    ///
+    /// ```
+    /// use dubbo_url::{encode, Url};
+    /// let provider = "dubbo://10.0.0.7:20880/org.Foo?version=1.0";
+    /// let registry = Url::parse("registry://10.0.0.1:2181/org.apache.dubbo.registry.RegistryService")
+    ///     .unwrap()
+    ///     .with_parameter_encoded("export", provider);
+    /// assert!(registry.to_string().ends_with(&format!("?export={}", encode(provider))));
+    /// let export = registry.url_parameter("export").unwrap().unwrap();
+    /// assert_eq!(export.service_key().as_deref(), Some("org.Foo:1.0"));
+    /// ```
+    pub fn url_parameter(&self, key: &str) -> Result<Option<Url>, UrlError> {
+        match self.parameter_decoded(key)? {
+            Some(text) if !text.is_empty() => Url::parse(&text).map(Some),
+            _ => Ok(None),
+        }
+    }
+
     /// Java `getMethodParameter(method, key)`: the non-empty value of `<method>.<key>` (see
     /// [`UrlParams::method_parameter_strict`]), else the value of `key`.
     ///
@@ -388,6 +416,12 @@ impl Url {
             return self.clone();
         }
         self.with_params(self.params.with(key, value))
+    }
+
+    /// A copy with `key` set to `encode(value)` (Java `addParameterAndEncoded`); an empty value
+    /// leaves the Url unchanged.
+    pub fn with_parameter_encoded(&self, key: &str, value: &str) -> Url {
+        self.with_parameter(key, &encode(value))
     }
 
     /// A copy with `key=value` unless `key` is already present (Java

@@ -323,3 +323,36 @@ fn java_equality_ignores_timestamp_value() {
     assert!(!port.equivalent(&other_port));
     assert!(port.equivalent(&port.clone()));
 }
+
+#[test]
+fn nested_urls_in_parameters() {
+    // The seed's registry://...?export=URL.encode("dubbo://...") and ?refer=URL.encode("consumer://...").
+    let export = "dubbo://service-host/com.foo.FooService?version=1.0.0";
+    let registry = Url::parse(&format!(
+        "registry://registry-host/org.apache.dubbo.registry.RegistryService?export={}",
+        encode(export)
+    ))
+    .unwrap();
+    assert_eq!(
+        registry.parameter_decoded("export").unwrap().as_deref(),
+        Some(export)
+    );
+    let inner = registry.url_parameter("export").unwrap().unwrap();
+    assert_eq!(inner.protocol(), Some("dubbo"));
+    assert_eq!(inner.host(), Some("service-host"));
+    assert_eq!(
+        inner.service_key().as_deref(),
+        Some("com.foo.FooService:1.0.0")
+    );
+    assert_eq!(registry.url_parameter("refer").unwrap(), None);
+    let bad = registry.with_parameter("refer", "%zz");
+    assert_eq!(
+        bad.url_parameter("refer").unwrap_err().code(),
+        "url.invalid_escape"
+    );
+    let again = registry
+        .without_parameter("export")
+        .with_parameter_encoded("export", export);
+    assert_eq!(again, registry);
+    assert_eq!(registry.with_parameter_encoded("x", ""), registry);
+}
