@@ -79,11 +79,15 @@ pub fn rewrite_trait(item: &ItemTrait) -> ItemTrait {
                 });
             }
             None => {
-                // `mut name` is not allowed in a declaration without a body.
+                // A declaration without a body takes only names: drop `mut`, and turn the
+                // patterns the macro has already reported into `_` so that rustc does not
+                // report them a second time.
                 for arg in &mut f.sig.inputs {
                     if let FnArg::Typed(pt) = arg {
-                        if let Pat::Ident(pi) = &mut *pt.pat {
-                            pi.mutability = None;
+                        match &mut *pt.pat {
+                            Pat::Ident(pi) => pi.mutability = None,
+                            Pat::Wild(_) => {}
+                            other => *other = syn::parse_quote!(_),
                         }
                     }
                 }
@@ -251,7 +255,10 @@ fn server(service: &Service, names: &Names) -> TokenStream {
             }
         }
 
-        impl<T: #trait_ident + ::core::marker::Send + ::core::marker::Sync + 'static> #server<T> {
+        impl<__DubboService> #server<__DubboService>
+        where
+            __DubboService: #trait_ident + ::core::marker::Send + ::core::marker::Sync + 'static,
+        {
             /// An in-process invoker that runs this service, described by `url`: the innermost
             /// stage of the provider side, and a convenient stand-in for a remote provider in
             /// tests.

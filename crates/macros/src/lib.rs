@@ -78,6 +78,40 @@ mod names;
 ///   and for each method `m(&self, args...) -> Result<T, E>` and
 ///   `m_full(&self, args...) -> Result<(T, Attachments), E>` (the value with the response
 ///   attachments).
+///
+/// # Without the facade
+///
+/// A crate that depends on dubbo-core, dubbo-hessian2 and dubbo-url directly (as dubbo-rs's own
+/// crates do) names them through a module of its own with `crate = "..."`:
+///
+/// ```
+/// mod rt {
+///     pub use dubbo_core as core;
+///     pub use dubbo_hessian2 as hessian2;
+///     pub use dubbo_url as url;
+/// }
+/// use dubbo_core::RpcError;
+///
+/// #[dubbo_macros::service(interface = "org.example.Greeter", crate = "rt")]
+/// pub trait Greeter: Send + Sync + 'static {
+///     async fn say_hello(&self, name: String) -> Result<String, RpcError>;
+/// }
+///
+/// struct Hello;
+///
+/// impl Greeter for Hello {
+///     async fn say_hello(&self, name: String) -> Result<String, RpcError> {
+///         Ok(format!("Hello {name}"))
+///     }
+/// }
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let url = dubbo_url::Url::parse("dubbo://127.0.0.1:20880/org.example.Greeter").unwrap();
+/// let client = GreeterClient::from_invoker(GreeterServer::new(Hello).into_invoker(url));
+/// assert_eq!(client.say_hello("world".into()).await.unwrap(), "Hello world");
+/// assert_eq!(GreeterClient::method_signatures()[0].name(), "sayHello");
+/// # });
+/// ```
 #[proc_macro_attribute]
 pub fn service(attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut args = model::ServiceArgs::default();
@@ -106,3 +140,79 @@ fn expand_service(args: model::ServiceArgs, mut item: syn::ItemTrait) -> proc_ma
 
 #[cfg(test)]
 mod tests;
+
+/// Misuses that must not compile (the messages are checked by the unit tests in `tests.rs`;
+/// these check that they reach the compiler as errors). Each starts from the same shim as the
+/// passing example on [`macro@service`].
+///
+/// A method that is not `async`:
+/// ```compile_fail
+/// # mod rt { pub use dubbo_core as core; pub use dubbo_hessian2 as hessian2; pub use dubbo_url as url; }
+/// #[dubbo_macros::service(crate = "rt")]
+/// trait Svc { fn f(&self) -> Result<(), dubbo_core::RpcError>; }
+/// ```
+///
+/// A method without `&self`:
+/// ```compile_fail
+/// # mod rt { pub use dubbo_core as core; pub use dubbo_hessian2 as hessian2; pub use dubbo_url as url; }
+/// #[dubbo_macros::service(crate = "rt")]
+/// trait Svc { async fn f(a: i32) -> Result<(), dubbo_core::RpcError>; }
+/// ```
+///
+/// A return type that is not a `Result`:
+/// ```compile_fail
+/// # mod rt { pub use dubbo_core as core; pub use dubbo_hessian2 as hessian2; pub use dubbo_url as url; }
+/// #[dubbo_macros::service(crate = "rt")]
+/// trait Svc { async fn f(&self) -> String; }
+/// ```
+///
+/// A pattern parameter:
+/// ```compile_fail
+/// # mod rt { pub use dubbo_core as core; pub use dubbo_hessian2 as hessian2; pub use dubbo_url as url; }
+/// #[dubbo_macros::service(crate = "rt")]
+/// trait Svc { async fn f(&self, (a, b): (i32, i32)) -> Result<(), dubbo_core::RpcError>; }
+/// ```
+///
+/// A borrowed parameter:
+/// ```compile_fail
+/// # mod rt { pub use dubbo_core as core; pub use dubbo_hessian2 as hessian2; pub use dubbo_url as url; }
+/// #[dubbo_macros::service(crate = "rt")]
+/// trait Svc { async fn f(&self, s: &str) -> Result<(), dubbo_core::RpcError>; }
+/// ```
+///
+/// A parameter type with no Java type:
+/// ```compile_fail
+/// # mod rt { pub use dubbo_core as core; pub use dubbo_hessian2 as hessian2; pub use dubbo_url as url; }
+/// struct NotJava;
+/// #[dubbo_macros::service(crate = "rt")]
+/// trait Svc { async fn f(&self, v: NotJava) -> Result<(), dubbo_core::RpcError>; }
+/// ```
+///
+/// An implementation whose future is not `Send`:
+/// ```compile_fail
+/// # mod rt { pub use dubbo_core as core; pub use dubbo_hessian2 as hessian2; pub use dubbo_url as url; }
+/// #[dubbo_macros::service(crate = "rt")]
+/// trait Svc: Sync { async fn f(&self) -> Result<(), dubbo_core::RpcError>; }
+/// struct S;
+/// impl Svc for S {
+///     async fn f(&self) -> Result<(), dubbo_core::RpcError> {
+///         let rc = std::rc::Rc::new(1);
+///         tokio::task::yield_now().await;
+///         drop(rc);
+///         Ok(())
+///     }
+/// }
+/// ```
+///
+/// The same shim compiles a well-formed service (even one whose name is the generated code's
+/// favourite type parameter):
+/// ```
+/// # mod rt { pub use dubbo_core as core; pub use dubbo_hessian2 as hessian2; pub use dubbo_url as url; }
+/// #[dubbo_macros::service(crate = "rt")]
+/// trait Svc { async fn f(&self, v: i32) -> Result<(), dubbo_core::RpcError>; }
+/// #[dubbo_macros::service(crate = "rt")]
+/// trait T { async fn f(&self, v: i32) -> Result<(), dubbo_core::RpcError>; }
+/// ```
+#[cfg(doctest)]
+#[allow(dead_code)]
+struct CompileFail;

@@ -2,7 +2,6 @@
 
 use std::collections::HashMap;
 
-use proc_macro2::Span;
 use quote::{format_ident, ToTokens};
 use syn::ext::IdentExt;
 use syn::spanned::Spanned;
@@ -329,12 +328,12 @@ fn parse_method_inner(f: &mut TraitItemFn, errors: &mut Errors) -> Option<Method
             r,
             "dubbo service methods take `&self`: the service is shared by concurrent calls",
         ),
-        Some(FnArg::Typed(_)) | None => errors.push(syn::Error::new(
-            sig_paren_span(sig),
+        Some(FnArg::Typed(_)) | None => errors.spanned(
+            name_and_params(sig),
             format!(
                 "dubbo service methods take `&self` first: write `async fn {ident}(&self, ...)`"
             ),
-        )),
+        ),
     }
 
     let mut context = None;
@@ -403,10 +402,10 @@ fn parse_method_inner(f: &mut TraitItemFn, errors: &mut Errors) -> Option<Method
     // Return type: Result<T, E>.
     let (output, ok_ty) = match &sig.output {
         ReturnType::Default => {
-            errors.push(syn::Error::new(
-                sig_paren_span(sig),
+            errors.spanned(
+                name_and_params(sig),
                 "dubbo service methods return `Result<T, E>` (use `Result<(), RpcError>` for Java `void`)",
-            ));
+            );
             (None, None)
         }
         ReturnType::Type(_, ty) => match result_ok_type(ty) {
@@ -483,12 +482,13 @@ fn check_java_type(lit: &LitStr) -> syn::Result<()> {
     }
 }
 
-/// Where a missing receiver or return type is reported: the method's name and parentheses.
-fn sig_paren_span(sig: &syn::Signature) -> Span {
-    sig.ident
-        .span()
-        .join(sig.paren_token.span.join())
-        .unwrap_or_else(|| sig.ident.span())
+/// Where a missing receiver or return type is reported: the method's name and parameter list
+/// (an error spanned over tokens covers them from the first to the last).
+fn name_and_params(sig: &syn::Signature) -> proc_macro2::TokenStream {
+    let mut tokens = sig.ident.to_token_stream();
+    sig.paren_token
+        .surround(&mut tokens, |t| sig.inputs.to_tokens(t));
+    tokens
 }
 
 fn strip_group(ty: &Type) -> &Type {
