@@ -58,11 +58,14 @@ import org.apache.dubbo.interop.User;
  * takes about 50 ms; then samples of that batch size for {@code --measure-ms}. {@code ns/op} is
  * the <em>median</em> over the samples (robust against other load on a shared machine),
  * {@code ops/s} = 1e9 / ns/op, {@code bytes} the encoded size. {@code spread} is the p10..p90 range
- * of the samples relative to the median. All cases run in one JVM, in the order above; use
- * {@code --only} to time a case alone.
+ * of the samples relative to the median. {@code cpu_ns/op} is the median of the benchmark thread's
+ * CPU time per op: on a busy shared machine it stays close to the unloaded wall-clock figure while
+ * {@code ns/op} grows with the time the thread waited for a CPU (it leaves out GC work done by
+ * other threads). All cases run in one JVM, in the order above; use {@code --only} to time a case
+ * alone.
  *
  * <p>Output: a table on stdout; with {@code --csv FILE} also CSV with header
- * {@code case,op,ns_per_op,ops_per_s,bytes,samples,spread_pct}.
+ * {@code case,op,ns_per_op,ops_per_s,bytes,samples,spread_pct,cpu_ns_per_op}.
  */
 public final class Bench {
 
@@ -78,7 +81,14 @@ public final class Bench {
     private record Case(String name, Object value) {
     }
 
-    record Result(String name, String op, double nsPerOp, int bytes, int samples, double spreadPct) {
+    record Result(String name, String op, double nsPerOp, int bytes, int samples, double spreadPct, double cpuNsPerOp) {
+    }
+
+    private static final java.lang.management.ThreadMXBean THREADS = java.lang.management.ManagementFactory.getThreadMXBean();
+
+    /** CPU time of this thread, or -1 when the JVM cannot tell. */
+    static long cpuNow() {
+        return THREADS.isCurrentThreadCpuTimeSupported() ? THREADS.getCurrentThreadCpuTime() : -1;
     }
 
     private static final SerializerFactory FACTORY = Golden.factory();
@@ -184,18 +194,24 @@ public final class Bench {
         batch = (int) Math.max(1, Math.min(Integer.MAX_VALUE, SAMPLE_NS / Math.max(nsPerOp, 1.0)));
 
         List<Double> samples = new ArrayList<>();
+        List<Double> cpuSamples = new ArrayList<>();
         long measureEnd = System.nanoTime() + measureMs * 1_000_000L;
         do {
+            long c0 = cpuNow();
             long t0 = System.nanoTime();
             op.run(batch);
             long dt = System.nanoTime() - t0;
+            long dc = cpuNow() - c0;
             samples.add((double) dt / batch);
+            cpuSamples.add((double) dc / batch);
         } while (System.nanoTime() < measureEnd || samples.size() < 3);
 
         double[] s = samples.stream().mapToDouble(Double::doubleValue).sorted().toArray();
         double median = percentile(s, 50);
         double spread = median > 0 ? (percentile(s, 90) - percentile(s, 10)) / median * 100 : 0;
-        return new Result(name, opName, median, bytes, s.length, spread);
+        double cpuMedian = cpuNow() < 0 ? Double.NaN
+                : percentile(cpuSamples.stream().mapToDouble(Double::doubleValue).sorted().toArray(), 50);
+        return new Result(name, opName, median, bytes, s.length, spread, cpuMedian);
     }
 
     static double percentile(double[] sorted, double p) {
@@ -267,8 +283,8 @@ public final class Bench {
                 + "measure %d ms per case and op%n", hessianLiteVersion(), System.getProperty("java.version"),
                 System.getProperty("java.vm.name"), Runtime.getRuntime().availableProcessors(), loadAverage(), warmupMs,
                 measureMs);
-        String header = String.format(Locale.ROOT, "%-11s %-7s %12s %14s %8s %8s %8s",
-                "case", "op", "ns/op", "ops/s", "bytes", "samples", "spread");
+        String header = String.format(Locale.ROOT, "%-11s %-7s %12s %14s %8s %8s %8s %12s",
+                "case", "op", "ns/op", "ops/s", "bytes", "samples", "spread", "cpu_ns/op");
         out.println(header);
 
         List<Result> results = new ArrayList<>();
@@ -283,8 +299,8 @@ public final class Bench {
                     time(c.name(), "encode", encodeOp(c.value()), bytes.length, warmupMs, measureMs),
                     time(c.name(), "decode", decodeOp(bytes), bytes.length, warmupMs, measureMs)}) {
                 results.add(r);
-                out.printf(Locale.ROOT, "%-11s %-7s %12.1f %14.0f %8d %8d %7.1f%%%n", r.name(), r.op(), r.nsPerOp(),
-                        1e9 / r.nsPerOp(), r.bytes(), r.samples(), r.spreadPct());
+                out.printf(Locale.ROOT, "%-11s %-7s %12.1f %14.0f %8d %8d %7.1f%% %12.1f%n", r.name(), r.op(),
+                        r.nsPerOp(), 1e9 / r.nsPerOp(), r.bytes(), r.samples(), r.spreadPct(), r.cpuNsPerOp());
             }
         }
 
@@ -292,10 +308,10 @@ public final class Bench {
         out.printf(Locale.ROOT, "load average at the end %.2f%n", loadAverage());
 
         if (csv != null) {
-            StringBuilder sb = new StringBuilder("case,op,ns_per_op,ops_per_s,bytes,samples,spread_pct\n");
+            StringBuilder sb = new StringBuilder("case,op,ns_per_op,ops_per_s,bytes,samples,spread_pct,cpu_ns_per_op\n");
             for (Result r : results) {
-                sb.append(String.format(Locale.ROOT, "%s,%s,%.1f,%.0f,%d,%d,%.1f%n", r.name(), r.op(), r.nsPerOp(),
-                        1e9 / r.nsPerOp(), r.bytes(), r.samples(), r.spreadPct()));
+                sb.append(String.format(Locale.ROOT, "%s,%s,%.1f,%.0f,%d,%d,%.1f,%.1f%n", r.name(), r.op(), r.nsPerOp(),
+                        1e9 / r.nsPerOp(), r.bytes(), r.samples(), r.spreadPct(), r.cpuNsPerOp()));
             }
             Path p = Paths.get(csv);
             try {
