@@ -254,6 +254,41 @@ pub fn format_grpc_timeout(timeout: Duration) -> String {
     format!("{}H", (s / 3600).min(99_999_999))
 }
 
+/// Writes core [`Attachments`](dubbo_core::Attachments) into headers by Dubbo's rules:
+/// strings as they are, numbers and booleans as text, byte arrays under `-bin`; other values
+/// (which Java cannot send as headers either) are skipped.
+pub fn put_core_attachments(headers: &mut HeaderMap, attachments: &dubbo_core::Attachments) {
+    use dubbo_hessian2::Value;
+    let items: Vec<(&str, MetaValue)> = attachments
+        .iter()
+        .filter_map(|(k, v)| {
+            let mv = match v {
+                Value::String(s) => MetaValue::Text(s.clone()),
+                Value::Int(i) => MetaValue::Text(i.to_string()),
+                Value::Long(i) => MetaValue::Text(i.to_string()),
+                Value::Double(d) => MetaValue::Text(d.to_string()),
+                Value::Bool(b) => MetaValue::Text(b.to_string()),
+                Value::Binary(b) => MetaValue::Binary(Bytes::copy_from_slice(b)),
+                _ => return None,
+            };
+            Some((k, mv))
+        })
+        .collect();
+    put_attachments(headers, items);
+}
+
+/// Reads headers (or trailers) into core [`Attachments`](dubbo_core::Attachments): text as
+/// strings, `-bin` headers as byte arrays.
+pub fn core_attachments(headers: &HeaderMap, into: &mut dubbo_core::Attachments) {
+    use dubbo_hessian2::Value;
+    for (k, v) in get_attachments(headers) {
+        match v {
+            MetaValue::Text(s) => into.insert(k, s),
+            MetaValue::Binary(b) => into.insert_value(k, Value::Binary(b.to_vec())),
+        };
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

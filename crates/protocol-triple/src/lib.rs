@@ -8,6 +8,10 @@
 //!   control tied to what the application consumes (see [`flow_control`]).
 //! - Dubbo headers (`tri-service-version`, `tri-service-group`, `tri-consumer-appname`) and
 //!   attachments carried as headers by Dubbo's rules (see [`headers`]).
+//! - **Interface mode**: the core's Rust-trait services (any [`dubbo_core::Invoker`]) over
+//!   Triple with `TripleRequestWrapper`/`TripleResponseWrapper` and Hessian 2 arguments, as Java
+//!   Dubbo's non-protobuf interfaces use it; business exceptions travel with
+//!   `tri-exception-code` ([`wrapper`], [`TripleProtocol`], [`TripleInvoker`]).
 //! - Graceful shutdown with the two-phase GOAWAY.
 //!
 //! ```no_run
@@ -42,14 +46,18 @@ pub mod flow_control;
 pub mod frame;
 pub mod headers;
 pub mod message;
+pub mod protocol;
 pub mod server;
 pub mod status;
 pub mod streaming;
+pub mod wrapper;
 
+pub use client::invoker::TripleInvoker;
 pub use client::{RawResponse, TripleChannel, TripleClient};
 pub use compression::Encoding;
 pub use config::TripleConfig;
 pub use message::{IntoRequest, IntoStreamingRequest, Request, Response};
+pub use protocol::TripleProtocol;
 pub use server::{IdlService, MethodKind, ServerCall, ServerReply, TripleServer};
 pub use status::{Code, Status, TriStatus};
 pub use streaming::Streaming;

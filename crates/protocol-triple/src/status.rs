@@ -340,6 +340,80 @@ pub fn percent_decode(raw: &[u8]) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+mod rpc_error {
+    use dubbo_core::{ErrorCode, RpcError};
+
+    use super::{Code, Status};
+
+    /// The gRPC code a framework error travels as.
+    pub fn code_of(code: ErrorCode) -> Code {
+        match code {
+            ErrorCode::Timeout => Code::DeadlineExceeded,
+            ErrorCode::Network | ErrorCode::NoProvider | ErrorCode::ShuttingDown => {
+                Code::Unavailable
+            }
+            ErrorCode::ServiceNotFound | ErrorCode::MethodNotFound => Code::Unimplemented,
+            ErrorCode::LimitExceeded
+            | ErrorCode::ThreadPoolExhausted
+            | ErrorCode::PayloadTooLarge => Code::ResourceExhausted,
+            ErrorCode::BadRequest => Code::InvalidArgument,
+            ErrorCode::Codec | ErrorCode::Internal => Code::Internal,
+            ErrorCode::Cancelled => Code::Cancelled,
+            ErrorCode::Forbidden => Code::PermissionDenied,
+            ErrorCode::Config => Code::FailedPrecondition,
+            _ => Code::Unknown,
+        }
+    }
+
+    /// The framework error code a gRPC code stands for.
+    pub fn error_code_of(code: Code, message: &str) -> ErrorCode {
+        match code {
+            Code::DeadlineExceeded => ErrorCode::Timeout,
+            Code::Unavailable => ErrorCode::Network,
+            Code::Unimplemented if message.starts_with("service ") => ErrorCode::ServiceNotFound,
+            Code::Unimplemented => ErrorCode::MethodNotFound,
+            Code::ResourceExhausted => ErrorCode::LimitExceeded,
+            Code::InvalidArgument => ErrorCode::BadRequest,
+            Code::Internal | Code::DataLoss => ErrorCode::Codec,
+            Code::Cancelled => ErrorCode::Cancelled,
+            Code::PermissionDenied | Code::Unauthenticated => ErrorCode::Forbidden,
+            _ => ErrorCode::Unknown,
+        }
+    }
+
+    impl From<RpcError> for Status {
+        fn from(e: RpcError) -> Self {
+            Status::from(&e)
+        }
+    }
+
+    impl From<&RpcError> for Status {
+        fn from(e: &RpcError) -> Self {
+            match e {
+                RpcError::Business(b) => Status::new(
+                    Code::Unknown,
+                    match &b.message {
+                        Some(m) => format!("{}: {m}", b.class_name),
+                        None => b.class_name.clone(),
+                    },
+                ),
+                other => {
+                    let code = other.code().map(code_of).unwrap_or(Code::Unknown);
+                    Status::new(code, other.message())
+                }
+            }
+        }
+    }
+
+    impl From<Status> for RpcError {
+        fn from(s: Status) -> Self {
+            RpcError::framework(error_code_of(s.code(), s.message()), s.message().to_owned())
+        }
+    }
+}
+
+pub use rpc_error::{code_of, error_code_of};
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -168,6 +168,100 @@ fn expect_eq(got: &str, want: &str) -> Result<(), String> {
     }
 }
 
-/// Adds the contract's interface-style `InteropService` (wrapper mode and HTTP/1.1 JSON) to
-/// `server`.
-pub fn add_interop_service(_server: &dubbo_protocol_triple::TripleServer) {}
+/// The contract's interface-style service name.
+pub const INTEROP_SERVICE: &str = "org.apache.dubbo.interop.InteropService";
+
+/// Adds the contract's interface-style `InteropService` (version `1.0.0`; wrapper mode and the
+/// HTTP/1.1 JSON form) to `server`, behind the provider's built-in filters (`$echo`,
+/// `$invoke`). It is written against dynamic values, so it runs without the typed service
+/// macros; the full typed provider lives with the other interop programs.
+pub fn add_interop_service(server: &dubbo_protocol_triple::TripleServer) {
+    use std::sync::Arc;
+
+    use dubbo_core::filters::builtin_filters;
+    use dubbo_core::{invoker_fn, FilterChain, Invocation, ServiceKey, Side};
+
+    let url = match dubbo_url::Url::parse(&format!(
+        "tri://{}/{INTEROP_SERVICE}?version=1.0.0",
+        server.local_addr()
+    )) {
+        Ok(u) => u,
+        Err(e) => {
+            eprintln!("bad service URL: {e}");
+            return;
+        }
+    };
+    let invoker = invoker_fn(url.clone(), |inv: Invocation| async move {
+        interop_call(inv).await
+    });
+    let chain = FilterChain::build(&builtin_filters(), Side::Provider, &url, Arc::new(invoker));
+    server.export_invoker(
+        ServiceKey::new(INTEROP_SERVICE, None, Some("1.0.0")),
+        Arc::new(chain),
+    );
+}
+
+async fn interop_call(inv: dubbo_core::Invocation) -> dubbo_core::RpcResult {
+    use dubbo_core::{ErrorCode, RpcError, RpcResponse, Value};
+
+    let arg = |i: usize| inv.args().get(i).cloned().unwrap_or(Value::Null);
+    let int = |i: usize| arg(i).as_i64().unwrap_or(0);
+    let value = match inv.method_name() {
+        "sayHello" => Value::String(format!("Hello {}", arg(0).as_str().unwrap_or("null"))),
+        "addInt" => Value::Int((int(0) as i32).wrapping_add(int(1) as i32)),
+        "echoLong" => Value::Long(int(0)),
+        "echoDouble" => Value::Double(arg(0).as_f64().unwrap_or(0.0)),
+        "echoBool" | "echoString" | "echoBytes" | "echoList" | "echoMap" | "echoUser"
+        | "echoDecimal" | "echoDate" => arg(0),
+        "listUsers" => {
+            let n = int(0).max(0);
+            Value::list(
+                (0..n)
+                    .map(|i| {
+                        Value::object(
+                            "org.apache.dubbo.interop.User",
+                            vec![
+                                ("id", Value::Long(i)),
+                                ("name", Value::String(format!("user-{i}"))),
+                                ("age", Value::Int(20 + (i % 50) as i32)),
+                                ("tags", Value::list(vec![Value::String(format!("t{i}"))])),
+                                (
+                                    "attrs",
+                                    Value::map(vec![(
+                                        Value::String("k".into()),
+                                        Value::String(format!("v{i}")),
+                                    )]),
+                                ),
+                            ],
+                        )
+                    })
+                    .collect(),
+            )
+        }
+        "fail" => {
+            return Err(RpcError::business(
+                "java.lang.IllegalStateException",
+                arg(0).as_str().unwrap_or(""),
+            ))
+        }
+        "getAttachment" => {
+            let key = arg(0);
+            inv.attachments()
+                .get_str(key.as_str().unwrap_or(""))
+                .map(|s| Value::String(s.to_owned()))
+                .unwrap_or(Value::Null)
+        }
+        "sleep" => {
+            let ms = int(0).max(0) as u64;
+            tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+            Value::String(format!("slept {ms}"))
+        }
+        other => {
+            return Err(RpcError::framework(
+                ErrorCode::MethodNotFound,
+                format!("no method {other} in {INTEROP_SERVICE}"),
+            ))
+        }
+    };
+    Ok(RpcResponse::new(value))
+}

@@ -34,3 +34,51 @@ async fn generated_client_and_server_all_call_kinds() {
     assert_eq!(err.code(), Code::Unimplemented);
     server.shutdown(Duration::from_secs(1)).await;
 }
+
+#[tokio::test]
+async fn interop_service_in_wrapper_mode() {
+    use std::sync::Arc;
+
+    use dubbo_core::{Invocation, MethodSignature, Protocol, ServiceKey, Value};
+
+    let server = TripleServer::bind("127.0.0.1:0".parse().unwrap(), TripleConfig::default())
+        .await
+        .unwrap();
+    dubbo_triple_greeter::add_interop_service(&server);
+    let protocol = dubbo_protocol_triple::TripleProtocol::default();
+    let url = dubbo_url::Url::parse(&format!(
+        "tri://{}/{}?version=1.0.0",
+        server.local_addr(),
+        dubbo_triple_greeter::INTEROP_SERVICE
+    ))
+    .unwrap();
+    let invoker = protocol.refer(url).await.unwrap();
+    let key = ServiceKey::new(dubbo_triple_greeter::INTEROP_SERVICE, None, Some("1.0.0"));
+    let r = invoker
+        .invoke(Invocation::new(
+            key.clone(),
+            Arc::new(MethodSignature::new(
+                "listUsers",
+                &["int"],
+                "java.util.List",
+            )),
+            vec![Value::Int(3)],
+        ))
+        .await
+        .unwrap();
+    let users = r.value.as_list().unwrap();
+    assert_eq!(users.items.len(), 3);
+    assert_eq!(
+        users.items[2].get("name"),
+        Some(&Value::String("user-2".into()))
+    );
+    let r = invoker
+        .invoke(Invocation::new(
+            key,
+            Arc::new(MethodSignature::echo()),
+            vec![Value::Long(5)],
+        ))
+        .await
+        .unwrap();
+    assert_eq!(r.value, Value::Long(5));
+}

@@ -2,6 +2,7 @@
 //! the interface-mode invoker.
 
 pub mod channel;
+pub mod invoker;
 pub mod streaming;
 pub mod unary;
 

@@ -6,6 +6,7 @@
 
 pub mod grpc;
 pub mod http1_json;
+pub mod interface;
 pub mod routing;
 pub mod shutdown;
 
@@ -21,6 +22,8 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinSet;
 
+use dubbo_core::{ExporterRegistry, Invoker, ServiceKey};
+
 use crate::config::TripleConfig;
 use crate::status::Status;
 use routing::Router;
@@ -34,6 +37,7 @@ pub const H2_PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 pub(crate) struct ServerShared {
     pub(crate) config: TripleConfig,
     pub(crate) router: Router,
+    pub(crate) exporters: ExporterRegistry,
 }
 
 impl ServerShared {
@@ -56,11 +60,20 @@ impl ServerShared {
             }
             return svc.call(&method, call);
         }
-        Box::pin(async move {
-            Err(Status::unimplemented(format!(
-                "service {service} not found (method {method})"
-            )))
-        })
+        let key = interface::request_service_key(&service, &call.metadata);
+        let invoker = self.exporters.get_with_fallback(&key).or_else(|| {
+            let (_, last) = service.rsplit_once('/')?;
+            self.exporters
+                .get_with_fallback(&interface::request_service_key(last, &call.metadata))
+        });
+        match invoker {
+            Some(invoker) => Box::pin(interface::serve(invoker, key, call)),
+            None => Box::pin(async move {
+                Err(Status::unimplemented(format!(
+                    "service {key} not found (method {method})"
+                )))
+            }),
+        }
     }
 }
 
@@ -106,6 +119,7 @@ impl TripleServer {
         let shared = Arc::new(ServerShared {
             config,
             router: Router::default(),
+            exporters: ExporterRegistry::new(),
         });
         let signal = ShutdownSignal::new();
         let grace = Arc::new(Mutex::new(Duration::from_secs(10)));
@@ -147,6 +161,18 @@ impl TripleServer {
     /// Stops serving the IDL service named `name`; returns whether it was served.
     pub fn remove_idl_service(&self, name: &str) -> bool {
         self.shared.router.remove_idl(name)
+    }
+
+    /// The interface-mode services this server answers (wrapper mode and HTTP/1.1 JSON),
+    /// keyed by service key. [`TripleProtocol`](crate::TripleProtocol) exports into it.
+    pub fn exporters(&self) -> &ExporterRegistry {
+        &self.shared.exporters
+    }
+
+    /// Serves an interface-mode invoker under `key` as it is (no filters added; see
+    /// [`TripleProtocol`](crate::TripleProtocol) for the filtered export).
+    pub fn export_invoker(&self, key: ServiceKey, invoker: Arc<dyn Invoker>) {
+        self.shared.exporters.insert(key, invoker);
     }
 
     /// Whether [`shutdown`](Self::shutdown) has started.

@@ -1,0 +1,170 @@
+//! The interface-mode (wrapper) invoker: core [`Invocation`]s sent as Triple calls.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use dubbo_core::{
+    Attachments, BoxFuture, BusinessError, ErrorCode, Invocation, Invoker, RpcError, RpcResponse,
+    RpcResult,
+};
+use dubbo_hessian2::Value;
+use dubbo_url::Url;
+use http::{HeaderMap, HeaderValue};
+
+use super::unary::TripleClient;
+use crate::headers::{
+    core_attachments, put_core_attachments, TRI_CONSUMER_APPNAME, TRI_EXCEPTION_CODE,
+    TRI_SERVICE_GROUP, TRI_SERVICE_VERSION,
+};
+use crate::status::Status;
+use crate::wrapper::{decode_hessian, TripleRequestWrapper, TripleResponseWrapper};
+
+/// Java Dubbo's default consumer timeout.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(1000);
+
+/// An [`Invoker`] calling one provider over Triple in wrapper mode.
+///
+/// The call goes to `:path /{interface}/{method}` with a `TripleRequestWrapper` whose arguments
+/// are Hessian 2 (`hessian4`) and whose `argTypes` are the method's Java parameter types. The
+/// service version and group travel as `tri-service-version` / `tri-service-group`, the
+/// application as `tri-consumer-appname`, attachments as headers. A response with
+/// `tri-exception-code` is the provider's business exception and becomes
+/// [`RpcError::Business`] with its class name and message. Transport failures are
+/// [`ErrorCode::Network`].
+///
+/// The timeout of a call is its context's deadline when set, else the URL's
+/// `<method>.timeout`, else `timeout`, else 1000 ms.
+pub struct TripleInvoker {
+    url: Url,
+    client: TripleClient,
+    destroyed: AtomicBool,
+}
+
+impl std::fmt::Debug for TripleInvoker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TripleInvoker")
+            .field("addr", &self.client.channel().addr())
+            .finish()
+    }
+}
+
+impl TripleInvoker {
+    /// An invoker described by `url` that sends over `client`'s channel.
+    pub fn new(url: Url, client: TripleClient) -> Self {
+        Self {
+            url,
+            client,
+            destroyed: AtomicBool::new(false),
+        }
+    }
+
+    /// The client.
+    pub fn client(&self) -> &TripleClient {
+        &self.client
+    }
+
+    fn timeout_for(&self, inv: &Invocation) -> Duration {
+        if let Some(rem) = inv.context().remaining() {
+            return rem;
+        }
+        let method = inv.method_name();
+        self.url
+            .method_parameter(method, "timeout")
+            .or_else(|| self.url.parameter("timeout"))
+            .and_then(|t| t.trim().parse::<u64>().ok())
+            .map(Duration::from_millis)
+            .unwrap_or(DEFAULT_TIMEOUT)
+    }
+
+    async fn call(&self, inv: Invocation) -> RpcResult {
+        if self.destroyed.load(Ordering::Acquire) {
+            return Err(RpcError::framework(
+                ErrorCode::Network,
+                format!("invoker for {} is destroyed", self.client.channel().addr()),
+            ));
+        }
+        let timeout = self.timeout_for(&inv);
+        let service = inv.service().clone();
+        let path = format!("/{}/{}", service.interface(), inv.method_name());
+        let mut headers = HeaderMap::new();
+        let mut attachments = inv.attachments().clone();
+        for k in ["timeout", "version", "group", "interface", "path"] {
+            attachments.remove(k);
+        }
+        put_core_attachments(&mut headers, &attachments);
+        let set = |h: &mut HeaderMap, k: &'static str, v: Option<&str>| {
+            if let Some(v) = v.filter(|v| !v.is_empty()) {
+                if let Ok(v) = HeaderValue::from_str(v) {
+                    h.insert(k, v);
+                }
+            }
+        };
+        set(&mut headers, TRI_SERVICE_VERSION, service.version());
+        set(&mut headers, TRI_SERVICE_GROUP, service.group());
+        set(&mut headers, TRI_CONSUMER_APPNAME, self.url.application());
+        let wrapper = TripleRequestWrapper::hessian(inv.args(), inv.method().parameter_types())
+            .map_err(to_rpc)?;
+        let raw = self
+            .client
+            .unary_raw(&path, &headers, wrapper.encode(), Some(timeout))
+            .await
+            .map_err(to_rpc)?;
+        let resp = TripleResponseWrapper::decode(raw.payload)
+            .map_err(|e| RpcError::framework(ErrorCode::Codec, e.to_string()))?;
+        let value = decode_hessian(&resp.data).map_err(to_rpc)?;
+        let exception_code = raw
+            .headers
+            .get(TRI_EXCEPTION_CODE)
+            .or_else(|| raw.trailers.get(TRI_EXCEPTION_CODE))
+            .and_then(|v| v.to_str().ok())
+            .map(str::trim)
+            .filter(|c| !c.is_empty() && *c != "0");
+        if exception_code.is_some() {
+            return Err(RpcError::Business(business_error(value, &resp.type_name)));
+        }
+        let mut out = Attachments::new();
+        core_attachments(&raw.headers, &mut out);
+        core_attachments(&raw.trailers, &mut out);
+        Ok(RpcResponse {
+            value,
+            attachments: out,
+        })
+    }
+}
+
+fn to_rpc(s: Status) -> RpcError {
+    RpcError::from(s)
+}
+
+fn business_error(value: Value, type_name: &str) -> BusinessError {
+    match BusinessError::from_value(value.clone()) {
+        Some(b) => b,
+        None => BusinessError {
+            class_name: if type_name.is_empty() {
+                "java.lang.RuntimeException".to_owned()
+            } else {
+                type_name.to_owned()
+            },
+            message: value.as_str().map(str::to_owned),
+            raw: Some(value),
+        },
+    }
+}
+
+impl Invoker for TripleInvoker {
+    fn invoke(&self, invocation: Invocation) -> BoxFuture<'_, RpcResult> {
+        Box::pin(self.call(invocation))
+    }
+
+    fn url(&self) -> &Url {
+        &self.url
+    }
+
+    fn is_available(&self) -> bool {
+        !self.destroyed.load(Ordering::Acquire) && self.client.channel().is_available()
+    }
+
+    fn destroy(&self) {
+        self.destroyed.store(true, Ordering::Release);
+    }
+}

@@ -1,0 +1,193 @@
+//! [`TripleProtocol`]: the core [`Protocol`] for `tri://`.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use dubbo_core::filters::builtin_filters;
+use dubbo_core::{
+    BoxFuture, ErrorCode, Exporter, FilterChain, Invoker, Protocol, RpcError, ServiceKey, Side,
+};
+use dubbo_url::Url;
+
+use crate::client::invoker::TripleInvoker;
+use crate::client::{TripleChannel, TripleClient};
+use crate::config::TripleConfig;
+use crate::server::TripleServer;
+
+/// Triple's default port.
+pub const DEFAULT_PORT: u16 = 50051;
+
+/// `tri://` as a core [`Protocol`].
+///
+/// `export` serves an interface-mode invoker (wrapped in the provider's built-in filters, so
+/// `$echo` and `$invoke` work) on the port of its URL, sharing one [`TripleServer`] per port;
+/// the same server answers IDL services added with [`server_for`](Self::server_for) and the
+/// HTTP/1.1 JSON form. `refer` returns a wrapper-mode [`TripleInvoker`] over a channel shared
+/// by every reference to the same `host:port`.
+pub struct TripleProtocol {
+    config: TripleConfig,
+    servers: tokio::sync::Mutex<HashMap<String, Arc<TripleServer>>>,
+    channels: Mutex<HashMap<String, TripleChannel>>,
+}
+
+impl Default for TripleProtocol {
+    fn default() -> Self {
+        Self::new(TripleConfig::default())
+    }
+}
+
+impl std::fmt::Debug for TripleProtocol {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TripleProtocol").finish()
+    }
+}
+
+/// The service key an exported URL serves: its path (or `interface`), `group` and `version`.
+pub fn exported_service_key(url: &Url) -> ServiceKey {
+    let interface = url
+        .path()
+        .filter(|p| !p.is_empty())
+        .or_else(|| url.parameter("interface"))
+        .unwrap_or("");
+    ServiceKey::new(interface, url.group(), url.version())
+}
+
+fn bind_address(url: &Url) -> String {
+    let host = url
+        .parameter("bind.ip")
+        .or_else(|| (url.parameter("anyhost") == Some("true")).then_some("0.0.0.0"))
+        .or_else(|| url.host())
+        .unwrap_or("0.0.0.0");
+    let port = url
+        .parameter("bind.port")
+        .and_then(|p| p.parse::<u16>().ok())
+        .unwrap_or_else(|| match url.port() {
+            0 => DEFAULT_PORT,
+            p => p,
+        });
+    if host.contains(':') && !host.starts_with('[') {
+        format!("[{host}]:{port}")
+    } else {
+        format!("{host}:{port}")
+    }
+}
+
+fn client_address(url: &Url) -> String {
+    let host = url.host().unwrap_or("127.0.0.1");
+    let port = match url.port() {
+        0 => DEFAULT_PORT,
+        p => p,
+    };
+    if host.contains(':') && !host.starts_with('[') {
+        format!("[{host}]:{port}")
+    } else {
+        format!("{host}:{port}")
+    }
+}
+
+impl TripleProtocol {
+    /// A protocol whose servers and channels use `config`.
+    pub fn new(config: TripleConfig) -> Self {
+        Self {
+            config,
+            servers: tokio::sync::Mutex::new(HashMap::new()),
+            channels: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The server for `url`'s bind address, started on first use. Add IDL services to it.
+    pub async fn server_for(&self, url: &Url) -> Result<Arc<TripleServer>, RpcError> {
+        let addr = bind_address(url);
+        let mut servers = self.servers.lock().await;
+        if let Some(s) = servers.get(&addr) {
+            return Ok(s.clone());
+        }
+        let sock = tokio::net::lookup_host(&addr)
+            .await
+            .map_err(|e| {
+                RpcError::framework(ErrorCode::Config, format!("bad bind address {addr}: {e}"))
+            })?
+            .next()
+            .ok_or_else(|| {
+                RpcError::framework(ErrorCode::Config, format!("bad bind address {addr}"))
+            })?;
+        let server = TripleServer::bind(sock, self.config.clone())
+            .await
+            .map_err(|e| {
+                RpcError::framework(ErrorCode::Network, format!("cannot bind {addr}: {e}"))
+            })?;
+        let server = Arc::new(server);
+        servers.insert(addr, server.clone());
+        Ok(server)
+    }
+
+    /// The channel shared by every reference to `addr` (`host:port`).
+    pub fn channel_for(&self, addr: &str) -> TripleChannel {
+        let Ok(mut channels) = self.channels.lock() else {
+            return TripleChannel::lazy(addr, self.config.clone());
+        };
+        channels
+            .entry(addr.to_owned())
+            .or_insert_with(|| TripleChannel::lazy(addr, self.config.clone()))
+            .clone()
+    }
+}
+
+impl Protocol for TripleProtocol {
+    fn name(&self) -> &'static str {
+        "tri"
+    }
+
+    fn default_port(&self) -> u16 {
+        DEFAULT_PORT
+    }
+
+    fn export(
+        &self,
+        url: Url,
+        invoker: Arc<dyn Invoker>,
+    ) -> BoxFuture<'_, Result<Exporter, RpcError>> {
+        Box::pin(async move {
+            let key = exported_service_key(&url);
+            if key.interface().is_empty() {
+                return Err(RpcError::framework(
+                    ErrorCode::Config,
+                    "cannot export a URL without a path or interface",
+                ));
+            }
+            let server = self.server_for(&url).await?;
+            let chain = FilterChain::build(&builtin_filters(), Side::Provider, &url, invoker);
+            let registry = server.exporters().clone();
+            registry.insert(key.clone(), Arc::new(chain));
+            tracing::info!(service = %key, address = %server.local_addr(), "exported over tri://");
+            Ok(Exporter::new(key, url, registry))
+        })
+    }
+
+    fn refer(&self, url: Url) -> BoxFuture<'_, Result<Arc<dyn Invoker>, RpcError>> {
+        Box::pin(async move {
+            let addr = client_address(&url);
+            let channel = self.channel_for(&addr);
+            let invoker: Arc<dyn Invoker> =
+                Arc::new(TripleInvoker::new(url, TripleClient::new(channel)));
+            Ok(invoker)
+        })
+    }
+
+    fn shutdown(&self, grace: Duration) -> BoxFuture<'_, ()> {
+        Box::pin(async move {
+            let servers: Vec<Arc<TripleServer>> =
+                self.servers.lock().await.drain().map(|(_, s)| s).collect();
+            futures::future::join_all(servers.iter().map(|s| s.shutdown(grace))).await;
+            let channels: Vec<TripleChannel> = self
+                .channels
+                .lock()
+                .map(|mut c| c.drain().map(|(_, ch)| ch).collect())
+                .unwrap_or_default();
+            for c in channels {
+                c.close().await;
+            }
+        })
+    }
+}

@@ -1,0 +1,139 @@
+//! Interface (wrapper) mode on the server: the core's Rust-trait services, reached through the
+//! exporter registry, called with `TripleRequestWrapper` and answered with
+//! `TripleResponseWrapper`.
+//!
+//! A business exception is answered as Java Dubbo answers it: the exception object (Hessian 2)
+//! in the response wrapper's `data`, the response header `tri-exception-code: 3`
+//! (`RpcException.BIZ_EXCEPTION`) and `grpc-status: 0` in the trailers. Framework errors become
+//! a gRPC status.
+
+use std::sync::Arc;
+
+use dubbo_core::{Attachments, Invocation, Invoker, MethodSignature, RpcError, ServiceKey};
+use http::{HeaderMap, HeaderValue};
+
+use super::routing::{ServerCall, ServerReply};
+use crate::headers::{
+    core_attachments, put_core_attachments, TRI_CONSUMER_APPNAME, TRI_EXCEPTION_CODE,
+    TRI_SERVICE_GROUP, TRI_SERVICE_VERSION,
+};
+use crate::status::Status;
+use crate::wrapper::{
+    decode_hessian, encode_hessian, is_hessian, java_type_of, TripleRequestWrapper,
+    TripleResponseWrapper,
+};
+
+/// `RpcException.BIZ_EXCEPTION`, the `tri-exception-code` of a business exception.
+pub const BIZ_EXCEPTION_CODE: &str = "3";
+
+/// The service key a request names: its service path, `tri-service-group`, `tri-service-version`.
+pub fn request_service_key(service: &str, headers: &HeaderMap) -> ServiceKey {
+    let get = |h: &str| headers.get(h).and_then(|v| v.to_str().ok());
+    ServiceKey::new(service, get(TRI_SERVICE_GROUP), get(TRI_SERVICE_VERSION))
+}
+
+/// Serves one wrapper-mode call on `invoker`.
+pub(crate) async fn serve(
+    invoker: Arc<dyn Invoker>,
+    key: ServiceKey,
+    mut call: ServerCall,
+) -> Result<ServerReply, Status> {
+    let first = match call.messages.message().await {
+        Some(m) => m?,
+        None => return Err(Status::internal("request had no message")),
+    };
+    if let Some(extra) = call.messages.message().await {
+        extra?;
+        return Err(Status::unimplemented(
+            "interface-mode streaming is not supported; unary calls carry one message",
+        ));
+    }
+    let wrapper = TripleRequestWrapper::decode(first)?;
+    if !is_hessian(&wrapper.serialize_type) {
+        return Err(Status::unimplemented(format!(
+            "serialization {:?} is not supported (hessian4 only)",
+            wrapper.serialize_type
+        )));
+    }
+    if wrapper.args.len() != wrapper.arg_types.len() {
+        return Err(Status::internal(format!(
+            "wrapper has {} arguments but {} argument types",
+            wrapper.args.len(),
+            wrapper.arg_types.len()
+        )));
+    }
+    let args = wrapper
+        .args
+        .iter()
+        .map(|a| decode_hessian(a))
+        .collect::<Result<Vec<_>, _>>()?;
+    let method = Arc::new(MethodSignature::new(
+        &call.method,
+        &wrapper.arg_types,
+        "java.lang.Object",
+    ));
+    let mut inv = Invocation::new(key.clone(), method, args);
+    let mut attachments = Attachments::new();
+    core_attachments(&call.metadata, &mut attachments);
+    attachments.insert("interface", key.interface());
+    attachments.insert("path", key.interface());
+    if let Some(v) = key.version() {
+        attachments.insert("version", v);
+    }
+    if let Some(g) = key.group() {
+        attachments.insert("group", g);
+    }
+    if let Some(app) = call
+        .metadata
+        .get(TRI_CONSUMER_APPNAME)
+        .and_then(|v| v.to_str().ok())
+    {
+        attachments.insert("remote.application", app);
+    }
+    if let Some(d) = call.deadline {
+        let ms = d
+            .saturating_duration_since(std::time::Instant::now())
+            .as_millis();
+        attachments.insert("timeout", ms.to_string());
+        inv.context_mut().set_deadline(d);
+    }
+    *inv.attachments_mut() = attachments;
+    if let Some(addr) = call.remote_addr {
+        inv.context_mut().set_remote_addr(addr);
+    }
+    let serialize_type = if wrapper.serialize_type.is_empty() {
+        crate::wrapper::HESSIAN4.to_owned()
+    } else {
+        wrapper.serialize_type
+    };
+    match invoker.invoke(inv).await {
+        Ok(resp) => {
+            let data = encode_hessian(&resp.value)?;
+            let payload = TripleResponseWrapper {
+                serialize_type,
+                data,
+                type_name: java_type_of(&resp.value),
+            }
+            .encode();
+            let mut trailers = HeaderMap::new();
+            put_core_attachments(&mut trailers, &resp.attachments);
+            Ok(ServerReply::single(HeaderMap::new(), payload, trailers))
+        }
+        Err(RpcError::Business(b)) => {
+            let value = b.to_value();
+            let payload = TripleResponseWrapper {
+                serialize_type,
+                data: encode_hessian(&value)?,
+                type_name: b.class_name.clone(),
+            }
+            .encode();
+            let mut headers = HeaderMap::new();
+            headers.insert(
+                TRI_EXCEPTION_CODE,
+                HeaderValue::from_static(BIZ_EXCEPTION_CODE),
+            );
+            Ok(ServerReply::single(headers, payload, HeaderMap::new()))
+        }
+        Err(e) => Err(Status::from(e)),
+    }
+}

@@ -1,0 +1,236 @@
+//! Interface (wrapper) mode: core invokers exported with TripleProtocol and called through the
+//! wrapper-mode invoker; business exceptions, attachments, $echo and $invoke.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use dubbo_core::{
+    invoker_fn, ErrorCode, Invocation, Invoker, MethodSignature, Protocol, RpcError, RpcResponse,
+    ServiceKey, Value,
+};
+use dubbo_protocol_triple::wrapper::{decode_hessian, TripleRequestWrapper, TripleResponseWrapper};
+use dubbo_protocol_triple::{TripleChannel, TripleClient, TripleConfig, TripleProtocol};
+use dubbo_url::Url;
+
+const IFACE: &str = "org.apache.dubbo.interop.InteropService";
+
+fn interop_invoker(url: Url) -> Arc<dyn Invoker> {
+    Arc::new(invoker_fn(url, |inv: Invocation| async move {
+        let arg0 = inv.args().first().cloned().unwrap_or(Value::Null);
+        match inv.method_name() {
+            "sayHello" => Ok(RpcResponse::new(Value::String(format!(
+                "Hello {}",
+                arg0.as_str().unwrap_or("")
+            )))),
+            "addInt" => {
+                let a = inv.args()[0].as_i64().unwrap_or(0) as i32;
+                let b = inv.args()[1].as_i64().unwrap_or(0) as i32;
+                Ok(RpcResponse::new(Value::Int(a.wrapping_add(b))))
+            }
+            "fail" => Err(RpcError::business(
+                "java.lang.IllegalStateException",
+                arg0.as_str().unwrap_or(""),
+            )),
+            "getAttachment" => {
+                let key = arg0.as_str().unwrap_or("");
+                let v = inv
+                    .attachments()
+                    .get_str(key)
+                    .map(|s| Value::String(s.to_owned()));
+                let mut r = RpcResponse::new(v.unwrap_or(Value::Null));
+                r.attachments.insert("served-by", "rust");
+                Ok(r)
+            }
+            "sleep" => {
+                let ms = arg0.as_i64().unwrap_or(0) as u64;
+                tokio::time::sleep(Duration::from_millis(ms)).await;
+                Ok(RpcResponse::new(Value::String(format!("slept {ms}"))))
+            }
+            other => Err(RpcError::framework(
+                ErrorCode::MethodNotFound,
+                format!("no method {other}"),
+            )),
+        }
+    }))
+}
+
+async fn setup() -> (TripleProtocol, Arc<dyn Invoker>, String) {
+    let protocol = TripleProtocol::default();
+    let url = Url::parse(&format!(
+        "tri://127.0.0.1/{IFACE}?version=1.0.0&bind.port=0"
+    ))
+    .unwrap();
+    let exporter = protocol
+        .export(url.clone(), interop_invoker(url.clone()))
+        .await
+        .unwrap();
+    assert_eq!(exporter.key(), &ServiceKey::new(IFACE, None, Some("1.0.0")));
+    let server = protocol.server_for(&url).await.unwrap();
+    let addr = server.local_addr();
+    let consumer_url = Url::parse(&format!(
+        "tri://{addr}/{IFACE}?version=1.0.0&application=test-consumer&timeout=3000"
+    ))
+    .unwrap();
+    let invoker = protocol.refer(consumer_url).await.unwrap();
+    (protocol, invoker, addr.to_string())
+}
+
+fn call(method: &str, types: &[&str], args: Vec<Value>) -> Invocation {
+    Invocation::new(
+        ServiceKey::new(IFACE, None, Some("1.0.0")),
+        Arc::new(MethodSignature::new(method, types, "java.lang.Object")),
+        args,
+    )
+}
+
+#[tokio::test]
+async fn wrapper_calls_exceptions_attachments() {
+    let (protocol, invoker, _) = setup().await;
+
+    let r = invoker
+        .invoke(call(
+            "sayHello",
+            &["java.lang.String"],
+            vec!["world".into()],
+        ))
+        .await
+        .unwrap();
+    assert_eq!(r.value, Value::String("Hello world".into()));
+
+    let r = invoker
+        .invoke(call(
+            "addInt",
+            &["int", "int"],
+            vec![Value::Int(i32::MAX), Value::Int(1)],
+        ))
+        .await
+        .unwrap();
+    assert_eq!(r.value, Value::Int(i32::MIN));
+
+    // A business exception comes back typed, with class and message.
+    let err = invoker
+        .invoke(call("fail", &["java.lang.String"], vec!["boom".into()]))
+        .await
+        .unwrap_err();
+    let b = err.as_business().expect("business exception");
+    assert_eq!(b.class_name, "java.lang.IllegalStateException");
+    assert_eq!(b.message.as_deref(), Some("boom"));
+
+    // Attachments go as headers (case restored through tri-header-convert) and come back.
+    let inv = call(
+        "getAttachment",
+        &["java.lang.String"],
+        vec!["traceId".into()],
+    )
+    .with_attachment("traceId", "t-42");
+    let r = invoker.invoke(inv).await.unwrap();
+    assert_eq!(r.value, Value::String("t-42".into()));
+    assert_eq!(r.attachments.get_str("served-by"), Some("rust"));
+
+    // The service key (version) is part of routing: another version is not found.
+    let mut wrong = call("sayHello", &["java.lang.String"], vec!["x".into()]);
+    wrong.set_service(ServiceKey::new(IFACE, None, Some("2.0.0")));
+    let err = invoker.invoke(wrong).await.unwrap_err();
+    assert_eq!(err.code(), Some(ErrorCode::ServiceNotFound), "{err}");
+
+    // Timeout from the URL/context.
+    let mut slow = call("sleep", &["int"], vec![Value::Int(2000)]);
+    slow.context_mut().set_timeout(Duration::from_millis(100));
+    let err = invoker.invoke(slow).await.unwrap_err();
+    assert_eq!(err.code(), Some(ErrorCode::Timeout), "{err}");
+    protocol.shutdown(Duration::from_secs(1)).await;
+}
+
+#[tokio::test]
+async fn echo_and_generic_invoke() {
+    let (protocol, invoker, _) = setup().await;
+    let r = invoker
+        .invoke(Invocation::new(
+            ServiceKey::new(IFACE, None, Some("1.0.0")),
+            Arc::new(MethodSignature::echo()),
+            vec![Value::String("ping".into())],
+        ))
+        .await
+        .unwrap();
+    assert_eq!(r.value, Value::String("ping".into()));
+
+    let r = invoker
+        .invoke(Invocation::new(
+            ServiceKey::new(IFACE, None, Some("1.0.0")),
+            Arc::new(MethodSignature::generic_invoke()),
+            vec![
+                Value::String("sayHello".into()),
+                Value::typed_list("[string", vec![Value::String("java.lang.String".into())]),
+                Value::typed_list("[object", vec![Value::String("generic".into())]),
+            ],
+        ))
+        .await
+        .unwrap();
+    assert_eq!(r.value, Value::String("Hello generic".into()));
+    protocol.shutdown(Duration::from_secs(1)).await;
+}
+
+#[tokio::test]
+async fn business_exception_wire_format_matches_java() {
+    let (protocol, _invoker, addr) = setup().await;
+    let client = TripleClient::new(
+        TripleChannel::connect(addr, TripleConfig::default())
+            .await
+            .unwrap(),
+    )
+    .with_version("1.0.0");
+    let req = TripleRequestWrapper::hessian(&[Value::String("bad".into())], &["java.lang.String"])
+        .unwrap();
+    let raw = client
+        .unary_raw(
+            &format!("/{IFACE}/fail"),
+            &http::HeaderMap::new(),
+            req.encode(),
+            Some(Duration::from_secs(3)),
+        )
+        .await
+        .unwrap();
+    // tri-exception-code in the headers, grpc-status 0 in the trailers, the exception in the body.
+    assert_eq!(raw.headers.get("tri-exception-code").unwrap(), "3");
+    assert_eq!(raw.headers.get("content-type").unwrap(), "application/grpc");
+    assert_eq!(raw.trailers.get("grpc-status").unwrap(), "0");
+    let resp = TripleResponseWrapper::decode(raw.payload).unwrap();
+    assert_eq!(resp.serialize_type, "hessian4");
+    assert_eq!(resp.type_name, "java.lang.IllegalStateException");
+    let ex = decode_hessian(&resp.data).unwrap();
+    let obj = ex.as_object().unwrap();
+    assert_eq!(obj.class, "java.lang.IllegalStateException");
+    assert_eq!(obj.get("detailMessage"), Some(&Value::String("bad".into())));
+
+    // A wrapper with an unknown field is INTERNAL; the connection stays usable.
+    let mut bad = req.encode().to_vec();
+    bad.extend_from_slice(b"\x22\x00");
+    let err = client
+        .unary_raw(
+            &format!("/{IFACE}/fail"),
+            &http::HeaderMap::new(),
+            bad.into(),
+            Some(Duration::from_secs(3)),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), dubbo_protocol_triple::Code::Internal);
+    let ok =
+        TripleRequestWrapper::hessian(&[Value::String("w".into())], &["java.lang.String"]).unwrap();
+    let raw = client
+        .unary_raw(
+            &format!("/{IFACE}/sayHello"),
+            &http::HeaderMap::new(),
+            ok.encode(),
+            Some(Duration::from_secs(3)),
+        )
+        .await
+        .unwrap();
+    let resp = TripleResponseWrapper::decode(raw.payload).unwrap();
+    assert_eq!(
+        decode_hessian(&resp.data).unwrap(),
+        Value::String("Hello w".into())
+    );
+    assert_eq!(resp.type_name, "java.lang.String");
+    protocol.shutdown(Duration::from_secs(1)).await;
+}
