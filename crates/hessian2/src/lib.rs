@@ -121,8 +121,6 @@
 //!
 //! # Known limits
 //!
-//! - Typed deserialization currently goes through [`Value`] (decode, then
-//!   [`from_value`], which moves strings instead of copying them).
 //! - Rust has no object identity: sharing inside a [`Value`] or a Rust struct is
 //!   written as copies, except enum constants and `Collections$EmptyList`/`EmptySet`/
 //!   `EmptyMap`, which are shared like Java's singletons. Use
@@ -196,7 +194,11 @@ impl Hessian2Writer {
 impl Hessian2Reader<'_> {
     /// Deserializes the next value of the stream into `T`.
     pub fn deserialize<T: DeserializeOwned>(&mut self) -> Result<T, Error> {
-        let v = self.read_value()?;
-        from_value(v)
+        let depth = self.depth;
+        let building = self.building.len();
+        let res = T::deserialize(&mut *self);
+        self.depth = depth;
+        self.building.truncate(building);
+        res
     }
 }

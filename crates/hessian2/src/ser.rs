@@ -45,7 +45,20 @@ pub(crate) const MAGIC_TYPED_MAP: &str = "$hessian2::TypedMap";
 /// Reusable buffers of the serializer.
 #[derive(Debug, Default)]
 pub(crate) struct Scratch {
-    pending_pool: Vec<Vec<Option<Value>>>,
+    pending_pool: Vec<Vec<Pending>>,
+    spec_pool: Vec<Hessian2Writer>,
+}
+
+/// A struct field waiting for its turn in wire order.
+#[derive(Debug, Clone, Default)]
+pub(crate) enum Pending {
+    #[default]
+    Empty,
+    /// Table-independent bytes in the struct's speculative writer, and the number of
+    /// references they allocate.
+    Bytes(usize, usize, u32),
+    /// Anything else, as a value.
+    Value(Value),
 }
 
 // ----- struct layouts ----------------------------------------------------------------
@@ -706,7 +719,8 @@ enum StructMode {
         layout: Rc<Layout>,
         next_decl: usize,
         next_wire: usize,
-        pending: Vec<Option<Value>>,
+        pending: Vec<Pending>,
+        spec: Option<Box<Hessian2Writer>>,
     },
     /// First instance of the class in this thread: buffer everything, then learn the layout.
     Learn {
@@ -727,12 +741,13 @@ impl<'a> StructSer<'a> {
                 w.push_ref_scope(r);
                 let mut pending = w.scratch.pending_pool.pop().unwrap_or_default();
                 pending.clear();
-                pending.resize(layout.names.len(), None);
+                pending.resize(layout.names.len(), Pending::Empty);
                 StructMode::Known {
                     layout,
                     next_decl: 0,
                     next_wire: 0,
                     pending,
+                    spec: None,
                 }
             }
             None => StructMode::Learn {
@@ -757,6 +772,7 @@ impl<'a> StructSer<'a> {
                 next_decl,
                 next_wire,
                 pending,
+                spec,
             } => {
                 let names = &layout.names;
                 let decl = if names.get(*next_decl).is_some_and(|n| *n == key) {
@@ -786,19 +802,45 @@ impl<'a> StructSer<'a> {
                     }
                     *next_wire += 1;
                     while let Some(slot) = pending.get_mut(*next_wire) {
-                        match slot.take() {
-                            Some(v) => {
-                                self.w.write_value_at_depth(&v)?;
+                        match std::mem::take(slot) {
+                            Pending::Empty => break,
+                            other => {
+                                emit(self.w, spec.as_deref(), other)?;
                                 *next_wire += 1;
                             }
-                            None => break,
                         }
                     }
                 } else if let Some(slot) = pending.get_mut(p) {
-                    *slot = Some(match value {
-                        Some(v) => v.serialize(ValueSer::buffer(prim_f32))?,
-                        None => Value::Null,
-                    });
+                    *slot = match value {
+                        None => Pending::Value(Value::Null),
+                        Some(v) => {
+                            // Try to serialize it now into table-independent bytes.
+                            let sw = spec.get_or_insert_with(|| {
+                                let mut sw =
+                                    Box::new(self.w.scratch.spec_pool.pop().unwrap_or_default());
+                                sw.reset_speculative();
+                                sw
+                            });
+                            let start = sw.buf.len();
+                            let refs = sw.ref_count();
+                            sw.spec_failed = false;
+                            v.serialize(Ser {
+                                w: sw,
+                                prim_f32,
+                                type_hint: None,
+                            })?;
+                            if sw.spec_failed {
+                                sw.buf.truncate(start);
+                                Pending::Value(v.serialize(ValueSer::buffer(prim_f32))?)
+                            } else {
+                                Pending::Bytes(
+                                    start,
+                                    sw.buf.len(),
+                                    sw.ref_count().wrapping_sub(refs),
+                                )
+                            }
+                        }
+                    };
                 }
                 Ok(())
             }
@@ -829,19 +871,23 @@ impl<'a> StructSer<'a> {
                 layout,
                 mut next_wire,
                 mut pending,
+                spec,
                 ..
             } => {
                 let n = layout.names.len();
                 while next_wire < n {
-                    match pending.get_mut(next_wire).and_then(Option::take) {
-                        Some(v) => w.write_value_at_depth(&v)?,
-                        None => w.write_null(),
+                    match pending.get_mut(next_wire).map(std::mem::take) {
+                        Some(Pending::Empty) | None => w.write_null(),
+                        Some(other) => emit(w, spec.as_deref(), other)?,
                     }
                     next_wire += 1;
                 }
                 w.pop_ref_scope();
                 pending.clear();
                 w.scratch.pending_pool.push(pending);
+                if let Some(sw) = spec {
+                    w.scratch.spec_pool.push(*sw);
+                }
                 Ok(())
             }
             StructMode::Learn {
@@ -869,6 +915,28 @@ impl<'a> StructSer<'a> {
                 Ok(())
             }
         }
+    }
+}
+
+/// Writes a pending field into the main writer.
+fn emit(w: &mut Hessian2Writer, spec: Option<&Hessian2Writer>, p: Pending) -> Result<(), Error> {
+    match p {
+        Pending::Empty => {
+            w.write_null();
+            Ok(())
+        }
+        Pending::Bytes(a, b, refs) => {
+            match spec.and_then(|s| s.buf.get(a..b)) {
+                Some(bytes) => w.splice(bytes, refs),
+                None => {
+                    return Err(Error::Custom(
+                        "hessian2: lost speculative field bytes".into(),
+                    ))
+                }
+            }
+            Ok(())
+        }
+        Pending::Value(v) => w.write_value_at_depth(&v),
     }
 }
 

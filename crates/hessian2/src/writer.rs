@@ -53,6 +53,10 @@ pub struct Hessian2Writer {
     /// Reference indexes of the containers `write_value` is inside of (for `Value::Ref`).
     ref_stack: Vec<u32>,
     pub(crate) scratch: crate::ser::Scratch,
+    /// Speculative mode (see `ser.rs`): any operation whose bytes depend on the
+    /// stream's tables or buffer position sets `spec_failed`.
+    pub(crate) spec: bool,
+    pub(crate) spec_failed: bool,
 }
 
 impl Hessian2Writer {
@@ -385,6 +389,9 @@ impl Hessian2Writer {
     /// Writes a `byte[]`: `0x20+len`, `0x34`-form, or `B`, split into `A` chunks at
     /// the same places hessian-lite's 8 KiB buffer splits them.
     pub fn write_binary(&mut self, v: &[u8]) {
+        if self.spec {
+            self.spec_failed = true;
+        }
         let mut off = 0usize;
         let mut length = v.len();
         loop {
@@ -434,12 +441,18 @@ impl Hessian2Writer {
 
     /// Writes a back-reference `Q` to reference index `index`.
     pub fn write_ref(&mut self, index: u32) {
+        if self.spec {
+            self.spec_failed = true;
+        }
         self.flush_lt(16);
         self.buf.push(BC_REF);
         self.put_int(index as i32);
     }
 
     fn write_type(&mut self, type_name: &str) {
+        if self.spec {
+            self.spec_failed = true;
+        }
         self.flush_lt(32);
         if let Some(&idx) = self.types.get(type_name) {
             self.write_int(idx as i32);
@@ -539,6 +552,9 @@ impl Hessian2Writer {
         I: Iterator<Item = &'a str>,
         F: Fn() -> I,
     {
+        if self.spec {
+            self.spec_failed = true;
+        }
         let idx = match self.classes.get(class) {
             Some(e) if e.fields.len() == n && e.fields.iter().map(String::as_str).eq(fields()) => {
                 e.index
@@ -578,6 +594,9 @@ impl Hessian2Writer {
     /// which tracks enum constants by identity, the second write of the same
     /// (class, name) in a stream is a back-reference `Q`.
     pub fn write_enum(&mut self, class: &str, name: &str) {
+        if self.spec {
+            self.spec_failed = true;
+        }
         if let Some(&r) = self.enums.get(class).and_then(|m| m.get(name)) {
             self.write_ref(r);
             return;
@@ -691,6 +710,22 @@ impl Hessian2Writer {
             }
         }
         Ok(())
+    }
+
+    /// Appends bytes produced by a speculative writer (table-independent Hessian
+    /// values) that allocated `refs` references.
+    pub(crate) fn splice(&mut self, bytes: &[u8], refs: u32) {
+        self.flush_le(16);
+        self.print_ascii(bytes);
+        self.ref_count = self.ref_count.wrapping_add(refs);
+    }
+
+    /// Prepares a pooled writer for speculative use.
+    pub(crate) fn reset_speculative(&mut self) {
+        self.buf.clear();
+        self.reset_tables();
+        self.spec = true;
+        self.spec_failed = false;
     }
 
     /// Pushes a container's reference on the stack used to resolve [`Value::Ref`].

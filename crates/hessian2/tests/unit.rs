@@ -731,3 +731,58 @@ fn trailing_bytes_and_type_errors() {
         Err(Error::OutOfRange { .. })
     ));
 }
+
+#[derive(Debug, Deserialize)]
+struct Ex {
+    #[serde(rename = "detailMessage")]
+    message: Option<String>,
+    cause: Option<Box<Ex>>,
+}
+
+#[test]
+fn typed_cycles_and_shared_refs() {
+    // Self-referencing cause decodes as None in a typed target.
+    let e = java::JavaException::runtime("outer").with_cause(java::JavaException::runtime("inner"));
+    let b = enc(|w| w.write_value(&e.to_value()).unwrap());
+    let ex: Ex = from_slice(&b).unwrap();
+    assert_eq!(ex.message.as_deref(), Some("outer"));
+    let inner = ex.cause.unwrap();
+    assert_eq!(inner.message.as_deref(), Some("inner"));
+    assert!(inner.cause.is_none());
+    // [u, u] with a back-reference: both decode (the second as a copy).
+    let u = DumpUser {
+        id: 5,
+        name: "u".into(),
+        tags: vec!["t".into()],
+        score: Some(1),
+        active: true,
+    };
+    let b = enc(|w| {
+        w.write_list_begin(2, None);
+        let r = w.ref_count();
+        w.serialize(&u).unwrap();
+        w.write_ref(r);
+    });
+    assert_eq!(
+        from_slice::<Vec<DumpUser>>(&b).unwrap(),
+        vec![u.clone(), u.clone()]
+    );
+    assert_eq!(
+        from_slice::<Value>(&b).unwrap(),
+        Value::list(vec![to_value(&u).unwrap(), to_value(&u).unwrap()])
+    );
+    // Unknown fields are skipped; missing Option fields are None.
+    #[derive(Debug, Deserialize, PartialEq)]
+    struct Partial {
+        name: String,
+        missing: Option<i32>,
+    }
+    let p: Vec<Partial> = from_slice(&b).unwrap();
+    assert_eq!(
+        p[1],
+        Partial {
+            name: "u".into(),
+            missing: None
+        }
+    );
+}
