@@ -4,55 +4,14 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use dubbo_core::{
-    invoker_fn, ErrorCode, Invocation, Invoker, MethodSignature, Protocol, RpcError, RpcResponse,
-    ServiceKey, Value,
-};
+use dubbo_core::{ErrorCode, Invocation, Invoker, MethodSignature, Protocol, ServiceKey, Value};
+mod common;
+use common::interop_invoker;
 use dubbo_protocol_triple::wrapper::{decode_hessian, TripleRequestWrapper, TripleResponseWrapper};
 use dubbo_protocol_triple::{TripleChannel, TripleClient, TripleConfig, TripleProtocol};
 use dubbo_url::Url;
 
 const IFACE: &str = "org.apache.dubbo.interop.InteropService";
-
-fn interop_invoker(url: Url) -> Arc<dyn Invoker> {
-    Arc::new(invoker_fn(url, |inv: Invocation| async move {
-        let arg0 = inv.args().first().cloned().unwrap_or(Value::Null);
-        match inv.method_name() {
-            "sayHello" => Ok(RpcResponse::new(Value::String(format!(
-                "Hello {}",
-                arg0.as_str().unwrap_or("")
-            )))),
-            "addInt" => {
-                let a = inv.args()[0].as_i64().unwrap_or(0) as i32;
-                let b = inv.args()[1].as_i64().unwrap_or(0) as i32;
-                Ok(RpcResponse::new(Value::Int(a.wrapping_add(b))))
-            }
-            "fail" => Err(RpcError::business(
-                "java.lang.IllegalStateException",
-                arg0.as_str().unwrap_or(""),
-            )),
-            "getAttachment" => {
-                let key = arg0.as_str().unwrap_or("");
-                let v = inv
-                    .attachments()
-                    .get_str(key)
-                    .map(|s| Value::String(s.to_owned()));
-                let mut r = RpcResponse::new(v.unwrap_or(Value::Null));
-                r.attachments.insert("served-by", "rust");
-                Ok(r)
-            }
-            "sleep" => {
-                let ms = arg0.as_i64().unwrap_or(0) as u64;
-                tokio::time::sleep(Duration::from_millis(ms)).await;
-                Ok(RpcResponse::new(Value::String(format!("slept {ms}"))))
-            }
-            other => Err(RpcError::framework(
-                ErrorCode::MethodNotFound,
-                format!("no method {other}"),
-            )),
-        }
-    }))
-}
 
 async fn setup() -> (TripleProtocol, Arc<dyn Invoker>, String) {
     let protocol = TripleProtocol::default();

@@ -5,11 +5,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use dubbo_core::{invoker_fn, ErrorCode, Invocation, RpcError, RpcResponse, Value};
 use dubbo_protocol_triple::codegen;
 use dubbo_protocol_triple::{
     IdlService, MethodKind, Request, Response, ServerCall, ServerReply, Status, Streaming,
     TripleChannel, TripleClient, TripleConfig, TripleServer,
 };
+use dubbo_url::Url;
 use futures::StreamExt;
 
 #[derive(Clone, PartialEq, prost::Message)]
@@ -139,4 +141,47 @@ pub async fn client_for(server: &TripleServer) -> TripleClient {
         .await
         .unwrap();
     TripleClient::new(ch)
+}
+
+pub const IFACE: &str = "org.apache.dubbo.interop.InteropService";
+
+/// A small InteropService over dynamic values.
+pub fn interop_invoker(url: Url) -> Arc<dyn dubbo_core::Invoker> {
+    Arc::new(invoker_fn(url, |inv: Invocation| async move {
+        let arg0 = inv.args().first().cloned().unwrap_or(Value::Null);
+        match inv.method_name() {
+            "sayHello" => Ok(RpcResponse::new(Value::String(format!(
+                "Hello {}",
+                arg0.as_str().unwrap_or("")
+            )))),
+            "addInt" => {
+                let a = inv.args()[0].as_i64().unwrap_or(0) as i32;
+                let b = inv.args()[1].as_i64().unwrap_or(0) as i32;
+                Ok(RpcResponse::new(Value::Int(a.wrapping_add(b))))
+            }
+            "fail" => Err(RpcError::business(
+                "java.lang.IllegalStateException",
+                arg0.as_str().unwrap_or(""),
+            )),
+            "getAttachment" => {
+                let key = arg0.as_str().unwrap_or("");
+                let v = inv
+                    .attachments()
+                    .get_str(key)
+                    .map(|s| Value::String(s.to_owned()));
+                let mut r = RpcResponse::new(v.unwrap_or(Value::Null));
+                r.attachments.insert("served-by", "rust");
+                Ok(r)
+            }
+            "sleep" => {
+                let ms = arg0.as_i64().unwrap_or(0) as u64;
+                tokio::time::sleep(Duration::from_millis(ms)).await;
+                Ok(RpcResponse::new(Value::String(format!("slept {ms}"))))
+            }
+            other => Err(RpcError::framework(
+                ErrorCode::MethodNotFound,
+                format!("no method {other}"),
+            )),
+        }
+    }))
 }
