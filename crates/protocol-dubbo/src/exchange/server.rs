@@ -165,9 +165,9 @@ impl DubboServer {
             .map(|c| c.values().map(|h| (h.tx.clone(), h.peer)).collect())
             .unwrap_or_default();
         for (tx, peer) in handles {
+            // Never wait on a consumer that does not read: a full queue just misses the event.
             if tx
-                .send(body::readonly_event(next_request_id()))
-                .await
+                .try_send(body::readonly_event(next_request_id()))
                 .is_err()
             {
                 tracing::debug!(consumer = %peer, "could not send readonly event");
