@@ -46,7 +46,7 @@ impl IdlService for HandGreeter {
     }
     fn method_kind(&self, method: &str) -> Option<MethodKind> {
         match method {
-            "Greet" | "Slow" => Some(MethodKind::Unary),
+            "Greet" | "Slow" | "Stall" => Some(MethodKind::Unary),
             "GreetServerStream" => Some(MethodKind::ServerStreaming),
             "GreetClientStream" | "SlowSink" => Some(MethodKind::ClientStreaming),
             "GreetBiStream" => Some(MethodKind::BidiStreaming),
@@ -64,6 +64,12 @@ impl IdlService for HandGreeter {
                 Ok(Response::new(GreeterReply {
                     message: format!("Hello {}", req.into_inner().name),
                 }))
+            }),
+            // Never reads its request: the client's window stays closed.
+            "Stall" => Box::pin(async move {
+                tokio::time::sleep(Duration::from_secs(10)).await;
+                drop(call);
+                Err(Status::cancelled("stalled"))
             }),
             "Slow" => codegen::unary(call, |req: Request<GreeterRequest>| async move {
                 let ms: u64 = req.get_ref().name.parse().unwrap_or(0);
