@@ -100,8 +100,10 @@ async fn unary_sender_gets_resource_exhausted_when_the_window_stays_closed() {
         .await
         .unwrap();
     server.add_idl_service(HandGreeter::default());
-    let mut client_cfg = TripleConfig::default();
-    client_cfg.unary_send_window_timeout = Duration::from_millis(300);
+    let client_cfg = TripleConfig {
+        unary_send_window_timeout: Duration::from_millis(300),
+        ..TripleConfig::default()
+    };
     let channel = TripleChannel::connect(server.local_addr().to_string(), client_cfg)
         .await
         .unwrap();
