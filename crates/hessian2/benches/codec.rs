@@ -45,7 +45,7 @@ fn pojo(i: i64) -> BenchPojo {
         age: 20 + (i % 50) as i32,
         score: 12.25 + i as f64,
         active: i % 2 == 0,
-        description: "abcdefghij".repeat(30),
+        description: "abcdefghij".repeat(60),
         created: java::Date(1_700_000_000_000 + i * 1000),
         tags: (0..10).map(|t| format!("tag-{i}-{t}")).collect(),
         attrs: (0..10)

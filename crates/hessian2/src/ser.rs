@@ -42,11 +42,45 @@ pub(crate) const MAGIC_TYPED_LIST: &str = "$hessian2::TypedList";
 /// Newtype-struct name of typed maps: the inner value is a 2-tuple `(type_name, map)`.
 pub(crate) const MAGIC_TYPED_MAP: &str = "$hessian2::TypedMap";
 
-/// Reusable buffers of the serializer.
-#[derive(Debug, Default)]
-pub(crate) struct Scratch {
-    pending_pool: Vec<Vec<Pending>>,
-    spec_pool: Vec<Hessian2Writer>,
+thread_local! {
+    /// Reusable per-struct buffers (pending fields, speculative writers), shared by all
+    /// writers of the thread so that a writer per message does not reallocate them.
+    static PENDING_POOL: RefCell<Vec<Vec<Pending>>> = const { RefCell::new(Vec::new()) };
+    static SPEC_POOL: RefCell<Vec<Hessian2Writer>> = const { RefCell::new(Vec::new()) };
+}
+
+const POOL_MAX: usize = 16;
+
+fn pop_pending() -> Vec<Pending> {
+    PENDING_POOL
+        .with(|p| p.borrow_mut().pop())
+        .unwrap_or_default()
+}
+
+fn push_pending(mut v: Vec<Pending>) {
+    v.clear();
+    PENDING_POOL.with(|p| {
+        let mut p = p.borrow_mut();
+        if p.len() < POOL_MAX {
+            p.push(v);
+        }
+    });
+}
+
+fn pop_spec() -> Hessian2Writer {
+    SPEC_POOL.with(|p| p.borrow_mut().pop()).unwrap_or_default()
+}
+
+fn push_spec(w: Hessian2Writer) {
+    if w.buf.capacity() > 1 << 20 {
+        return;
+    }
+    SPEC_POOL.with(|p| {
+        let mut p = p.borrow_mut();
+        if p.len() < POOL_MAX {
+            p.push(w);
+        }
+    });
 }
 
 /// A struct field waiting for its turn in wire order.
@@ -739,7 +773,7 @@ impl<'a> StructSer<'a> {
                 let wire = &layout.wire_names;
                 w.object_header(class, wire.len(), || wire.iter().copied());
                 w.push_ref_scope(r);
-                let mut pending = w.scratch.pending_pool.pop().unwrap_or_default();
+                let mut pending = pop_pending();
                 pending.clear();
                 pending.resize(layout.names.len(), Pending::Empty);
                 StructMode::Known {
@@ -816,8 +850,7 @@ impl<'a> StructSer<'a> {
                         Some(v) => {
                             // Try to serialize it now into table-independent bytes.
                             let sw = spec.get_or_insert_with(|| {
-                                let mut sw =
-                                    Box::new(self.w.scratch.spec_pool.pop().unwrap_or_default());
+                                let mut sw = Box::new(pop_spec());
                                 sw.reset_speculative();
                                 sw
                             });
@@ -883,10 +916,9 @@ impl<'a> StructSer<'a> {
                     next_wire += 1;
                 }
                 w.pop_ref_scope();
-                pending.clear();
-                w.scratch.pending_pool.push(pending);
+                push_pending(pending);
                 if let Some(sw) = spec {
-                    w.scratch.spec_pool.push(*sw);
+                    push_spec(*sw);
                 }
                 Ok(())
             }

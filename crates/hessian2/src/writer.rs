@@ -52,7 +52,6 @@ pub struct Hessian2Writer {
     singletons: HashMap<&'static str, u32, FxBuildHasher>,
     /// Reference indexes of the containers `write_value` is inside of (for `Value::Ref`).
     ref_stack: Vec<u32>,
-    pub(crate) scratch: crate::ser::Scratch,
     /// Speculative mode (see `ser.rs`): any operation whose bytes depend on the
     /// stream's tables or buffer position sets `spec_failed`.
     pub(crate) spec: bool,
