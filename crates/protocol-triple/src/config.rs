@@ -30,9 +30,6 @@ pub struct TripleConfig {
     pub unary_send_window_timeout: Duration,
     /// Encoding used for messages this side sends. Default identity.
     pub send_encoding: Encoding,
-    /// On graceful shutdown, how long the server waits for the PING ack before the second
-    /// GOAWAY (grpc-java waits 10 s).
-    pub goaway_ping_timeout: Duration,
     /// Time allowed to connect to a provider. Default 3 s.
     pub connect_timeout: Duration,
     /// Largest HTTP/1.1 JSON request body accepted. Default 8 MiB.
@@ -50,7 +47,6 @@ impl Default for TripleConfig {
             max_concurrent_streams: None,
             unary_send_window_timeout: Duration::from_secs(3),
             send_encoding: Encoding::Identity,
-            goaway_ping_timeout: Duration::from_secs(10),
             connect_timeout: Duration::from_secs(3),
             max_http1_body: MIB_8 as usize,
         }
