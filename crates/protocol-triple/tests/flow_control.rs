@@ -69,6 +69,7 @@ async fn fast_client_slow_server_stays_bounded() {
     // What the client could send before the server read: one stream window's worth, plus the
     // message being written and the one taken from the source.
     let bound = WINDOW as usize / PAYLOAD + 2;
+    eprintln!("client produced {early} messages before the server read (bound {bound})");
     assert!(
         early <= bound,
         "client produced {early} messages, bound {bound}"
