@@ -786,3 +786,16 @@ fn typed_cycles_and_shared_refs() {
         }
     );
 }
+
+#[test]
+fn roundtrip_edge_cases_found_while_fuzzing() {
+    // A field named like the serializer's internal enum marker is just a field.
+    let v = Value::object("x.Y", [("\u{0}enum", Value::from("A"))]);
+    let b = enc(|w| w.write_value(&v).unwrap());
+    assert_eq!(decode_all(&b).unwrap(), vec![v]);
+    // An empty type string means "untyped".
+    let v = decode_all(&hex("71 00 4e")).unwrap();
+    assert_eq!(v, vec![Value::list(vec![Value::Null])]);
+    let b = enc(|w| w.write_value(&v[0]).unwrap());
+    assert_eq!(decode_all(&b).unwrap(), v);
+}
