@@ -125,6 +125,14 @@
 //!   written as copies, except enum constants and `Collections$EmptyList`/`EmptySet`/
 //!   `EmptyMap`, which are shared like Java's singletons. Use
 //!   [`Hessian2Writer::write_ref`] to express sharing explicitly.
+//! - Struct layouts are cached per class name and thread: two Rust types serialized
+//!   under the same class name must have the same fields. Fields skipped with
+//!   `skip_serializing_if` are written as null (hessian-lite always writes every field).
+//! - hessian-lite splits a large `byte[]` into chunks at its 8 KiB buffer boundaries;
+//!   the writer mirrors that buffer exactly, except after struct fields that were
+//!   buffered out of declaration order, where the mirrored position is approximated.
+//!   Chunking of a later large binary in the same stream may then differ from Java's
+//!   (the bytes are still valid Hessian that Java reads back).
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]

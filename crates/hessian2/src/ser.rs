@@ -767,7 +767,7 @@ enum StructMode {
 
 impl<'a> StructSer<'a> {
     fn start(w: &'a mut Hessian2Writer, class: &'static str, len: usize) -> Result<Self, Error> {
-        let mode = match cached_layout(class) {
+        let mode = match cached_layout(class).filter(|l| l.names.len() == len) {
             Some(layout) => {
                 let r = w.alloc_ref();
                 let wire = &layout.wire_names;
