@@ -81,6 +81,8 @@ impl ApplicationBuilder {
             protocols: Mutex::new(HashMap::new()),
             modules: Mutex::new(Vec::new()),
             shut_down: AtomicBool::new(false),
+            #[cfg(feature = "triple")]
+            triple: std::sync::OnceLock::new(),
         });
         let app = Application { inner };
         let default_module = Module::new(app.clone(), "default");
@@ -96,6 +98,8 @@ pub(crate) struct AppInner {
     protocols: Mutex<HashMap<String, Arc<dyn Protocol>>>,
     modules: Mutex<Vec<Module>>,
     shut_down: AtomicBool,
+    #[cfg(feature = "triple")]
+    triple: std::sync::OnceLock<Arc<dubbo_protocol_triple::TripleProtocol>>,
 }
 
 /// An application (Dubbo's `ApplicationModel`): a name, its protocols and servers, and modules
@@ -175,6 +179,14 @@ impl Application {
         if let Some(p) = protocols.get(name) {
             return Ok(p.clone());
         }
+        #[cfg(feature = "triple")]
+        if name == "tri" {
+            // The application keeps the concrete Triple protocol too, because IDL services are
+            // added to its servers directly (see `Module::export_idl`).
+            let tri = self.triple();
+            protocols.insert(name.to_owned(), tri.clone());
+            return Ok(tri);
+        }
         let p = self.inner.framework.create_protocol(name).ok_or_else(|| {
             ConfigError::invalid(
                 "dubbo.protocols",
@@ -183,6 +195,19 @@ impl Application {
         })?;
         protocols.insert(name.to_owned(), p.clone());
         Ok(p)
+    }
+
+    /// This application's Triple protocol, which also serves IDL (protobuf) services.
+    #[cfg(feature = "triple")]
+    pub(crate) fn triple(&self) -> Arc<dubbo_protocol_triple::TripleProtocol> {
+        self.inner
+            .triple
+            .get_or_init(|| {
+                Arc::new(dubbo_protocol_triple::TripleProtocol::new(
+                    dubbo_protocol_triple::TripleConfig::default(),
+                ))
+            })
+            .clone()
     }
 
     /// Graceful shutdown: every module withdraws its services, each protocol tells its

@@ -44,7 +44,9 @@ impl Framework {
         #[cfg(feature = "triple")]
         {
             let tri: Arc<dyn ProtocolFactory> = Arc::new(|| -> Arc<dyn Protocol> {
-                Arc::new(dubbo_protocol_triple::TripleProtocol::new())
+                Arc::new(dubbo_protocol_triple::TripleProtocol::new(
+                    dubbo_protocol_triple::TripleConfig::default(),
+                ))
             });
             extensions.register::<dyn ProtocolFactory>("tri", tri.clone());
             extensions.register::<dyn ProtocolFactory>("triple", tri);

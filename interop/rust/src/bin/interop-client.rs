@@ -1,0 +1,58 @@
+//! The interop consumer: calls every method of the interop services and checks each result.
+
+use std::process::ExitCode;
+
+use dubbo_interop::args::Args;
+use dubbo_interop::cases::run_interop_cases;
+use dubbo_interop::report::Report;
+use dubbo_rs::prelude::*;
+
+const USAGE: &str =
+    "usage: interop-client --url dubbo://HOST:PORT | --url tri://HOST:PORT | --registry URL [--greeter-only]";
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("error"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .init();
+    let args = match Args::parse(std::env::args().skip(1), &["greeter-only"]) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("{e}\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut report = Report::new();
+    if let Err(e) = run(&args, &mut report).await {
+        report.check("setup", false, || e);
+    }
+    report.finish();
+    if report.failed() == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+async fn run(args: &Args, report: &mut Report) -> Result<(), String> {
+    if let Some(registry) = args.get("registry") {
+        return Err(format!(
+            "--registry {registry}: registry support is not built yet"
+        ));
+    }
+    let url = args.get("url").ok_or_else(|| USAGE.to_owned())?;
+    let app = Application::builder("interop-consumer")
+        .build()
+        .map_err(|e| e.to_string())?;
+    let greeter_only = args.has("greeter-only");
+    if !greeter_only {
+        run_interop_cases(&app, url, report)
+            .await
+            .map_err(|e| e.to_string())?;
+    }
+    app.shutdown().await;
+    Ok(())
+}

