@@ -170,16 +170,18 @@ curl_json() {
   [ "$code" = 404 ]
 }
 
+PY=interop/python/.venv/bin/python
 python_setup() {
-  python3 -m pip install --quiet --disable-pip-version-check -r interop/python/requirements.txt
+  [ -x "$PY" ] || python3 -m venv interop/python/.venv || return 1
+  "$PY" -m pip install --quiet --disable-pip-version-check -r interop/python/requirements.txt
 }
 
 python_client_to_rust() {
-  python3 interop/python/greeter_client.py "127.0.0.1:$RUST_TRI"
+  "$PY" interop/python/greeter_client.py "127.0.0.1:$RUST_TRI"
 }
 
 rust_client_to_python() {
-  start_server py_server python3 interop/python/greeter_server.py --port $PY_GRPC &&
+  start_server py_server "$PY" interop/python/greeter_server.py --port $PY_GRPC &&
     rust_client --url "tri://127.0.0.1:$PY_GRPC" --greeter-only
   local rc=$?
   stop_server py_server || true

@@ -42,6 +42,12 @@ impl Report {
         }
     }
 
+    /// Counts cases that were run and printed elsewhere.
+    pub fn add_counts(&mut self, passed: usize, failed: usize) {
+        self.passed += passed;
+        self.failed += failed;
+    }
+
     /// Number of failed cases.
     pub fn failed(&self) -> usize {
         self.failed

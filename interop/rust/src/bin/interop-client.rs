@@ -6,6 +6,7 @@ use dubbo_interop::args::Args;
 use dubbo_interop::cases::run_interop_cases;
 use dubbo_interop::report::Report;
 use dubbo_rs::prelude::*;
+use dubbo_triple_greeter::{run_client_cases, GreeterClient};
 
 const USAGE: &str =
     "usage: interop-client --url dubbo://HOST:PORT | --url tri://HOST:PORT | --registry URL [--greeter-only]";
@@ -52,6 +53,18 @@ async fn run(args: &Args, report: &mut Report) -> Result<(), String> {
         run_interop_cases(&app, url, report)
             .await
             .map_err(|e| e.to_string())?;
+    }
+    if let Some(addr) = url.strip_prefix("tri://") {
+        let addr = addr.trim_end_matches('/').to_owned();
+        match GreeterClient::connect(addr.clone()).await {
+            Ok(client) => {
+                let (passed, failed) = run_client_cases(&client).await;
+                report.add_counts(passed, failed);
+            }
+            Err(e) => report.check("greeter.connect", false, || format!("{addr}: {e}")),
+        }
+    } else if greeter_only {
+        return Err("--greeter-only needs a tri:// url".to_owned());
     }
     app.shutdown().await;
     Ok(())

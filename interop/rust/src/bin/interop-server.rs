@@ -8,6 +8,7 @@ use dubbo_interop::args::Args;
 use dubbo_interop::provider::InteropProvider;
 use dubbo_interop::service::InteropServiceServer;
 use dubbo_rs::prelude::*;
+use dubbo_triple_greeter::{ContractGreeter, GreeterServer};
 
 const USAGE: &str =
     "usage: interop-server [--dubbo-port P] [--tri-port Q] [--registry URL] [--app NAME]";
@@ -66,6 +67,10 @@ async fn run(args: &Args) -> Result<(), String> {
             InteropServiceServer::new(InteropProvider::v2()),
             ServiceOptions::new().version("2.0.0"),
         )
+        .await
+        .map_err(|e| e.to_string())?;
+    module
+        .export_idl(GreeterServer::new(ContractGreeter), ServiceOptions::new())
         .await
         .map_err(|e| e.to_string())?;
     println!("READY");
