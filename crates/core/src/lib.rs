@@ -32,6 +32,7 @@
 
 pub mod attachments;
 pub mod context;
+pub mod directory;
 pub mod error;
 pub mod extension;
 pub mod filter;
@@ -46,6 +47,7 @@ pub mod service_key;
 
 pub use attachments::Attachments;
 pub use context::CallContext;
+pub use directory::{Directory, InvokerList, LoadBalance, Router, StaticDirectory};
 pub use dubbo_hessian2::Value;
 pub use error::{BusinessError, ErrorCode, RpcError};
 pub use extension::Extensions;

@@ -1,0 +1,172 @@
+//! Directories: the providers a consumer can call for one service, as lock-free snapshots.
+//!
+//! A directory is fed by a registry (or by a fixed list of direct URLs) and read on every call
+//! by the cluster layer, which routes, balances and applies a fault-tolerance strategy over what
+//! [`Directory::list`] returns. Readers load an immutable snapshot; the rare writer swaps in a
+//! new one, so the call path takes no lock.
+
+use std::sync::Arc;
+
+use arc_swap::ArcSwap;
+use dubbo_url::Url;
+
+use crate::invocation::Invocation;
+use crate::invoker::Invoker;
+
+/// An immutable list of provider invokers.
+pub type InvokerList = Arc<[Arc<dyn Invoker>]>;
+
+/// The providers of one service as the consumer currently knows them.
+pub trait Directory: Send + Sync + 'static {
+    /// The consumer's URL for the service (reference settings).
+    fn url(&self) -> &Url;
+
+    /// The providers that may take `invocation`, before routing and load balancing.
+    fn list(&self, invocation: &Invocation) -> InvokerList;
+
+    /// Every known provider, available or not.
+    fn all(&self) -> InvokerList;
+
+    /// Whether at least one provider is available.
+    fn is_available(&self) -> bool {
+        self.all().iter().any(|i| i.is_available())
+    }
+
+    /// Releases the providers; later lists are empty.
+    fn destroy(&self) {}
+}
+
+/// Narrows a list of providers for one call (condition, tag and script rules).
+pub trait Router: Send + Sync + 'static {
+    /// The providers of `invokers` that `invocation` may go to.
+    fn route(
+        &self,
+        invokers: &[Arc<dyn Invoker>],
+        invocation: &Invocation,
+    ) -> Vec<Arc<dyn Invoker>>;
+}
+
+/// Picks one provider for one call (random, round robin, least active, p2c, ...).
+pub trait LoadBalance: Send + Sync + 'static {
+    /// The chosen provider, or `None` when `invokers` is empty.
+    fn select(
+        &self,
+        invokers: &[Arc<dyn Invoker>],
+        invocation: &Invocation,
+    ) -> Option<Arc<dyn Invoker>>;
+}
+
+/// A directory whose providers are set by its owner: direct URLs, or a registry listener that
+/// replaces the whole list on every notification.
+pub struct StaticDirectory {
+    url: Url,
+    snapshot: ArcSwap<InvokerList>,
+}
+
+impl StaticDirectory {
+    /// A directory for the consumer `url` holding `invokers`.
+    pub fn new(url: Url, invokers: Vec<Arc<dyn Invoker>>) -> Self {
+        Self {
+            url,
+            snapshot: ArcSwap::from_pointee(invokers.into()),
+        }
+    }
+
+    /// Replaces the providers; calls already in progress keep the list they started with.
+    pub fn set(&self, invokers: Vec<Arc<dyn Invoker>>) {
+        self.snapshot.store(Arc::new(invokers.into()));
+    }
+}
+
+impl Directory for StaticDirectory {
+    fn url(&self) -> &Url {
+        &self.url
+    }
+
+    fn list(&self, _invocation: &Invocation) -> InvokerList {
+        let all = self.snapshot.load_full();
+        if all.iter().all(|i| i.is_available()) {
+            return InvokerList::clone(&all);
+        }
+        all.iter().filter(|i| i.is_available()).cloned().collect()
+    }
+
+    fn all(&self) -> InvokerList {
+        InvokerList::clone(&self.snapshot.load_full())
+    }
+
+    fn destroy(&self) {
+        for i in self.snapshot.load().iter() {
+            i.destroy();
+        }
+        self.set(Vec::new());
+    }
+}
+
+impl std::fmt::Debug for StaticDirectory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StaticDirectory")
+            .field("url", &self.url.to_string())
+            .field("providers", &self.snapshot.load().len())
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    use super::*;
+    use crate::invoker::{BoxFuture, RpcResult};
+    use crate::{MethodSignature, RpcResponse, ServiceKey, Value};
+
+    struct Provider {
+        url: Url,
+        up: AtomicBool,
+    }
+
+    impl Invoker for Provider {
+        fn invoke(&self, _invocation: Invocation) -> BoxFuture<'_, RpcResult> {
+            Box::pin(async { Ok(RpcResponse::new(Value::Null)) })
+        }
+        fn url(&self) -> &Url {
+            &self.url
+        }
+        fn is_available(&self) -> bool {
+            self.up.load(Ordering::Relaxed)
+        }
+    }
+
+    fn provider(port: u16) -> Arc<Provider> {
+        Arc::new(Provider {
+            url: Url::parse(&format!("dubbo://127.0.0.1:{port}/a.B")).unwrap(),
+            up: AtomicBool::new(true),
+        })
+    }
+
+    #[test]
+    fn lists_available_providers_and_swaps_snapshots() {
+        let a = provider(1);
+        let b = provider(2);
+        let dir = StaticDirectory::new(
+            Url::parse("consumer://127.0.0.1/a.B").unwrap(),
+            vec![a.clone(), b.clone()],
+        );
+        let inv = Invocation::new(
+            ServiceKey::interface_only("a.B"),
+            Arc::new(MethodSignature::new::<&str>("m", &[], "void")),
+            vec![],
+        );
+        assert_eq!(dir.list(&inv).len(), 2);
+        let before = dir.list(&inv);
+        b.up.store(false, Ordering::Relaxed);
+        let now = dir.list(&inv);
+        assert_eq!(now.len(), 1);
+        assert_eq!(now[0].url().port(), 1);
+        assert!(dir.is_available());
+        dir.set(vec![b.clone()]);
+        assert!(!dir.is_available());
+        assert_eq!(before.len(), 2, "an earlier snapshot is unchanged");
+        assert_eq!(dir.all().len(), 1);
+    }
+}
