@@ -7,9 +7,12 @@
 #   INTEROP_JAVA_GOLDEN_JAR   java -cp "$INTEROP_JAVA_GOLDEN_JAR" org.apache.dubbo.interop.hessian.Golden write|check DIR
 #   INTEROP_JAVA_DUBBO_JAR    java -cp "$INTEROP_JAVA_DUBBO_JAR" org.apache.dubbo.interop.Provider|Consumer ...
 #                             (Consumer/Provider include the Greeter IDL service over tri://)
+#   INTEROP_JAVA_BENCH_JAR    java -jar "$INTEROP_JAVA_BENCH_JAR" [--dubbo-port P] [--tri-port Q]
+#                             (org.apache.dubbo.bench.BenchProvider, the benchmark's Java peer)
 # Each jar's manifest Class-Path points at its target/lib/*.jar, so the jar alone is the classpath.
 #
-# Skips Maven when both jars are newer than every pom/source file and ../proto/*.proto. Tries an
+# Skips Maven when every jar is newer than every pom/source file, ../proto/*.proto and
+# ../../bench/proto/*.proto. Tries an
 # offline build first (everything already in ~/.m2 after one online build), then falls back to an
 # online one.
 set -euo pipefail
@@ -17,7 +20,10 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 golden_jar="$here/hessian-golden/target/hessian-golden.jar"
 dubbo_jar="$here/dubbo-interop/target/dubbo-interop.jar"
+bench_jar="$here/bench-provider/target/bench-provider.jar"
 proto_dir="$(cd "$here/.." && pwd)/proto"
+# BenchService of the benchmark suite (compiled into bench-provider).
+bench_proto_dir="$(cd "$here/../.." && pwd)/bench/proto"
 
 force=0
 case "${1:-}" in
@@ -33,15 +39,18 @@ for tool in java mvn; do
 done
 
 up_to_date() {
-  [[ -f "$golden_jar" && -f "$dubbo_jar" ]] || return 1
+  [[ -f "$golden_jar" && -f "$dubbo_jar" && -f "$bench_jar" ]] || return 1
   [[ -d "$here/hessian-golden/target/lib" && -d "$here/dubbo-interop/target/lib" ]] || return 1
+  [[ -d "$here/bench-provider/target/lib" ]] || return 1
   local oldest="$golden_jar"
-  [[ "$dubbo_jar" -ot "$golden_jar" ]] && oldest="$dubbo_jar"
+  [[ "$dubbo_jar" -ot "$oldest" ]] && oldest="$dubbo_jar"
+  [[ "$bench_jar" -ot "$oldest" ]] && oldest="$bench_jar"
   local newer
   newer="$(find "$here" -path '*/target' -prune -o -type f \( -name 'pom.xml' -o -path '*/src/*' \) \
             -newer "$oldest" -print -quit)"
   # The Greeter IDL shared with the Rust and Python sides (compiled into dubbo-interop).
   [[ -z "$newer" && -d "$proto_dir" ]] && newer="$(find "$proto_dir" -type f -name '*.proto' -newer "$oldest" -print -quit)"
+  [[ -z "$newer" && -d "$bench_proto_dir" ]] && newer="$(find "$bench_proto_dir" -type f -name '*.proto' -newer "$oldest" -print -quit)"
   [[ -z "$newer" ]]
 }
 
@@ -54,10 +63,11 @@ if [[ $force -eq 1 ]] || ! up_to_date; then
   fi
   rm -f "$here/.build-offline.log"
   # maven-jar-plugin may leave an unchanged jar alone; mark both as fresh for the check above.
-  touch "$golden_jar" "$dubbo_jar"
+  touch "$golden_jar" "$dubbo_jar" "$bench_jar"
 else
   log "up to date"
 fi
 
 echo "INTEROP_JAVA_GOLDEN_JAR=$golden_jar"
 echo "INTEROP_JAVA_DUBBO_JAR=$dubbo_jar"
+echo "INTEROP_JAVA_BENCH_JAR=$bench_jar"
