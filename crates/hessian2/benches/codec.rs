@@ -1,64 +1,25 @@
-//! Codec throughput. Bench names are stable (`<op>/<case>`) so the same cases can be
-//! timed against Java's hessian-lite:
+//! Codec throughput (criterion). Bench names are stable (`hessian2/<op>/<case>`); the
+//! cases are Java's `Bench` cases value for value (see `benches/common/mod.rs`):
+//! `pojo_1k`, `pojos_100`, `users_100`, `string_64k`, `binary_64k`.
 //!
-//! - `pojo_1k`: one `org.apache.dubbo.interop.BenchPojo` (Java declaration order:
-//!   `long id; String name; String email; int age; double score; boolean active;
-//!   String description; java.util.Date created; List<String> tags; Map<String,String> attrs`)
-//!   built by [`pojo`], about 1 KB encoded;
-//! - `pojos_100`: an `ArrayList` of 100 such POJOs (`pojo(0..100)`), one stream;
-//! - `string_64k`: a 65536-char ASCII string (`"abcdefghij"` repeated);
-//! - `binary_64k`: a 65536-byte `byte[]` (`i % 251`).
+//! - `encode/*`: serde into a fresh writer (fresh tables) over a reused buffer, as
+//!   Java's `Bench` reuses one `ByteArrayOutputStream`;
+//! - `decode/*`: into the typed Rust value;
+//! - `decode_value/*` / `encode_value/*`: through the dynamic [`Value`].
 //!
-//! `encode/*` serializes with serde into a fresh writer, `decode/*` deserializes into
-//! the typed Rust value, `decode_value/*` into [`Value`].
-//!
-//! Run: `cargo bench -p dubbo-hessian2 --bench codec`.
+//! Run: `cargo bench -p dubbo-hessian2 --bench codec`. The side-by-side comparison
+//! with Java (same method, ns/op and CPU ns/op) is `scripts/bench-hessian.sh`, which
+//! runs `benches/compare.rs`.
 
-use std::collections::HashMap;
+mod common;
+
 use std::hint::black_box;
 use std::time::Duration;
 
+use common::{encode, encode_into, BenchPojo};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use dubbo_hessian2::{java, Hessian2Reader, Hessian2Writer, Value};
-use serde::{Deserialize, Serialize};
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename = "org.apache.dubbo.interop.BenchPojo")]
-struct BenchPojo {
-    id: i64,
-    name: String,
-    email: String,
-    age: i32,
-    score: f64,
-    active: bool,
-    description: String,
-    created: java::Date,
-    tags: Vec<String>,
-    attrs: HashMap<String, String>,
-}
-
-fn pojo(i: i64) -> BenchPojo {
-    BenchPojo {
-        id: i,
-        name: format!("user-{i}"),
-        email: format!("user-{i}@example.org"),
-        age: 20 + (i % 50) as i32,
-        score: 12.25 + i as f64,
-        active: i % 2 == 0,
-        description: "abcdefghij".repeat(60),
-        created: java::Date(1_700_000_000_000 + i * 1000),
-        tags: (0..10).map(|t| format!("tag-{i}-{t}")).collect(),
-        attrs: (0..10)
-            .map(|k| (format!("key-{k}"), format!("value-{i}-{k}")))
-            .collect(),
-    }
-}
-
-fn encode<T: Serialize + ?Sized>(v: &T) -> Vec<u8> {
-    let mut w = Hessian2Writer::new();
-    w.serialize(v).unwrap();
-    w.into_bytes()
-}
+use dubbo_hessian2::{Hessian2Reader, Hessian2Writer, Value};
+use serde::Serialize;
 
 fn bench_case<T>(c: &mut Criterion, name: &str, value: &T)
 where
@@ -66,10 +27,14 @@ where
 {
     let bytes = encode(value);
     assert_eq!(&dubbo_hessian2::from_slice::<T>(&bytes).unwrap(), value);
+    if let Some(java) = common::java_bytes(name) {
+        assert_eq!(bytes.len(), java, "{name}: Rust and Java sizes differ");
+    }
     let mut g = c.benchmark_group("hessian2");
     g.throughput(Throughput::Bytes(bytes.len() as u64));
+    let mut buf = Vec::with_capacity(1 << 17);
     g.bench_function(BenchmarkId::new("encode", name), |b| {
-        b.iter(|| encode(black_box(value)))
+        b.iter(|| encode_into(black_box(value), &mut buf))
     });
     g.bench_function(BenchmarkId::new("decode", name), |b| {
         b.iter(|| {
@@ -84,24 +49,22 @@ where
     let v: Value = Hessian2Reader::new(&bytes).read_value().unwrap();
     g.bench_function(BenchmarkId::new("encode_value", name), |b| {
         b.iter(|| {
-            let mut w = Hessian2Writer::new();
+            buf.clear();
+            let mut w = Hessian2Writer::with_buffer(std::mem::take(&mut buf));
             w.write_value(black_box(&v)).unwrap();
-            w.into_bytes()
+            buf = w.into_bytes();
+            buf.len()
         })
     });
     g.finish();
 }
 
 fn benches(c: &mut Criterion) {
-    let one = pojo(1);
-    eprintln!("pojo_1k encodes to {} bytes", encode(&one).len());
-    bench_case(c, "pojo_1k", &one);
-    let many: Vec<BenchPojo> = (0..100).map(pojo).collect();
-    bench_case(c, "pojos_100", &many);
-    let s: String = "abcdefghij".chars().cycle().take(65536).collect();
-    bench_case(c, "string_64k", &s);
-    let b = serde_bytes::ByteBuf::from((0..65536).map(|i| (i % 251) as u8).collect::<Vec<u8>>());
-    bench_case(c, "binary_64k", &b);
+    bench_case(c, "pojo_1k", &BenchPojo::of(1));
+    bench_case(c, "pojos_100", &common::pojos_100());
+    bench_case(c, "users_100", &common::users_100());
+    bench_case(c, "string_64k", &common::string_64k());
+    bench_case(c, "binary_64k", &common::binary_64k());
 }
 
 criterion_group! {

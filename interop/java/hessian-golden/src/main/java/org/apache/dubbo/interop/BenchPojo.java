@@ -10,8 +10,8 @@ import java.util.Objects;
 
 /**
  * The ~1 KB POJO of the Hessian benchmarks ({@link org.apache.dubbo.interop.hessian.Bench}), the
- * same class as the Rust criterion bench's {@code BenchPojo} in
- * {@code crates/hessian2/benches/codec.rs} (Hessian class name {@code org.apache.dubbo.interop.BenchPojo}).
+ * same class as the Rust benches' {@code BenchPojo} in
+ * {@code crates/hessian2/benches/common/mod.rs} (Hessian class name {@code org.apache.dubbo.interop.BenchPojo}).
  *
  * <p>Fields, in declaration order:
  * {@code long id; String name; String email; int age; double score; boolean active;

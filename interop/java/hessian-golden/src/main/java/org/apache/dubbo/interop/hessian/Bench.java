@@ -24,11 +24,12 @@ import org.apache.dubbo.interop.BenchPojo;
 import org.apache.dubbo.interop.User;
 
 /**
- * hessian-lite 4.0.4 encode/decode timings, to compare with the Rust crate's criterion benches
- * ({@code crates/hessian2/benches/codec.rs}, same case names and values).
+ * hessian-lite 4.0.4 encode/decode timings, to compare with the Rust crate's benches: same case
+ * names and values as {@code crates/hessian2/benches/common/mod.rs}, timed with the same method by
+ * {@code crates/hessian2/benches/compare.rs}; {@code scripts/bench-hessian.sh} runs both.
  *
  * <pre>
- *   Bench [--warmup-ms 3000] [--measure-ms 5000] [--csv FILE] [--only CASE,...] [--list yes]
+ *   Bench [--warmup-ms 3000] [--measure-ms 5000] [--csv FILE] [--only CASE,...] [--list yes] [--dump DIR]
  * </pre>
  *
  * <p>Cases (one value each, written with {@code writeObject}):
@@ -64,12 +65,15 @@ import org.apache.dubbo.interop.User;
  * other threads). All cases run in one JVM, in the order above; use {@code --only} to time a case
  * alone.
  *
- * <p>Output: a table on stdout; with {@code --csv FILE} also CSV with header
- * {@code case,op,ns_per_op,ops_per_s,bytes,samples,spread_pct,cpu_ns_per_op}.
+ * <p>Output: a table on stdout (and {@code # case op} on stderr as each measurement starts); with
+ * {@code --csv FILE} also CSV with header
+ * {@code case,op,ns_per_op,ops_per_s,bytes,samples,spread_pct,cpu_ns_per_op}. {@code --dump DIR}
+ * writes each selected case's encoding to {@code DIR/<case>.bin} (the Rust side checks that they
+ * decode to its own values: {@code scripts/bench-hessian.sh}).
  */
 public final class Bench {
 
-    static final String USAGE = "usage: Bench [--warmup-ms 3000] [--measure-ms 5000] [--csv FILE] [--only CASE,...] [--list yes]";
+    static final String USAGE = "usage: Bench [--warmup-ms 3000] [--measure-ms 5000] [--csv FILE] [--only CASE,...] [--list yes] [--dump DIR]";
 
     /** Target duration of one measured sample. */
     static final long SAMPLE_NS = 50_000_000L;
@@ -238,6 +242,7 @@ public final class Bench {
         long warmupMs = 3000;
         long measureMs = 5000;
         String csv = null;
+        String dump = null;
         Set<String> only = null;
         List<Case> all = cases();
         for (int i = 0; i < argv.length; i++) {
@@ -262,6 +267,7 @@ public final class Bench {
                 case "--warmup-ms" -> warmupMs = parseMs(key, value);
                 case "--measure-ms" -> measureMs = parseMs(key, value);
                 case "--csv" -> csv = value;
+                case "--dump" -> dump = value;
                 case "--only" -> only = new LinkedHashSet<>(Arrays.asList(value.split(",")));
                 case "--list" -> {
                     all.forEach(c -> System.out.println(c.name()));
@@ -295,9 +301,15 @@ public final class Bench {
             encode(c.value());
             byte[] bytes = BOS.toByteArray();
             check(c, bytes);
-            for (Result r : new Result[] {
-                    time(c.name(), "encode", encodeOp(c.value()), bytes.length, warmupMs, measureMs),
-                    time(c.name(), "decode", decodeOp(bytes), bytes.length, warmupMs, measureMs)}) {
+            if (dump != null) {
+                Path d = Paths.get(dump);
+                Files.createDirectories(d);
+                Files.write(d.resolve(c.name() + ".bin"), bytes);
+            }
+            for (String opName : new String[] {"encode", "decode"}) {
+                System.err.println("# " + c.name() + " " + opName);
+                Op op = "encode".equals(opName) ? encodeOp(c.value()) : decodeOp(bytes);
+                Result r = time(c.name(), opName, op, bytes.length, warmupMs, measureMs);
                 results.add(r);
                 out.printf(Locale.ROOT, "%-11s %-7s %12.1f %14.0f %8d %8d %7.1f%% %12.1f%n", r.name(), r.op(),
                         r.nsPerOp(), 1e9 / r.nsPerOp(), r.bytes(), r.samples(), r.spreadPct(), r.cpuNsPerOp());
