@@ -41,6 +41,31 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
+    /// Every code, for tables and parsers.
+    pub const ALL: [ErrorCode; 16] = [
+        ErrorCode::Timeout,
+        ErrorCode::NoProvider,
+        ErrorCode::LimitExceeded,
+        ErrorCode::Network,
+        ErrorCode::Codec,
+        ErrorCode::ServiceNotFound,
+        ErrorCode::MethodNotFound,
+        ErrorCode::ThreadPoolExhausted,
+        ErrorCode::PayloadTooLarge,
+        ErrorCode::BadRequest,
+        ErrorCode::Forbidden,
+        ErrorCode::Cancelled,
+        ErrorCode::ShuttingDown,
+        ErrorCode::Config,
+        ErrorCode::Internal,
+        ErrorCode::Unknown,
+    ];
+
+    /// The code whose [`as_str`](Self::as_str) is `s`.
+    pub fn from_code_str(s: &str) -> Option<ErrorCode> {
+        Self::ALL.into_iter().find(|c| c.as_str() == s)
+    }
+
     /// The stable, lower-case code string, e.g. `"timeout"`.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -104,14 +129,16 @@ impl BusinessError {
         }
     }
 
-    /// Reads an exception object decoded from the wire; anything else yields `None`.
-    pub fn from_value(value: Value) -> Option<Self> {
-        let ex = JavaException::from_value(&value)?;
-        Some(Self {
-            class_name: ex.class_name,
-            message: ex.message,
-            raw: Some(value),
-        })
+    /// Reads an exception object decoded from the wire; anything else is handed back.
+    pub fn from_value(value: Value) -> Result<Self, Value> {
+        match JavaException::from_value(&value) {
+            Some(ex) => Ok(Self {
+                class_name: ex.class_name,
+                message: ex.message,
+                raw: Some(value),
+            }),
+            None => Err(value),
+        }
     }
 
     /// The exception object to put on the wire: the original object when there is one,
@@ -204,6 +231,14 @@ impl From<dubbo_hessian2::Error> for RpcError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_code_parses_back() {
+        for c in ErrorCode::ALL {
+            assert_eq!(ErrorCode::from_code_str(c.as_str()), Some(c));
+        }
+        assert_eq!(ErrorCode::from_code_str("nope"), None);
+    }
 
     #[test]
     fn codes_are_stable() {

@@ -205,7 +205,8 @@ impl Module {
             let url = build_url(&name, &host, port, &interface, &p)?;
             let invoker: Arc<dyn Invoker> =
                 Arc::new(ServiceInvoker::new(handler.clone(), url.clone()));
-            let exporter = protocol.export(url.clone(), invoker).await?;
+            let exporter = protocol.export(url, invoker).await?;
+            let url = exporter.url().clone();
             tracing::info!(application = %app.name(), url = %url, "exported service");
             lock(&self.inner.exporters).push(exporter);
             urls.push(url);

@@ -12,7 +12,6 @@ use dubbo_core::attachments::keys;
 use dubbo_core::{
     Attachments, BusinessError, Invocation, MethodSignature, RpcError, RpcResponse, Value,
 };
-use dubbo_hessian2::java::JavaException;
 use dubbo_hessian2::{Hessian2Reader, Hessian2Writer, Object};
 
 use crate::codec::{finish_frame, frame_buffer};
@@ -409,11 +408,10 @@ pub fn decode_ok_response(body: &[u8]) -> Result<Result<RpcResponse, RpcError>, 
 /// The business error for an exception object off the wire. An object that is not a Java
 /// exception still fails the call as a business error, named after its class.
 pub fn business_error_from(v: Value) -> BusinessError {
-    if JavaException::from_value(&v).is_some() {
-        if let Some(b) = BusinessError::from_value(v.clone()) {
-            return b;
-        }
-    }
+    let v = match BusinessError::from_value(v) {
+        Ok(b) => return b,
+        Err(v) => v,
+    };
     let class_name = match &v {
         Value::Object(Object { class, .. }) => class.clone(),
         _ => "java.lang.RuntimeException".to_owned(),

@@ -174,6 +174,9 @@ impl Protocol for DubboProtocol {
             let registry = server.registry().clone();
             registry.insert(key.clone(), Arc::new(chain));
             tracing::info!(service = %key, address = %server.local_addr(), "exported over dubbo://");
+            // The exporter reports the port actually bound, which differs from the URL's when
+            // it asked for an ephemeral one.
+            let url = url.with_port(server.local_addr().port());
             Ok(Exporter::new(key, url, registry))
         })
     }

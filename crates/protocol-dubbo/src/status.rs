@@ -145,25 +145,7 @@ fn bracketed_code(message: &str) -> Option<ErrorCode> {
 
 /// The [`ErrorCode`] whose [`as_str`](ErrorCode::as_str) is `s`.
 pub fn code_from_str(s: &str) -> Option<ErrorCode> {
-    const ALL: [ErrorCode; 16] = [
-        ErrorCode::Timeout,
-        ErrorCode::NoProvider,
-        ErrorCode::LimitExceeded,
-        ErrorCode::Network,
-        ErrorCode::Codec,
-        ErrorCode::ServiceNotFound,
-        ErrorCode::MethodNotFound,
-        ErrorCode::ThreadPoolExhausted,
-        ErrorCode::PayloadTooLarge,
-        ErrorCode::BadRequest,
-        ErrorCode::Forbidden,
-        ErrorCode::Cancelled,
-        ErrorCode::ShuttingDown,
-        ErrorCode::Config,
-        ErrorCode::Internal,
-        ErrorCode::Unknown,
-    ];
-    ALL.into_iter().find(|c| c.as_str() == s)
+    ErrorCode::from_code_str(s)
 }
 
 #[cfg(test)]

@@ -161,6 +161,9 @@ impl Protocol for TripleProtocol {
             let registry = server.exporters().clone();
             registry.insert(key.clone(), Arc::new(chain));
             tracing::info!(service = %key, address = %server.local_addr(), "exported over tri://");
+            // The exporter reports the port actually bound, which differs from the URL's when
+            // it asked for an ephemeral one.
+            let url = url.with_port(server.local_addr().port());
             Ok(Exporter::new(key, url, registry))
         })
     }

@@ -137,9 +137,9 @@ fn to_rpc(s: Status) -> RpcError {
 }
 
 fn business_error(value: Value, type_name: &str) -> BusinessError {
-    match BusinessError::from_value(value.clone()) {
-        Some(b) => b,
-        None => BusinessError {
+    match BusinessError::from_value(value) {
+        Ok(b) => b,
+        Err(value) => BusinessError {
             class_name: if type_name.is_empty() {
                 "java.lang.RuntimeException".to_owned()
             } else {
