@@ -5,7 +5,7 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-PROTO_DIR = os.path.normpath(os.path.join(HERE, "..", "..", "crates", "protocol-triple", "proto"))
+PROTO_DIR = os.path.normpath(os.path.join(HERE, "..", "proto"))
 
 
 def load():

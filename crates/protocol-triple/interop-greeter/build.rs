@@ -1,3 +1,6 @@
 fn main() -> std::io::Result<()> {
-    dubbo_build::compile_protos(&["../proto/greeter.proto"], &["../proto"])
+    dubbo_build::compile_protos(
+        &["../../../interop/proto/greeter.proto"],
+        &["../../../interop/proto"],
+    )
 }
