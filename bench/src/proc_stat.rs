@@ -27,6 +27,26 @@ fn clock_ticks_per_sec() -> u64 {
     }
 }
 
+/// CPU time all processes spent busy (user, nice, system, irq, softirq, steal) on every
+/// core, from the first line of `/proc/stat`, in microseconds.
+pub fn machine_busy_us() -> Option<u64> {
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    parse_machine_busy_ticks(stat.lines().next()?).map(|t| t * 1_000_000 / clock_ticks_per_sec())
+}
+
+/// Busy ticks of a `cpu  user nice system idle iowait irq softirq steal ...` line.
+pub fn parse_machine_busy_ticks(line: &str) -> Option<u64> {
+    let v: Vec<u64> = line
+        .strip_prefix("cpu ")?
+        .split_whitespace()
+        .filter_map(|f| f.parse().ok())
+        .collect();
+    if v.len() < 8 {
+        return None;
+    }
+    Some(v[0] + v[1] + v[2] + v[5] + v[6] + v[7])
+}
+
 /// Resident set size of `pid` (`VmRSS`), in KiB.
 pub fn rss_kib(pid: u32) -> Option<u64> {
     status_field(pid, "VmRSS:")
@@ -54,6 +74,13 @@ mod tests {
     fn parses_stat_with_spaces_in_name() {
         let line = "42 (my (odd) name) S 1 42 42 0 -1 4194560 100 0 0 0 250 75 0 0 20 0 4 0 1 2 3";
         assert_eq!(parse_cpu_ticks(line), Some(325));
+    }
+
+    #[test]
+    fn parses_machine_line() {
+        let line = "cpu  100 5 50 9000 3 1 2 4 0 0";
+        assert_eq!(parse_machine_busy_ticks(line), Some(162));
+        assert!(machine_busy_us().is_some());
     }
 
     #[test]

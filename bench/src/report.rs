@@ -6,7 +6,7 @@ use crate::args::Options;
 use crate::runner::RunStats;
 
 /// CSV header, matching [`csv_row`].
-pub const CSV_HEADER: &str = "label,target,scenario,mode,concurrency,connections,duration_s,calls,errors,qps,msgs_per_s,p50_us,p90_us,p99_us,p999_us,max_us,server_cpu_us_per_call,server_rss_mib,server_peak_rss_mib,client_cpu_pct,first_error";
+pub const CSV_HEADER: &str = "label,target,scenario,mode,concurrency,connections,duration_s,calls,errors,qps,msgs_per_s,p50_us,p90_us,p99_us,p999_us,max_us,server_cpu_us_per_call,server_rss_mib,server_peak_rss_mib,client_cpu_pct,other_cpu_pct,first_error";
 
 fn opt(v: Option<f64>, decimals: usize) -> String {
     match v {
@@ -50,6 +50,7 @@ pub fn csv_row(o: &Options, s: &RunStats) -> String {
         opt(s.server_rss_kib.map(|k| k as f64 / 1024.0), 1),
         opt(s.server_peak_rss_kib.map(|k| k as f64 / 1024.0), 1),
         opt(s.client_cpu_pct(), 0),
+        opt(s.other_cpu_pct(), 0),
         format!("\"{err}\""),
     ]
     .join(",")
@@ -74,7 +75,7 @@ pub fn table(o: &Options, s: &RunStats) -> String {
     let head = [
         "label", "target", "scenario", "mode", "conc", "conns", "calls", "errors", "QPS",
         "msgs/s", "p50 µs", "p90 µs", "p99 µs", "p999 µs", "max µs", "srv CPU µs/call",
-        "srv RSS MiB", "cli CPU %",
+        "srv RSS MiB", "cli CPU %", "other CPU %",
     ];
     let row = [
         o.label.clone(),
@@ -95,6 +96,7 @@ pub fn table(o: &Options, s: &RunStats) -> String {
         opt(s.server_cpu_us_per_call(), 2),
         opt(s.server_rss_kib.map(|k| k as f64 / 1024.0), 1),
         opt(s.client_cpu_pct(), 0),
+        opt(s.other_cpu_pct(), 0),
     ];
     let widths: Vec<usize> = head
         .iter()

@@ -42,6 +42,9 @@ pub struct RunStats {
     pub server_peak_rss_kib: Option<u64>,
     /// This process's CPU time over the window, µs.
     pub client_cpu_us: Option<u64>,
+    /// CPU time of every other process on the machine over the window, µs: neighbours that
+    /// competed with the server and the load generator.
+    pub other_cpu_us: Option<u64>,
     /// The first error seen, if any.
     pub first_error: Option<String>,
 }
@@ -69,6 +72,12 @@ impl RunStats {
     pub fn server_cpu_us_per_call(&self) -> Option<f64> {
         let cpu = self.server_cpu_us?;
         (self.calls > 0).then(|| cpu as f64 / self.calls as f64)
+    }
+
+    /// CPU use of other processes over the window, percent of one core.
+    pub fn other_cpu_pct(&self) -> Option<f64> {
+        self.other_cpu_us
+            .map(|us| us as f64 / self.elapsed.as_micros() as f64 * 100.0)
     }
 
     /// Client CPU use over the window, percent of one core.
@@ -192,6 +201,7 @@ pub async fn run<T: Target>(target: Arc<T>, o: &Options) -> RunStats {
     let m_start = Instant::now();
     let srv_cpu0 = o.server_pid.and_then(proc_stat::cpu_time_us);
     let cli_cpu0 = proc_stat::cpu_time_us(std::process::id());
+    let all_cpu0 = proc_stat::machine_busy_us();
     progress
         .until(m_start + o.duration, "measure", m_start, o.duration)
         .await;
@@ -199,7 +209,14 @@ pub async fn run<T: Target>(target: Arc<T>, o: &Options) -> RunStats {
     let elapsed = m_start.elapsed();
     let srv_cpu1 = o.server_pid.and_then(proc_stat::cpu_time_us);
     let cli_cpu1 = proc_stat::cpu_time_us(std::process::id());
+    let all_cpu1 = proc_stat::machine_busy_us();
     progress.finish();
+    let delta = |a: Option<u64>, b: Option<u64>| a.zip(b).map(|(a, b)| b.saturating_sub(a));
+    let server_cpu_us = delta(srv_cpu0, srv_cpu1);
+    let client_cpu_us = delta(cli_cpu0, cli_cpu1);
+    let other_cpu_us = delta(all_cpu0, all_cpu1).map(|all| {
+        all.saturating_sub(server_cpu_us.unwrap_or(0) + client_cpu_us.unwrap_or(0))
+    });
 
     let mut stats = RunStats {
         calls: 0,
@@ -207,10 +224,11 @@ pub async fn run<T: Target>(target: Arc<T>, o: &Options) -> RunStats {
         messages: 0,
         elapsed,
         latency_ns: new_hist(),
-        server_cpu_us: srv_cpu0.zip(srv_cpu1).map(|(a, b)| b.saturating_sub(a)),
+        server_cpu_us,
         server_rss_kib: o.server_pid.and_then(proc_stat::rss_kib),
         server_peak_rss_kib: o.server_pid.and_then(proc_stat::peak_rss_kib),
-        client_cpu_us: cli_cpu0.zip(cli_cpu1).map(|(a, b)| b.saturating_sub(a)),
+        client_cpu_us,
+        other_cpu_us,
         first_error: None,
     };
     for w in workers {

@@ -1,0 +1,410 @@
+#!/usr/bin/env bash
+# The benchmark comparison: dubbo-rs (dubbo://, Triple IDL, Triple interface mode) side by side
+# with tonic and Java Dubbo 3.3, in one run, written up as ratios.
+#
+#   scripts/bench.sh [--quick] [--no-java] [--out DIR]
+#
+# Builds the release binaries of bench/ (dubbo-bench, bench-server, tonic-server) and the Java
+# bench-provider (interop/java/build.sh), then for each server in turn:
+#   start it pinned to core 0 (taskset -c 0), wait for READY, read its idle RSS,
+#   run every point (scenario x concurrency x connections) with dubbo-bench pinned to core 1,
+#   which samples the server's CPU time (/proc/<pid>/stat) and RSS over the measured window,
+#   stop it.
+# Then writes docs/performance.csv and the results part of docs/performance.md (between the
+# results markers; the hand-written sections around them are kept).
+#
+#   full:    5 s measured + 2 s warm-up per point; concurrency 1, 32, 100 over 1 and 4
+#            connections (1 caller only over 1); ~25 min
+#   --quick: 3 s measured + 1 s warm-up; (1 caller, 1 conn), (32, 1), (100, 4); ~8 min
+#
+# Java gets one extra warm-up (15 s full, 8 s quick) of every scenario before its points, so its
+# JIT has compiled the paths measured.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+quick=0
+java=1
+out="$root/docs"
+cmdline="scripts/bench.sh $*"
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --quick) quick=1 ;;
+    --no-java) java=0 ;;
+    --out) out="$2"; shift ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    *) echo "usage: scripts/bench.sh [--quick] [--no-java] [--out DIR]" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+log() { echo "bench: $*" >&2; }
+
+if [[ $quick -eq 1 ]]; then
+  duration=3s; warmup=1s; java_prewarm=8
+  combos=("1 1" "32 1" "100 4")
+else
+  duration=5s; warmup=2s; java_prewarm=15
+  combos=("1 1" "32 1" "32 4" "100 1" "100 4")
+fi
+
+server_core=0
+load_core=1
+# The machine may be shared (other builds): run server and load generator at a higher priority so
+# neighbours take less of their cores; each point records how much CPU the others still used.
+prio=""
+if [[ "$(id -u)" -eq 0 ]]; then prio="nice -n -10"; fi
+load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
+if [[ "$(nproc)" -lt 2 ]]; then
+  log "fewer than 2 cores: server and load generator will share one"
+  load_core=0
+fi
+
+log "building release binaries (cargo build --release -p dubbo-bench)"
+cargo build --release -q -p dubbo-bench >&2
+bin="$root/target/release"
+
+java_jar=""
+if [[ $java -eq 1 ]]; then
+  if command -v java >/dev/null && command -v mvn >/dev/null; then
+    eval "$(interop/java/build.sh)"
+    java_jar="${INTEROP_JAVA_BENCH_JAR:-}"
+  else
+    log "java or mvn missing: Java Dubbo is left out"
+  fi
+fi
+
+work="$(mktemp -d)"
+raw="$work/raw.csv"
+idle="$work/idle.csv"
+echo "server,idle_rss_mib" > "$idle"
+server_pid=""
+cleanup() {
+  if [[ -n "$server_pid" ]] && kill -0 "$server_pid" 2>/dev/null; then
+    kill "$server_pid" 2>/dev/null || true
+    wait "$server_pid" 2>/dev/null || true
+  fi
+}
+trap cleanup EXIT
+
+rss_mib() { awk '/^VmRSS:/ { printf "%.1f", $2 / 1024 }' "/proc/$1/status"; }
+
+# start_server NAME CMD...: starts CMD on the server core, waits for READY, records idle RSS.
+start_server() {
+  local name="$1"; shift
+  local log_file="$work/$name.log"
+  $prio taskset -c "$server_core" "$@" >"$log_file" 2>&1 &
+  server_pid=$!
+  for _ in $(seq 1 600); do
+    grep -q READY "$log_file" 2>/dev/null && break
+    if ! kill -0 "$server_pid" 2>/dev/null; then
+      log "$name failed to start:"; cat "$log_file" >&2; exit 1
+    fi
+    sleep 0.1
+  done
+  grep -q READY "$log_file" || { log "$name never printed READY"; cat "$log_file" >&2; exit 1; }
+  sleep 1
+  local rss; rss="$(rss_mib "$server_pid")"
+  echo "$name,$rss" >> "$idle"
+  log "$name ready (pid $server_pid, idle RSS $rss MiB)"
+}
+
+stop_server() {
+  kill "$server_pid" 2>/dev/null || true
+  wait "$server_pid" 2>/dev/null || true
+  server_pid=""
+  sleep 0.5
+}
+
+# The plan: one line per point, "label target addr scenario concurrency connections".
+plan="$work/plan.txt"
+: > "$plan"
+add_points() { # label target addr scenarios...
+  local label="$1" target="$2" addr="$3"; shift 3
+  local s c
+  for s in "$@"; do
+    for c in "${combos[@]}"; do
+      echo "$label $target $addr $s $c" >> "$plan"
+    done
+  done
+}
+unary=(empty echo128 echo1k list100)
+idl=(empty echo128 echo1k list100 stream)
+
+# Ports: dubbo-rs 20880 / 50051, tonic 50052, Java 20890 / 50061.
+add_points dubbo-rs dubbo 127.0.0.1:20880 "${unary[@]}"
+add_points dubbo-rs tri-iface 127.0.0.1:50051 "${unary[@]}"
+add_points dubbo-rs tri-idl 127.0.0.1:50051 "${idl[@]}"
+# The same dubbo-rs Triple server driven by tonic's client: server against server with one client.
+add_points dubbo-rs grpc 127.0.0.1:50051 "${idl[@]}"
+add_points tonic grpc 127.0.0.1:50052 "${idl[@]}"
+if [[ -n "$java_jar" ]]; then
+  add_points java dubbo 127.0.0.1:20890 "${unary[@]}"
+  add_points java tri-iface 127.0.0.1:50061 "${unary[@]}"
+  add_points java tri-idl 127.0.0.1:50061 "${idl[@]}"
+fi
+total="$(wc -l < "$plan")"
+log "$total points, $duration each after $warmup warm-up"
+
+point=0
+run_points() { # label
+  local label="$1" l target addr scenario conc conns
+  while read -r l target addr scenario conc conns; do
+    [[ "$l" == "$label" ]] || continue
+    point=$((point + 1))
+    local res
+    if res="$($prio taskset -c "$load_core" "$bin/dubbo-bench" --target "$target" --addr "$addr" \
+          --scenario "$scenario" --concurrency "$conc" --connections "$conns" \
+          --duration "$duration" --warmup "$warmup" --server-pid "$server_pid" \
+          --label "$label" --csv "$raw" --quiet 2>"$work/last.err")"; then
+      echo "$res" | awk -v p="[$point/$total]" 'NR==2 { printf "%s %-8s %-9s %-8s c=%-3s conns=%s  qps %-7s p99 %-9s us  srv %-6s us/call  cli %s%%  others %s%%\n", p, $1, $2, $3, $5, $6, $9, $13, $16, $18, $19 }' >&2
+    else
+      log "[$point/$total] $label $target $scenario c=$conc conns=$conns FAILED: $(tail -1 "$work/last.err")"
+    fi
+  done < "$plan"
+}
+
+start_server dubbo-rs "$bin/bench-server" --dubbo-port 20880 --tri-port 50051
+run_points dubbo-rs
+stop_server
+
+start_server tonic "$bin/tonic-server" --port 50052
+run_points tonic
+stop_server
+
+if [[ -n "$java_jar" ]]; then
+  start_server java java -jar "$java_jar" --dubbo-port 20890 --tri-port 50061
+  log "java: JIT warm-up, ${java_prewarm} s per scenario"
+  for t in "dubbo 20890" "tri-iface 50061" "tri-idl 50061"; do
+    set -- $t
+    for s in "${unary[@]}" stream; do
+      [[ "$s" == stream && "$1" != tri-idl ]] && continue
+      $prio taskset -c "$load_core" "$bin/dubbo-bench" --target "$1" --addr "127.0.0.1:$2" --scenario "$s" \
+        --concurrency 32 --duration "$((java_prewarm / 3 + 1))s" --warmup 0s --quiet >/dev/null 2>&1 || true
+    done
+  done
+  run_points java
+  stop_server
+fi
+
+mkdir -p "$out"
+machine="$(lscpu 2>/dev/null | awk -F: '/Model name/ { gsub(/^ +/, "", $2); print $2; exit }')"
+python3 - "$raw" "$idle" "$out" "$cmdline" "$machine" "$duration" "$warmup" "$quick" "$load_before" <<'PY'
+import csv, datetime, math, os, platform, subprocess, sys
+
+raw, idle_path, out, cmdline, machine, duration, warmup, quick, load_before = sys.argv[1:10]
+rows = list(csv.DictReader(open(raw)))
+idle = {r["server"]: float(r["idle_rss_mib"]) for r in csv.DictReader(open(idle_path))}
+
+def f(r, k):
+    try:
+        return float(r[k])
+    except (KeyError, ValueError):
+        return float("nan")
+
+def key(r):
+    return (r["scenario"], int(r["concurrency"]), int(r["connections"]))
+
+by = {}
+for r in rows:
+    by[(r["label"], r["target"]) + key(r)] = r
+
+def peer(r, label, target):
+    return by.get((label, target) + key(r))
+
+# Which Java row is "the same protocol": the same client target. tonic is the peer of every row.
+def java_peer(r):
+    if r["label"] == "java" or r["target"] == "grpc":
+        return None
+    return peer(r, "java", r["target"])
+
+def tonic_peer(r):
+    if r["label"] == "tonic":
+        return None
+    return peer(r, "tonic", "grpc")
+
+def ratio(a, b):
+    return a / b if b and b == b and a == a and b > 0 else float("nan")
+
+def fmt(x, d=0):
+    return "" if x != x else f"{x:,.{d}f}"
+
+def fr(x):
+    return "" if x != x else f"{x:.2f}×"
+
+def row_name(r):
+    names = {
+        ("dubbo-rs", "dubbo"): "dubbo-rs dubbo://",
+        ("dubbo-rs", "tri-iface"): "dubbo-rs tri:// interface",
+        ("dubbo-rs", "tri-idl"): "dubbo-rs tri:// IDL",
+        ("dubbo-rs", "grpc"): "dubbo-rs tri:// IDL, tonic client",
+        ("tonic", "grpc"): "tonic",
+        ("java", "dubbo"): "Java dubbo://",
+        ("java", "tri-iface"): "Java tri:// interface",
+        ("java", "tri-idl"): "Java tri:// IDL",
+    }
+    return names.get((r["label"], r["target"]), f'{r["label"]} {r["target"]}')
+
+order = [("dubbo-rs", "dubbo"), ("dubbo-rs", "tri-iface"), ("dubbo-rs", "tri-idl"),
+         ("dubbo-rs", "grpc"), ("tonic", "grpc"), ("java", "dubbo"), ("java", "tri-iface"),
+         ("java", "tri-idl")]
+
+# docs/performance.csv
+csv_path = os.path.join(out, "performance.csv")
+with open(csv_path, "w", newline="") as fh:
+    w = csv.writer(fh)
+    w.writerow(["server", "client", "scenario", "concurrency", "connections", "qps", "msgs_per_s",
+                "p50_us", "p90_us", "p99_us", "p999_us", "server_cpu_us_per_call",
+                "server_rss_mib", "client_cpu_pct", "other_cpu_pct", "errors", "qps_vs_tonic", "p99_vs_tonic",
+                "qps_vs_java", "p99_vs_java"])
+    for r in sorted(rows, key=lambda r: (key(r), order.index((r["label"], r["target"])) if (r["label"], r["target"]) in order else 99)):
+        t, j = tonic_peer(r), java_peer(r)
+        w.writerow([r["label"], r["target"], r["scenario"], r["concurrency"], r["connections"],
+                    r["qps"], r["msgs_per_s"], r["p50_us"], r["p90_us"], r["p99_us"], r["p999_us"],
+                    r["server_cpu_us_per_call"], r["server_rss_mib"], r["client_cpu_pct"], r.get("other_cpu_pct", ""), r["errors"],
+                    fmt(ratio(f(r, "qps"), f(t, "qps")), 3) if t else "",
+                    fmt(ratio(f(r, "p99_us"), f(t, "p99_us")), 3) if t else "",
+                    fmt(ratio(f(r, "qps"), f(j, "qps")), 3) if j else "",
+                    fmt(ratio(f(r, "p99_us"), f(j, "p99_us")), 3) if j else ""])
+
+# Bars.
+def geomean(xs):
+    xs = [x for x in xs if x == x and x > 0]
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+
+unary = {"empty", "echo128", "echo1k", "list100"}
+bars = []
+def bar(name, pairs, need_qps, need_p99=None):
+    """pairs: (row, peer) list; need_qps: qps ratio needed; need_p99: p99 ratio allowed."""
+    pairs = [(a, b) for a, b in pairs if b is not None]
+    if not pairs:
+        bars.append((name, "not measured", "", ""))
+        return
+    met = 0
+    worst = None
+    qr = []
+    for a, b in pairs:
+        q = ratio(f(a, "qps"), f(b, "qps"))
+        p = ratio(f(a, "p99_us"), f(b, "p99_us"))
+        qr.append(q)
+        ok = q >= need_qps and (need_p99 is None or p <= need_p99)
+        met += ok
+        if worst is None or q < worst[0]:
+            worst = (q, p, a)
+    q, p, a = worst
+    where = f'{a["scenario"]} c={a["concurrency"]} conns={a["connections"]}'
+    verdict = "met" if met == len(pairs) else ("missed" if met == 0 else "partly met")
+    bars.append((name, f"{verdict}: {met} of {len(pairs)} points",
+                 f"geomean QPS ratio {geomean(qr):.2f}×",
+                 f"worst: {where}, QPS {q:.2f}×, p99 {p:.2f}×"))
+
+def rows_of(label, target, scen=unary):
+    return [r for r in rows if r["label"] == label and r["target"] == target and r["scenario"] in scen]
+
+bar("Triple IDL unary ≥ tonic QPS at ≤ tonic p99 (each with its own client)",
+    [(r, tonic_peer(r)) for r in rows_of("dubbo-rs", "tri-idl")], 1.0, 1.0)
+bar("Triple IDL unary ≥ tonic QPS at ≤ tonic p99 (both servers driven by tonic's client)",
+    [(r, tonic_peer(r)) for r in rows_of("dubbo-rs", "grpc")], 1.0, 1.0)
+bar("dubbo:// ≥ 1.5× tonic unary QPS",
+    [(r, tonic_peer(r)) for r in rows_of("dubbo-rs", "dubbo")], 1.5)
+for target, name in [("dubbo", "dubbo://"), ("tri-iface", "tri:// interface"), ("tri-idl", "tri:// IDL")]:
+    scen = unary | ({"stream"} if target == "tri-idl" else set())
+    bar(f"{name} ≥ 3× Java QPS with p99 ≤ ⅓ of Java's",
+        [(r, java_peer(r)) for r in rows_of("dubbo-rs", target, scen)], 3.0, 1 / 3)
+rss = idle.get("dubbo-rs", float("nan"))
+bars.append(("idle dubbo-rs provider ≤ 20 MB RSS", "met" if rss <= 20 * 1e6 / 2**20 else "missed",
+             f"{rss:.1f} MiB ({rss * 2**20 / 1e6:.1f} MB) after startup", ""))
+
+# Markdown.
+def tool_version(cmd):
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=20).stdout.strip().splitlines()[0]
+    except Exception:
+        return "?"
+def java_version():
+    try:
+        r = subprocess.run(["java", "-version"], capture_output=True, text=True, timeout=20)
+        return (r.stderr or r.stdout).strip().splitlines()[0]
+    except Exception:
+        return "?"
+
+lines = []
+A = lines.append
+A("<!-- results:begin (written by scripts/bench.sh; edit outside the markers) -->")
+A("## Results")
+A("")
+A(f"- Date: {datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}")
+A(f"- Command: `{cmdline.strip()}`" + (" (quick mode: 3 s per point, a subset of the matrix)" if quick == "1" else ""))
+A(f"- Machine: {machine or platform.processor()}, {os.cpu_count()} cores, Linux {platform.release()}; "
+  f"{tool_version(['rustc', '--version'])}; {java_version()}")
+A(f"- Each point: {warmup} warm-up, then {duration} measured. Server pinned to core 0, load "
+  "generator (`dubbo-bench`, one tokio current-thread runtime) to core 1; both share the loopback.")
+A("- Latency in µs (HDR histogram, closed loop). Server CPU = (utime+stime) of the server process "
+  "over the measured window / calls; RSS at the end of the window. `cli CPU` = the load generator's "
+  "CPU use (100 % = its core is saturated, so the client, not the server, is the limit). "
+  "`others` = CPU used by every other process on the machine during the window (neighbours' builds "
+  "on this shared 2-core machine; high values mean that point was disturbed). Server and load "
+  f"generator ran at nice -10. Load average before the run: {load_before}.")
+A("- Ratios: QPS ÷ peer QPS and p99 ÷ peer p99, same scenario, concurrency and connections, same run. "
+  "vs tonic: against tonic's server driven by tonic's client; vs Java: against Java Dubbo 3.3.6 "
+  "driven by the same dubbo-rs client on the same protocol.")
+A("")
+A("### Idle RSS (after startup, before any call)")
+A("")
+A("| server | RSS MiB |")
+A("|---|---:|")
+for k, v in idle.items():
+    A(f"| {k} | {v:.1f} |")
+A("")
+A("### Bars")
+A("")
+A("| bar | verdict | | |")
+A("|---|---|---|---|")
+for b in bars:
+    A("| " + " | ".join(b) + " |")
+A("")
+titles = {"empty": "Empty call (ping)", "echo128": "128 B echo", "echo1k": "1 KiB echo",
+          "list100": "listUsers(100)", "stream": "Server streaming (100 × 128 B per call; msgs/s)"}
+for scen in ["empty", "echo128", "echo1k", "list100", "stream"]:
+    srows = [r for r in rows if r["scenario"] == scen]
+    if not srows:
+        continue
+    A(f"### {titles[scen]}")
+    A("")
+    stream = scen == "stream"
+    A("| conc | conns | server / client | QPS |" + (" msgs/s |" if stream else "") +
+      " p50 | p99 | p999 | srv CPU µs/call | srv RSS MiB | cli CPU % | others % | QPS vs tonic | p99 vs tonic | QPS vs Java | p99 vs Java |")
+    A("|---:|---:|---|---:|" + ("---:|" if stream else "") + "---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for r in sorted(srows, key=lambda r: (key(r), order.index((r["label"], r["target"])) if (r["label"], r["target"]) in order else 99)):
+        t, j = tonic_peer(r), java_peer(r)
+        err = f' ({r["errors"]} errors)' if r["errors"] not in ("0", "") else ""
+        A(f'| {r["concurrency"]} | {r["connections"]} | {row_name(r)}{err} | {fmt(f(r, "qps"))} |' +
+          (f' {fmt(f(r, "msgs_per_s"))} |' if stream else "") +
+          f' {fmt(f(r, "p50_us"))} | {fmt(f(r, "p99_us"))} | {fmt(f(r, "p999_us"))} |'
+          f' {fmt(f(r, "server_cpu_us_per_call"), 1)} | {r["server_rss_mib"]} | {r["client_cpu_pct"]} | {r.get("other_cpu_pct", "")} |'
+          f' {fr(ratio(f(r, "qps"), f(t, "qps"))) if t else ""} | {fr(ratio(f(r, "p99_us"), f(t, "p99_us"))) if t else ""} |'
+          f' {fr(ratio(f(r, "qps"), f(j, "qps"))) if j else ""} | {fr(ratio(f(r, "p99_us"), f(j, "p99_us"))) if j else ""} |')
+    A("")
+A("<!-- results:end -->")
+block = "\n".join(lines) + "\n"
+
+md_path = os.path.join(out, "performance.md")
+begin, end = "<!-- results:begin", "<!-- results:end -->"
+if os.path.exists(md_path):
+    text = open(md_path).read()
+    if begin in text and end in text:
+        pre = text[: text.index(begin)]
+        post = text[text.index(end) + len(end):].lstrip("\n")
+        text = pre + block + ("\n" + post if post else "")
+    else:
+        text = text.rstrip("\n") + "\n\n" + block
+else:
+    text = "# Performance\n\nHow dubbo-rs compares with tonic and Java Dubbo 3.3; produced by `scripts/bench.sh`.\n\n" + block
+open(md_path, "w").write(text)
+print(f"wrote {md_path} and {csv_path}", file=sys.stderr)
+for b in bars:
+    print("bar: " + " | ".join(x for x in b if x), file=sys.stderr)
+PY
+cp "$raw" "${TMPDIR:-/tmp}/dubbo-bench-raw.csv" 2>/dev/null || true
+rm -rf "$work"
