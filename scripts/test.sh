@@ -132,12 +132,14 @@ hessian_rust_to_java() {
   java -cp "$INTEROP_JAVA_GOLDEN_JAR" org.apache.dubbo.interop.hessian.Golden check "$WORK/golden-rust"
 }
 
+# The interop programs are built with the test profile, sharing the artifacts of `cargo test`;
+# scripts/interop-*.sh build the same programs in release for users.
 build_interop() {
-  cargo build --quiet --release -p dubbo-interop
+  cargo build --quiet -p dubbo-interop
 }
 
 rust_server_up() {
-  start_server rust_server target/release/interop-server --dubbo-port $RUST_DUBBO --tri-port $RUST_TRI
+  start_server rust_server target/debug/interop-server --dubbo-port $RUST_DUBBO --tri-port $RUST_TRI
 }
 
 java_provider_up() {
@@ -146,7 +148,7 @@ java_provider_up() {
 }
 
 rust_client() {
-  target/release/interop-client "$@"
+  target/debug/interop-client "$@"
 }
 
 java_consumer() {
@@ -194,7 +196,7 @@ if [ "$QUICK" -eq 0 ]; then
   step "build Java peers (Maven Central)" build_java
   step "hessian2: committed Java vectors are current" hessian_java_vectors_current
   step "hessian2: Java decodes what Rust wrote" hessian_rust_to_java
-  step "build interop programs (release)" build_interop
+  step "build interop programs" build_interop
   step "start Rust interop server" rust_server_up
   step "Rust client -> Rust server, dubbo://" rust_client --url "dubbo://127.0.0.1:$RUST_DUBBO"
   step "Rust client -> Rust server, tri://" rust_client --url "tri://127.0.0.1:$RUST_TRI"
