@@ -55,7 +55,7 @@ pub use filter::{Filter, FilterChain, FilterSpec, Next, Side};
 pub use invocation::{Invocation, InvocationParts, RpcResponse};
 pub use invoker::{invoker_fn, BoxFuture, BoxInvoker, FnInvoker, Invoker, RpcResult};
 pub use method::MethodSignature;
-pub use protocol::{Exporter, ExporterRegistry, Protocol};
+pub use protocol::{exported_service_key, Exporter, ExporterRegistry, Protocol};
 pub use request_context::RequestContext;
 pub use service::{method_not_found, ServiceHandler, ServiceInvoker};
 pub use service_key::ServiceKey;

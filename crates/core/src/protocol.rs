@@ -7,9 +7,21 @@ use std::time::Duration;
 use arc_swap::ArcSwap;
 use dubbo_url::Url;
 
-use crate::error::RpcError;
+use crate::error::{ErrorCode, RpcError};
+use crate::filter::{FilterChain, FilterSpec, Side};
 use crate::invoker::{BoxFuture, Invoker};
 use crate::service_key::ServiceKey;
+
+/// The service key a provider URL exports: its path (else its `interface` parameter), `group`
+/// and `version`.
+pub fn exported_service_key(url: &Url) -> ServiceKey {
+    let interface = url
+        .path()
+        .filter(|p| !p.is_empty())
+        .or_else(|| url.parameter("interface"))
+        .unwrap_or("");
+    ServiceKey::new(interface, url.group(), url.version())
+}
 
 /// A wire protocol (dubbo://, tri://): serves exported invokers and builds invokers for remote
 /// providers.
@@ -103,6 +115,29 @@ impl ExporterRegistry {
             m
         });
         found
+    }
+
+    /// Exports `invoker` for the provider `url`: wraps it in the provider-side filters of
+    /// `filters` that the URL selects, serves it under [`exported_service_key`], and returns
+    /// the handle, whose URL carries `bound_port` (the server's real port, which differs from
+    /// the URL's when an ephemeral one was asked for).
+    pub fn export(
+        &self,
+        url: Url,
+        invoker: Arc<dyn Invoker>,
+        filters: &[FilterSpec],
+        bound_port: u16,
+    ) -> Result<Exporter, RpcError> {
+        let key = exported_service_key(&url);
+        if key.interface().is_empty() {
+            return Err(RpcError::framework(
+                ErrorCode::Config,
+                format!("cannot export {url}: it names no path or interface"),
+            ));
+        }
+        let chain = FilterChain::build(filters, Side::Provider, &url, invoker);
+        self.insert(key.clone(), Arc::new(chain));
+        Ok(Exporter::new(key, url.with_port(bound_port), self.clone()))
     }
 
     /// The invoker exported under exactly `key`.

@@ -6,10 +6,7 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use dubbo_core::filters::builtin_filters;
-use dubbo_core::{
-    BoxFuture, ErrorCode, Exporter, ExporterRegistry, FilterChain, Invoker, Protocol, RpcError,
-    ServiceKey, Side,
-};
+use dubbo_core::{BoxFuture, ErrorCode, Exporter, ExporterRegistry, Invoker, Protocol, RpcError};
 use dubbo_url::Url;
 
 use crate::config::{ClientConfig, ServerConfig};
@@ -114,15 +111,8 @@ impl DubboProtocol {
     }
 }
 
-/// The service key an exported URL serves: its path (or `interface`), `group` and `version`.
-pub fn exported_service_key(url: &Url) -> ServiceKey {
-    let interface = url
-        .path()
-        .filter(|p| !p.is_empty())
-        .or_else(|| url.parameter("interface"))
-        .unwrap_or("");
-    ServiceKey::new(interface, url.group(), url.version())
-}
+/// The service key an exported URL serves (shared by every protocol).
+pub use dubbo_core::exported_service_key;
 
 fn bind_address(url: &Url) -> String {
     let host = url
@@ -162,22 +152,14 @@ impl Protocol for DubboProtocol {
         invoker: Arc<dyn Invoker>,
     ) -> BoxFuture<'_, Result<Exporter, RpcError>> {
         Box::pin(async move {
-            let key = exported_service_key(&url);
-            if key.interface().is_empty() {
-                return Err(RpcError::framework(
-                    ErrorCode::Config,
-                    "cannot export a URL without a path or interface",
-                ));
-            }
             let server = self.server_for(&url).await?;
-            let chain = FilterChain::build(&builtin_filters(), Side::Provider, &url, invoker);
-            let registry = server.registry().clone();
-            registry.insert(key.clone(), Arc::new(chain));
-            tracing::info!(service = %key, address = %server.local_addr(), "exported over dubbo://");
-            // The exporter reports the port actually bound, which differs from the URL's when
-            // it asked for an ephemeral one.
-            let url = url.with_port(server.local_addr().port());
-            Ok(Exporter::new(key, url, registry))
+            let bound = server.local_addr();
+            let exporter =
+                server
+                    .registry()
+                    .export(url, invoker, &builtin_filters(), bound.port())?;
+            tracing::info!(service = %exporter.key(), address = %bound, "exported over dubbo://");
+            Ok(exporter)
         })
     }
 
