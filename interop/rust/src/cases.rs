@@ -62,7 +62,7 @@ pub async fn run_interop_cases(
         -0.5,
         0.1,
         12.25,
-        3.141_592_653_589_79,
+        std::f64::consts::PI,
         1e300,
         -2.5e-300,
     ] {
