@@ -195,7 +195,11 @@ impl Hessian2Writer {
     /// Serializes any `Serialize` value into this stream (see the crate docs for the
     /// Rust to Java mapping).
     pub fn serialize<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), Error> {
-        v.serialize(ser::Ser::new(self))
+        let res = v.serialize(ser::Ser::new(self));
+        if res.is_err() {
+            self.seg_reset();
+        }
+        res
     }
 }
 

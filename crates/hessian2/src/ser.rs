@@ -31,7 +31,7 @@ use serde::ser::{self, Serialize};
 use crate::error::Error;
 use crate::fxhash::FxBuildHasher;
 use crate::value::{List, Object, Value};
-use crate::writer::{Hessian2Writer, ENUM_MARK};
+use crate::writer::{Hessian2Writer, SegState, ENUM_MARK};
 
 /// Newtype-struct name of [`java::Date`](crate::java::Date): the inner `i64` is epoch millis.
 pub(crate) const MAGIC_DATE: &str = "$hessian2::Date";
@@ -42,59 +42,6 @@ pub(crate) const MAGIC_TYPED_LIST: &str = "$hessian2::TypedList";
 /// Newtype-struct name of typed maps: the inner value is a 2-tuple `(type_name, map)`.
 pub(crate) const MAGIC_TYPED_MAP: &str = "$hessian2::TypedMap";
 
-thread_local! {
-    /// Reusable per-struct buffers (pending fields, speculative writers), shared by all
-    /// writers of the thread so that a writer per message does not reallocate them.
-    static PENDING_POOL: RefCell<Vec<Vec<Pending>>> = const { RefCell::new(Vec::new()) };
-    static SPEC_POOL: RefCell<Vec<Hessian2Writer>> = const { RefCell::new(Vec::new()) };
-}
-
-const POOL_MAX: usize = 16;
-
-fn pop_pending() -> Vec<Pending> {
-    PENDING_POOL
-        .with(|p| p.borrow_mut().pop())
-        .unwrap_or_default()
-}
-
-fn push_pending(mut v: Vec<Pending>) {
-    v.clear();
-    PENDING_POOL.with(|p| {
-        let mut p = p.borrow_mut();
-        if p.len() < POOL_MAX {
-            p.push(v);
-        }
-    });
-}
-
-fn pop_spec() -> Hessian2Writer {
-    SPEC_POOL.with(|p| p.borrow_mut().pop()).unwrap_or_default()
-}
-
-fn push_spec(w: Hessian2Writer) {
-    if w.buf.capacity() > 1 << 20 {
-        return;
-    }
-    SPEC_POOL.with(|p| {
-        let mut p = p.borrow_mut();
-        if p.len() < POOL_MAX {
-            p.push(w);
-        }
-    });
-}
-
-/// A struct field waiting for its turn in wire order.
-#[derive(Debug, Clone, Default)]
-pub(crate) enum Pending {
-    #[default]
-    Empty,
-    /// Table-independent bytes in the struct's speculative writer, and the number of
-    /// references they allocate.
-    Bytes(usize, usize, u32),
-    /// Anything else, as a value.
-    Value(Value),
-}
-
 // ----- struct layouts ----------------------------------------------------------------
 
 /// hessian-lite's field order for a class, computed from the Rust declaration order.
@@ -104,7 +51,7 @@ pub(crate) struct Layout {
     /// Declared index -> wire position.
     wire_pos: Vec<usize>,
     /// Field names in wire order.
-    wire_names: Vec<&'static str>,
+    pub(crate) wire_names: Vec<&'static str>,
     /// Declared index -> the field's Rust type is exactly `f32`.
     f32_prim: Vec<bool>,
 }
@@ -740,6 +687,15 @@ impl ser::SerializeStructVariant for MapSer<'_> {
 }
 
 /// Struct (Java object) state of [`Ser`].
+///
+/// hessian-lite writes fields in its class-definition order, which is rarely the
+/// Rust declaration order serde hands them in (usually its reverse). Fields whose wire
+/// turn has come are written directly. From the first field that is early, every field
+/// is written as a *segment* at the end of the buffer, in segment mode: anything whose
+/// bytes would depend on the order (a new class definition or type name, a first enum
+/// constant, a back-reference into the struct, a binary) fails the segment, and that
+/// field is kept as a [`Value`] instead. When the struct ends, the segments are moved
+/// into wire order (one copy of the struct's bytes) and the values written in turn.
 pub(crate) struct StructSer<'a> {
     w: &'a mut Hessian2Writer,
     class: &'static str,
@@ -747,14 +703,13 @@ pub(crate) struct StructSer<'a> {
 }
 
 enum StructMode {
-    /// Layout known: fields are written directly when their wire turn has come,
-    /// buffered as values otherwise.
+    /// Layout known.
     Known {
         layout: Rc<Layout>,
         next_decl: usize,
+        /// Wire positions `0..next_wire` are written (directly, before any segment).
         next_wire: usize,
-        pending: Vec<Pending>,
-        spec: Option<Box<Hessian2Writer>>,
+        seg: Option<SegState>,
     },
     /// First instance of the class in this thread: buffer everything, then learn the layout.
     Learn {
@@ -767,21 +722,30 @@ enum StructMode {
 
 impl<'a> StructSer<'a> {
     fn start(w: &'a mut Hessian2Writer, class: &'static str, len: usize) -> Result<Self, Error> {
-        let mode = match cached_layout(class).filter(|l| l.names.len() == len) {
-            Some(layout) => {
+        let known = match w.struct_entry(class) {
+            Some((l, idx)) if l.names.len() == len => Some((l.clone(), idx)),
+            _ => cached_layout(class)
+                .filter(|l| l.names.len() == len)
+                .map(|l| (l, None)),
+        };
+        let mode = match known {
+            Some((layout, idx)) => {
                 let r = w.alloc_ref();
-                let wire = &layout.wire_names;
-                w.object_header(class, wire.len(), || wire.iter().copied());
+                match idx {
+                    Some(idx) => w.object_tag(idx),
+                    None => {
+                        let idx = w.object_header_layout(class, &layout);
+                        if idx.is_some() {
+                            w.set_struct_entry(class, layout.clone(), idx);
+                        }
+                    }
+                }
                 w.push_ref_scope(r);
-                let mut pending = pop_pending();
-                pending.clear();
-                pending.resize(layout.names.len(), Pending::Empty);
                 StructMode::Known {
                     layout,
                     next_decl: 0,
                     next_wire: 0,
-                    pending,
-                    spec: None,
+                    seg: None,
                 }
             }
             None => StructMode::Learn {
@@ -805,14 +769,16 @@ impl<'a> StructSer<'a> {
                 layout,
                 next_decl,
                 next_wire,
-                pending,
-                spec,
+                seg,
             } => {
                 let names = &layout.names;
-                let decl = if names.get(*next_decl).is_some_and(|n| *n == key) {
-                    *next_decl
-                } else {
-                    match names.iter().position(|n| *n == key) {
+                let decl = match names.get(*next_decl) {
+                    // serde hands the same `&'static str`s every time: compare addresses first.
+                    Some(n) if std::ptr::eq(n.as_ptr(), key.as_ptr()) && n.len() == key.len() => {
+                        *next_decl
+                    }
+                    Some(n) if *n == key => *next_decl,
+                    _ => match names.iter().position(|n| *n == key) {
                         Some(i) => i,
                         None => {
                             return Err(Error::Custom(format!(
@@ -820,12 +786,12 @@ impl<'a> StructSer<'a> {
                                  (two Rust types serialize with the same class name?)"
                             )))
                         }
-                    }
+                    },
                 };
                 *next_decl = decl + 1;
                 let p = layout.wire_pos[decl];
                 let prim_f32 = layout.f32_prim[decl];
-                if p == *next_wire {
+                if seg.is_none() && p == *next_wire {
                     match value {
                         Some(v) => v.serialize(Ser {
                             w: self.w,
@@ -835,45 +801,24 @@ impl<'a> StructSer<'a> {
                         None => self.w.write_null(),
                     }
                     *next_wire += 1;
-                    while let Some(slot) = pending.get_mut(*next_wire) {
-                        match std::mem::take(slot) {
-                            Pending::Empty => break,
-                            other => {
-                                emit(self.w, spec.as_deref(), other)?;
-                                *next_wire += 1;
-                            }
-                        }
-                    }
-                } else if let Some(slot) = pending.get_mut(p) {
-                    *slot = match value {
-                        None => Pending::Value(Value::Null),
-                        Some(v) => {
-                            // Try to serialize it now into table-independent bytes.
-                            let sw = spec.get_or_insert_with(|| {
-                                let mut sw = Box::new(pop_spec());
-                                sw.reset_speculative();
-                                sw
-                            });
-                            let start = sw.buf.len();
-                            let refs = sw.ref_count();
-                            sw.spec_failed = false;
-                            v.serialize(Ser {
-                                w: sw,
-                                prim_f32,
-                                type_hint: None,
-                            })?;
-                            if sw.spec_failed {
-                                sw.buf.truncate(start);
-                                Pending::Value(v.serialize(ValueSer::buffer(prim_f32))?)
-                            } else {
-                                Pending::Bytes(
-                                    start,
-                                    sw.buf.len(),
-                                    sw.ref_count().wrapping_sub(refs),
-                                )
-                            }
-                        }
+                    return Ok(());
+                }
+                let st = *seg.get_or_insert_with(|| self.w.seg_begin(layout.names.len()));
+                let mark = self.w.seg_field_begin();
+                match value {
+                    Some(v) => v.serialize(Ser {
+                        w: self.w,
+                        prim_f32,
+                        type_hint: None,
+                    })?,
+                    None => self.w.write_null(),
+                }
+                if !self.w.seg_field_end(&st, mark, p) {
+                    let v = match value {
+                        Some(v) => v.serialize(ValueSer::buffer(prim_f32))?,
+                        None => Value::Null,
                     };
+                    self.w.seg_value(&st, p, v);
                 }
                 Ok(())
             }
@@ -903,23 +848,20 @@ impl<'a> StructSer<'a> {
             StructMode::Known {
                 layout,
                 mut next_wire,
-                mut pending,
-                spec,
+                seg,
                 ..
             } => {
                 let n = layout.names.len();
-                while next_wire < n {
-                    match pending.get_mut(next_wire).map(std::mem::take) {
-                        Some(Pending::Empty) | None => w.write_null(),
-                        Some(other) => emit(w, spec.as_deref(), other)?,
+                match seg {
+                    Some(st) => w.seg_finish(st, next_wire, n)?,
+                    None => {
+                        while next_wire < n {
+                            w.write_null();
+                            next_wire += 1;
+                        }
                     }
-                    next_wire += 1;
                 }
                 w.pop_ref_scope();
-                push_pending(pending);
-                if let Some(sw) = spec {
-                    push_spec(*sw);
-                }
                 Ok(())
             }
             StructMode::Learn {
@@ -930,8 +872,10 @@ impl<'a> StructSer<'a> {
             } => {
                 let layout = compute_layout(class, names, &prim, f32_prim);
                 let r = w.alloc_ref();
-                let wire = &layout.wire_names;
-                w.object_header(class, wire.len(), || wire.iter().copied());
+                let idx = w.object_header_layout(class, &layout);
+                if idx.is_some() {
+                    w.set_struct_entry(class, layout.clone(), idx);
+                }
                 w.push_ref_scope(r);
                 let mut ordered: Vec<Option<Value>> = vec![None; values.len()];
                 for (i, v) in values.into_iter().enumerate() {
@@ -947,28 +891,6 @@ impl<'a> StructSer<'a> {
                 Ok(())
             }
         }
-    }
-}
-
-/// Writes a pending field into the main writer.
-fn emit(w: &mut Hessian2Writer, spec: Option<&Hessian2Writer>, p: Pending) -> Result<(), Error> {
-    match p {
-        Pending::Empty => {
-            w.write_null();
-            Ok(())
-        }
-        Pending::Bytes(a, b, refs) => {
-            match spec.and_then(|s| s.buf.get(a..b)) {
-                Some(bytes) => w.splice(bytes, refs),
-                None => {
-                    return Err(Error::Custom(
-                        "hessian2: lost speculative field bytes".into(),
-                    ))
-                }
-            }
-            Ok(())
-        }
-        Pending::Value(v) => w.write_value_at_depth(&v),
     }
 }
 

@@ -1,11 +1,14 @@
 //! [`Hessian2Writer`]: the encoder, with the class-definition, type and reference
 //! tables of one Hessian 2 stream.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use crate::constants::*;
 use crate::error::Error;
 use crate::fxhash::FxBuildHasher;
+use crate::ser::Layout;
 use crate::value::{List, Map, Object, Value};
 
 /// Field name that marks an enum constant inside values buffered by the serde
@@ -18,7 +21,26 @@ pub const MAX_WRITE_DEPTH: usize = 1024;
 #[derive(Debug, Clone)]
 struct ClassEntry {
     index: usize,
-    fields: Vec<String>,
+    fields: ClassFields,
+}
+
+/// The field names of a class definition written in this stream.
+#[derive(Debug, Clone)]
+enum ClassFields {
+    Owned(Vec<String>),
+    /// A serde struct's layout (its wire names), shared instead of copied.
+    Layout(Rc<Layout>),
+}
+
+impl ClassFields {
+    fn eq<'a>(&self, n: usize, it: impl Iterator<Item = &'a str>) -> bool {
+        match self {
+            ClassFields::Owned(v) => v.len() == n && v.iter().map(String::as_str).eq(it),
+            ClassFields::Layout(l) => {
+                l.wire_names.len() == n && l.wire_names.iter().copied().eq(it)
+            }
+        }
+    }
 }
 
 /// Encodes Hessian 2 exactly as Java's hessian-lite `Hessian2Output` does.
@@ -43,7 +65,7 @@ pub struct Hessian2Writer {
     pub(crate) buf: Vec<u8>,
     /// Index in `buf` of hessian-lite's buffer offset 0.
     jbase: usize,
-    classes: HashMap<String, ClassEntry, FxBuildHasher>,
+    classes: HashMap<Cow<'static, str>, ClassEntry, FxBuildHasher>,
     class_count: usize,
     types: HashMap<String, usize, FxBuildHasher>,
     ref_count: u32,
@@ -52,10 +74,59 @@ pub struct Hessian2Writer {
     singletons: HashMap<&'static str, u32, FxBuildHasher>,
     /// Reference indexes of the containers `write_value` is inside of (for `Value::Ref`).
     ref_stack: Vec<u32>,
-    /// Speculative mode (see `ser.rs`): any operation whose bytes depend on the
-    /// stream's tables or buffer position sets `spec_failed`.
+    /// Segment mode (see `ser.rs`): struct fields are being written out of wire order,
+    /// to be moved into place when the struct ends. Any operation whose bytes would depend
+    /// on that order (a new class definition or type name, a first enum constant, a
+    /// back-reference to something allocated since `spec_ref_base`, a binary, whose
+    /// chunking depends on the buffer position) writes nothing and sets `spec_failed`.
     pub(crate) spec: bool,
     pub(crate) spec_failed: bool,
+    /// Reference count when segment mode began (references from there on are numbered
+    /// in declaration order, not in wire order).
+    spec_ref_base: u32,
+    /// Struct fields written out of wire order (see [`Slot`]), for all open structs.
+    slots: Vec<Slot>,
+    /// Scratch copy of a struct's segments while they are put in wire order.
+    scratch: Vec<u8>,
+    /// Per struct name (address and length of the serde name): its layout and its
+    /// class-definition index in this stream, if written.
+    structs: HashMap<(usize, usize), StructEntry, FxBuildHasher>,
+}
+
+/// A serde struct's layout and its class-definition index in the stream (if written).
+type StructEntry = (Rc<Layout>, Option<usize>);
+
+/// A struct field written out of wire order.
+#[derive(Debug, Default)]
+pub(crate) enum Slot {
+    /// Not written (yet): `N`.
+    #[default]
+    Empty,
+    /// Bytes `start..end` of the buffer (inside the struct's segment area) that
+    /// allocated `refs` references.
+    Bytes { start: usize, end: usize, refs: u32 },
+    /// A value to write when its turn comes (its bytes depend on the stream's tables).
+    Value(Box<Value>),
+}
+
+/// Writer state saved when a struct starts writing segments.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SegState {
+    base: usize,
+    jbase: usize,
+    slots: usize,
+    spec: bool,
+    spec_ref_base: u32,
+}
+
+/// Writer state saved at the start of one segment (one field).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct FieldMark {
+    start: usize,
+    jbase: usize,
+    refs: u32,
+    ref_stack: usize,
+    failed: bool,
 }
 
 impl Hessian2Writer {
@@ -79,6 +150,7 @@ impl Hessian2Writer {
     /// (as a new Java `Hessian2Output` would), keeping the bytes written so far.
     pub fn reset_tables(&mut self) {
         self.classes.clear();
+        self.structs.clear();
         self.class_count = 0;
         self.types.clear();
         self.ref_count = 0;
@@ -258,7 +330,29 @@ impl Hessian2Writer {
 
     /// Writes a string: UTF-16 lengths, CESU-8 bytes (a supplementary character is two
     /// 3-byte surrogates), chunks of 0x8000 units marked `R`, never splitting a pair.
+    #[inline]
     pub fn write_string(&mut self, v: &str) {
+        let b = v.as_bytes();
+        let n = b.len();
+        // Fast path: a short ASCII string that fits in hessian-lite's buffer without a
+        // flush (then the mirrored position needs no adjustment either).
+        if n <= STRING_SHORT_MAX && self.jo() + n + 2 + 16 <= JAVA_BUFFER_SIZE && b.is_ascii() {
+            if n <= STRING_DIRECT_MAX {
+                self.buf.reserve(n + 1);
+                self.buf.push(BC_STRING_DIRECT + n as u8);
+            } else {
+                self.buf.reserve(n + 2);
+                self.buf
+                    .extend_from_slice(&[BC_STRING_SHORT + (n >> 8) as u8, n as u8]);
+            }
+            self.buf.extend_from_slice(b);
+            return;
+        }
+        self.write_string_slow(v);
+    }
+
+    #[inline(never)]
+    fn write_string_slow(&mut self, v: &str) {
         self.flush_le(16);
         if v.is_ascii() {
             self.write_ascii_string(v.as_bytes());
@@ -390,7 +484,10 @@ impl Hessian2Writer {
     pub fn write_binary(&mut self, v: &[u8]) {
         if self.spec {
             self.spec_failed = true;
+            return;
         }
+        self.buf
+            .reserve(v.len() + 3 * (v.len() / (JAVA_BUFFER_SIZE - 3) + 2));
         let mut off = 0usize;
         let mut length = v.len();
         loop {
@@ -440,8 +537,9 @@ impl Hessian2Writer {
 
     /// Writes a back-reference `Q` to reference index `index`.
     pub fn write_ref(&mut self, index: u32) {
-        if self.spec {
+        if self.spec && index >= self.spec_ref_base {
             self.spec_failed = true;
+            return;
         }
         self.flush_lt(16);
         self.buf.push(BC_REF);
@@ -449,12 +547,11 @@ impl Hessian2Writer {
     }
 
     fn write_type(&mut self, type_name: &str) {
-        if self.spec {
-            self.spec_failed = true;
-        }
         self.flush_lt(32);
         if let Some(&idx) = self.types.get(type_name) {
             self.write_int(idx as i32);
+        } else if self.spec {
+            self.spec_failed = true;
         } else {
             let idx = self.types.len();
             self.types.insert(type_name.to_owned(), idx);
@@ -546,40 +643,96 @@ impl Hessian2Writer {
 
     /// Writes the class definition (if needed) and the instance tag, without
     /// allocating a reference.
-    pub(crate) fn object_header<'a, I, F>(&mut self, class: &str, n: usize, fields: F)
+    /// Returns the class-definition index, or `None` in segment mode when the
+    /// definition would have to be written (nothing is written then).
+    pub(crate) fn object_header<'a, I, F>(
+        &mut self,
+        class: &str,
+        n: usize,
+        fields: F,
+    ) -> Option<usize>
     where
         I: Iterator<Item = &'a str>,
         F: Fn() -> I,
     {
-        if self.spec {
-            self.spec_failed = true;
-        }
         let idx = match self.classes.get(class) {
-            Some(e) if e.fields.len() == n && e.fields.iter().map(String::as_str).eq(fields()) => {
-                e.index
+            Some(e) if e.fields.eq(n, fields()) => e.index,
+            _ if self.spec => {
+                self.spec_failed = true;
+                return None;
             }
             _ => {
-                let index = self.class_count;
-                self.class_count += 1;
-                self.flush_lt(32);
-                self.buf.push(BC_CLASS_DEF);
-                self.write_string(class);
-                self.write_int(n as i32);
-                let mut names = Vec::with_capacity(n);
-                for f in fields() {
-                    self.write_string(f);
-                    names.push(f.to_owned());
-                }
-                self.classes.insert(
-                    class.to_owned(),
-                    ClassEntry {
-                        index,
-                        fields: names,
-                    },
-                );
-                index
+                let names = fields().map(str::to_owned).collect();
+                self.write_class_def(
+                    Cow::Owned(class.to_owned()),
+                    n,
+                    fields(),
+                    ClassFields::Owned(names),
+                )
             }
         };
+        self.object_tag(idx);
+        Some(idx)
+    }
+
+    /// [`object_header`](Self::object_header) for a serde struct: the class
+    /// definition keeps the name and the layout instead of copies of them.
+    pub(crate) fn object_header_layout(
+        &mut self,
+        class: &'static str,
+        layout: &Rc<Layout>,
+    ) -> Option<usize> {
+        let wire = &layout.wire_names;
+        let idx = match self.classes.get(class) {
+            Some(e)
+                if matches!(&e.fields, ClassFields::Layout(l) if Rc::ptr_eq(l, layout))
+                    || e.fields.eq(wire.len(), wire.iter().copied()) =>
+            {
+                e.index
+            }
+            _ if self.spec => {
+                self.spec_failed = true;
+                return None;
+            }
+            _ => self.write_class_def(
+                Cow::Borrowed(class),
+                wire.len(),
+                wire.iter().copied(),
+                ClassFields::Layout(layout.clone()),
+            ),
+        };
+        self.object_tag(idx);
+        Some(idx)
+    }
+
+    /// Writes a class definition `C` and registers it; returns its index.
+    fn write_class_def<'a>(
+        &mut self,
+        class: Cow<'static, str>,
+        n: usize,
+        names: impl Iterator<Item = &'a str>,
+        fields: ClassFields,
+    ) -> usize {
+        let index = self.class_count;
+        self.class_count += 1;
+        self.flush_lt(32);
+        self.buf.push(BC_CLASS_DEF);
+        self.write_string(&class);
+        self.write_int(n as i32);
+        for f in names {
+            self.write_string(f);
+        }
+        let old = self.classes.insert(class, ClassEntry { index, fields });
+        if old.is_some() {
+            // A class name redefined with other fields: forget cached indexes.
+            self.structs.clear();
+        }
+        index
+    }
+
+    /// Writes the instance tag of class definition `idx` (`0x60+idx` or `O idx`).
+    #[inline]
+    pub(crate) fn object_tag(&mut self, idx: usize) {
         self.flush_lt(32);
         if idx <= OBJECT_DIRECT_MAX {
             self.buf.push(BC_OBJECT_DIRECT + idx as u8);
@@ -593,11 +746,12 @@ impl Hessian2Writer {
     /// which tracks enum constants by identity, the second write of the same
     /// (class, name) in a stream is a back-reference `Q`.
     pub fn write_enum(&mut self, class: &str, name: &str) {
-        if self.spec {
-            self.spec_failed = true;
-        }
         if let Some(&r) = self.enums.get(class).and_then(|m| m.get(name)) {
             self.write_ref(r);
+            return;
+        }
+        if self.spec {
+            self.spec_failed = true;
             return;
         }
         let r = self.alloc_ref();
@@ -644,6 +798,10 @@ impl Hessian2Writer {
                             self.write_ref(r);
                             return Ok(());
                         }
+                        if self.spec {
+                            self.spec_failed = true;
+                            return Ok(());
+                        }
                         let r = self.write_list_begin(0, Some(t));
                         self.singletons.insert(t, r);
                         return Ok(());
@@ -661,6 +819,10 @@ impl Hessian2Writer {
                     if let Some(t) = type_name.as_deref().and_then(singleton_type) {
                         if let Some(&r) = self.singletons.get(t) {
                             self.write_ref(r);
+                            return Ok(());
+                        }
+                        if self.spec {
+                            self.spec_failed = true;
                             return Ok(());
                         }
                         let r = self.write_map_begin(Some(t));
@@ -711,20 +873,141 @@ impl Hessian2Writer {
         Ok(())
     }
 
-    /// Appends bytes produced by a speculative writer (table-independent Hessian
-    /// values) that allocated `refs` references.
-    pub(crate) fn splice(&mut self, bytes: &[u8], refs: u32) {
-        self.flush_le(16);
-        self.print_ascii(bytes);
-        self.ref_count = self.ref_count.wrapping_add(refs);
+    // ----- struct fields out of wire order (see ser.rs) ---------------------------------
+
+    /// The cached layout and class index for struct name `name`.
+    #[inline]
+    pub(crate) fn struct_entry(&self, name: &'static str) -> Option<(&Rc<Layout>, Option<usize>)> {
+        self.structs
+            .get(&(name.as_ptr() as usize, name.len()))
+            .map(|(l, i)| (l, *i))
     }
 
-    /// Prepares a pooled writer for speculative use.
-    pub(crate) fn reset_speculative(&mut self) {
-        self.buf.clear();
-        self.reset_tables();
-        self.spec = true;
+    pub(crate) fn set_struct_entry(
+        &mut self,
+        name: &'static str,
+        layout: Rc<Layout>,
+        idx: Option<usize>,
+    ) {
+        self.structs
+            .insert((name.as_ptr() as usize, name.len()), (layout, idx));
+    }
+
+    /// Starts writing the fields of a struct with `n` wire positions out of order:
+    /// from here on, fields are written as segments at the end of the buffer.
+    pub(crate) fn seg_begin(&mut self, n: usize) -> SegState {
+        let st = SegState {
+            base: self.buf.len(),
+            jbase: self.jbase,
+            slots: self.slots.len(),
+            spec: self.spec,
+            spec_ref_base: self.spec_ref_base,
+        };
+        self.slots.resize_with(st.slots + n, Slot::default);
+        if !self.spec {
+            self.spec = true;
+            self.spec_ref_base = self.ref_count;
+        }
+        st
+    }
+
+    /// Starts one segment.
+    #[inline]
+    pub(crate) fn seg_field_begin(&mut self) -> FieldMark {
+        let m = FieldMark {
+            start: self.buf.len(),
+            jbase: self.jbase,
+            refs: self.ref_count,
+            ref_stack: self.ref_stack.len(),
+            failed: self.spec_failed,
+        };
         self.spec_failed = false;
+        m
+    }
+
+    /// Ends one segment: `true` if its bytes are kept for wire slot `slot`; `false`
+    /// if it depended on the order (its bytes are dropped: write it as a value).
+    #[inline]
+    pub(crate) fn seg_field_end(&mut self, st: &SegState, m: FieldMark, slot: usize) -> bool {
+        let ok = !self.spec_failed;
+        if ok {
+            let refs = self.ref_count.wrapping_sub(m.refs);
+            if let Some(s) = self.slots.get_mut(st.slots + slot) {
+                *s = Slot::Bytes {
+                    start: m.start,
+                    end: self.buf.len(),
+                    refs,
+                };
+            }
+        } else {
+            self.buf.truncate(m.start);
+            self.ref_stack.truncate(m.ref_stack);
+            self.jbase = m.jbase;
+        }
+        // References are counted when the bytes reach their wire position.
+        self.ref_count = m.refs;
+        self.spec_failed = m.failed;
+        ok
+    }
+
+    /// Sets wire slot `slot` to a buffered value.
+    pub(crate) fn seg_value(&mut self, st: &SegState, slot: usize, v: Value) {
+        if let Some(s) = self.slots.get_mut(st.slots + slot) {
+            *s = Slot::Value(Box::new(v));
+        }
+    }
+
+    /// Ends segment mode: writes wire slots `from..n` in order (segments moved into
+    /// place, buffered values written, missing ones as `N`).
+    pub(crate) fn seg_finish(&mut self, st: SegState, from: usize, n: usize) -> Result<(), Error> {
+        self.spec = st.spec;
+        self.spec_ref_base = st.spec_ref_base;
+        let mut scratch = std::mem::take(&mut self.scratch);
+        scratch.clear();
+        scratch.extend_from_slice(self.buf.get(st.base..).unwrap_or_default());
+        self.buf.truncate(st.base);
+        self.jbase = st.jbase;
+        self.buf.reserve(scratch.len());
+        // No struct starts while the slots are written: take them out.
+        let mut slots = std::mem::take(&mut self.slots);
+        let mut res = Ok(());
+        for slot in slots.get(st.slots + from..st.slots + n).unwrap_or_default() {
+            match slot {
+                Slot::Empty => self.write_null(),
+                Slot::Bytes { start, end, refs } => {
+                    let bytes = scratch
+                        .get(start - st.base..end - st.base)
+                        .unwrap_or_default();
+                    self.flush_le(16);
+                    let o = self.jo();
+                    if o + bytes.len() <= JAVA_BUFFER_SIZE - 16 {
+                        self.buf.extend_from_slice(bytes);
+                    } else {
+                        self.print_ascii(bytes);
+                    }
+                    self.ref_count = self.ref_count.wrapping_add(*refs);
+                }
+                Slot::Value(v) => {
+                    if let Err(e) = self.write_value_at_depth(v) {
+                        res = Err(e);
+                        break;
+                    }
+                }
+            }
+        }
+        slots.truncate(st.slots);
+        self.slots = slots;
+        if scratch.capacity() <= 1 << 20 {
+            self.scratch = scratch;
+        }
+        res
+    }
+
+    /// Clears segment state after a failed `serialize`.
+    pub(crate) fn seg_reset(&mut self) {
+        self.spec = false;
+        self.spec_failed = false;
+        self.slots.clear();
     }
 
     /// Pushes a container's reference on the stack used to resolve [`Value::Ref`].
