@@ -6,7 +6,12 @@
 //! ```text
 //! cargo bench -p dubbo-hessian2 --bench compare -- [--warmup-ms 3000] [--measure-ms 5000]
 //!     [--csv FILE] [--only CASE,...] [--ops encode,decode] [--list yes] [--java-bytes DIR]
+//!     [--iters N]
 //! ```
+//!
+//! `--iters N` runs each selected case and op exactly N times, untimed, and exits: for
+//! profilers and instruction counts (`valgrind --tool=callgrind`), which do not depend
+//! on the machine's load.
 //!
 //! Method (as in `Bench.java`): per case and op, a check, then `--warmup-ms` of
 //! warm-up during which a batch size is chosen so that one sample takes about 50 ms,
@@ -28,7 +33,7 @@ use std::fmt::Write as _;
 use std::io::Write as _;
 use std::time::Instant;
 
-const USAGE: &str = "usage: compare [--warmup-ms 3000] [--measure-ms 5000] [--csv FILE] [--only CASE,...] [--ops encode,decode] [--list yes] [--java-bytes DIR]";
+const USAGE: &str = "usage: compare [--warmup-ms 3000] [--measure-ms 5000] [--csv FILE] [--only CASE,...] [--ops encode,decode] [--list yes] [--java-bytes DIR] [--iters N]";
 
 /// Target duration of one measured sample.
 const SAMPLE_NS: u64 = 50_000_000;
@@ -150,6 +155,7 @@ fn main() {
     let mut only: Option<Vec<String>> = None;
     let mut java_dir: Option<String> = None;
     let mut ops = vec!["encode".to_owned(), "decode".to_owned()];
+    let mut iters: Option<u64> = None;
     let all = common::cases();
 
     // `cargo bench` passes `--bench`; ignore it.
@@ -181,6 +187,7 @@ fn main() {
             "--only" => only = Some(value.split(',').map(str::to_owned).collect()),
             "--java-bytes" => java_dir = Some(value),
             "--ops" => ops = value.split(',').map(str::to_owned).collect(),
+            "--iters" => iters = Some(parse_ms(&key, &value)),
             "--list" => {
                 for c in &all {
                     println!("{}", c.name);
@@ -232,6 +239,23 @@ fn main() {
             eprintln!("java-bytes: the Rust and Java cases differ");
             std::process::exit(1);
         }
+    }
+
+    if let Some(n) = iters {
+        let mut buf: Vec<u8> = Vec::with_capacity(1 << 17);
+        for c in all.iter().filter(|c| selected(c.name)) {
+            (c.encode)(&mut buf);
+            let bytes = buf.clone();
+            for _ in 0..n {
+                if ops.iter().any(|o| o == "encode") {
+                    (c.encode)(std::hint::black_box(&mut buf));
+                }
+                if ops.iter().any(|o| o == "decode") {
+                    (c.decode)(std::hint::black_box(&bytes));
+                }
+            }
+        }
+        return;
     }
 
     let cpus = std::thread::available_parallelism().map_or(0, |n| n.get());

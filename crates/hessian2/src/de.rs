@@ -481,6 +481,15 @@ impl<'de> de::MapAccess<'de> for MapAcc<'_, 'de> {
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Error> {
         seed.deserialize(&mut *self.r)
     }
+    /// `H`/`M` maps carry no length: count the entries ahead as far as they are
+    /// scalars (a lower bound otherwise), so that a `HashMap` is allocated once
+    /// instead of growing (and rehashing) as it fills.
+    fn size_hint(&self) -> Option<usize> {
+        if self.done {
+            return Some(0);
+        }
+        Some(self.r.count_map_entries())
+    }
 }
 
 impl MapAcc<'_, '_> {

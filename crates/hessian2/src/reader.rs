@@ -231,6 +231,77 @@ impl<'de> Hessian2Reader<'de> {
         Ok(len)
     }
 
+    /// Counts the entries of the map body at the current position up to its `Z`, as far
+    /// as keys and values are scalars (see [`skip_scalar`](Self::skip_scalar)); at the
+    /// first other value, the count so far (a lower bound). Reads nothing; the work is
+    /// bounded by the size of those scalars.
+    pub(crate) fn count_map_entries(&self) -> usize {
+        let mut p = self.pos;
+        let mut n = 0usize;
+        while n < self.limits.max_collection_len {
+            match self.input.get(p) {
+                Some(&BC_END) | None => break,
+                Some(_) => {}
+            }
+            match self.skip_scalar(p).and_then(|q| self.skip_scalar(q)) {
+                Some(q) => {
+                    n += 1;
+                    p = q;
+                }
+                None => break,
+            }
+        }
+        n
+    }
+
+    /// The position after the scalar starting at `p` (null, boolean, number, date, or
+    /// a string or binary in one chunk), or `None` for anything else or bad input.
+    pub(crate) fn skip_scalar(&self, p: usize) -> Option<usize> {
+        let input = self.input;
+        let tag = *input.get(p)?;
+        let b = |i: usize| input.get(p + i).map(|&x| usize::from(x));
+        let end = match tag {
+            BC_NULL | BC_TRUE | BC_FALSE => p + 1,
+            0x80..=0xbf | 0xd8..=0xef | BC_DOUBLE_ZERO | BC_DOUBLE_ONE => p + 1,
+            0xc0..=0xcf | 0xf0..=0xff | BC_DOUBLE_BYTE => p + 2,
+            0xd0..=0xd7 | 0x38..=0x3f | BC_DOUBLE_SHORT => p + 3,
+            BC_INT | BC_LONG_INT | BC_DOUBLE_MILL | BC_DATE_MINUTE => p + 5,
+            BC_LONG | BC_DOUBLE | BC_DATE => p + 9,
+            0x20..=0x2f => p + 1 + usize::from(tag - 0x20),
+            0x34..=0x37 => p + 2 + ((usize::from(tag - 0x34) << 8) | b(1)?),
+            BC_BINARY => p + 3 + ((b(1)? << 8) | b(2)?),
+            0x00..=0x1f => return self.skip_units(p + 1, usize::from(tag)),
+            0x30..=0x33 => return self.skip_units(p + 2, (usize::from(tag - 0x30) << 8) | b(1)?),
+            BC_STRING => return self.skip_units(p + 3, (b(1)? << 8) | b(2)?),
+            _ => return None,
+        };
+        (end <= input.len()).then_some(end)
+    }
+
+    /// The position after `units` UTF-16 units of CESU-8 starting at `p`.
+    fn skip_units(&self, p: usize, units: usize) -> Option<usize> {
+        let input = self.input;
+        if let Some(s) = input.get(p..p.checked_add(units)?) {
+            if s.is_ascii() {
+                return Some(p + units);
+            }
+        }
+        let mut q = p;
+        let mut n = 0;
+        while n < units {
+            let (len, w) = match *input.get(q)? {
+                0x00..=0x7f => (1, 1),
+                0xc0..=0xdf => (2, 1),
+                0xe0..=0xef => (3, 1),
+                0xf0..=0xf7 => (4, 2),
+                _ => return None,
+            };
+            q += len;
+            n += w;
+        }
+        (q <= input.len()).then_some(q)
+    }
+
     // ----- scalars -----------------------------------------------------------------
 
     pub(crate) fn int_after_tag(&mut self, tag: u8) -> Result<Option<i32>, Error> {
@@ -398,6 +469,24 @@ impl<'de> Hessian2Reader<'de> {
 
     /// Decodes a string whose first tag was already consumed (handles `R` chunks).
     pub(crate) fn string_after_tag(&mut self, mut tag: u8) -> Result<String, Error> {
+        // Fast path: one chunk of ASCII.
+        let (len, hdr) = match tag {
+            0x00..=0x1f => (usize::from(tag), 0),
+            0x30..=0x33 => match self.input.get(self.pos) {
+                Some(&b) => ((usize::from(tag - 0x30) << 8) | usize::from(b), 1),
+                None => return Err(self.truncated()),
+            },
+            _ => (usize::MAX, 0),
+        };
+        if len != usize::MAX && len <= self.limits.max_string_len {
+            let start = self.pos + hdr;
+            if let Some(s) = self.input.get(start..start + len) {
+                if let Some(st) = ascii_string(s) {
+                    self.pos = start + len;
+                    return Ok(st);
+                }
+            }
+        }
         let mut out = String::new();
         let mut pending: Option<u32> = None;
         let mut total = 0usize;
@@ -845,6 +934,25 @@ impl<'de> Hessian2Reader<'de> {
             class: def.name.clone(),
             fields,
         }))
+    }
+}
+
+/// `s` as a `String` if it is all ASCII. Short strings are copied byte by byte while
+/// checking (cheaper than `is_ascii` + `str::from_utf8` + a copy, in safe code).
+#[inline]
+fn ascii_string(s: &[u8]) -> Option<String> {
+    if s.len() <= 32 {
+        let mut high = 0u8;
+        let mut out = String::with_capacity(s.len());
+        for &b in s {
+            high |= b;
+            out.push(char::from(b & 0x7f));
+        }
+        (high < 0x80).then_some(out)
+    } else if s.is_ascii() {
+        std::str::from_utf8(s).ok().map(str::to_owned)
+    } else {
+        None
     }
 }
 
