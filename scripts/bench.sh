@@ -16,6 +16,7 @@
 #   full:    5 s measured + 2 s warm-up per point; concurrency 1, 32, 100 over 1 and 4
 #            connections (1 caller only over 1); ~25 min
 #   --quick: 3 s measured + 1 s warm-up; (1 caller, 1 conn), (32, 1), (100, 4); ~8 min
+# A point disturbed by other processes (more than 15 % of a core) is re-run up to twice.
 #
 # Java gets one extra warm-up (15 s full, 8 s quick) of every scenario before its points, so its
 # JIT has compiled the paths measured.
@@ -51,10 +52,16 @@ fi
 
 server_core=0
 load_core=1
-# The machine may be shared (other builds): run server and load generator at a higher priority so
-# neighbours take less of their cores; each point records how much CPU the others still used.
+# The machine may be shared (other builds). A nice level does not stop a compiler from delaying
+# each wake-up of the server or the client by a scheduler tick (p99 of milliseconds at concurrency
+# 1), so as root both run under SCHED_RR priority 10: they preempt normal processes when they wake
+# and otherwise sleep (the kernel's RT throttling still leaves 5 % to everything else). Each point
+# records how much CPU the others used anyway. BENCH_PRIO overrides (e.g. BENCH_PRIO="").
 prio=""
-if [[ "$(id -u)" -eq 0 ]]; then prio="nice -n -10"; fi
+if [[ "$(id -u)" -eq 0 ]] && command -v chrt >/dev/null && chrt -r 10 true 2>/dev/null; then
+  prio="chrt -r 10"
+fi
+prio="${BENCH_PRIO-$prio}"
 load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
 if [[ "$(nproc)" -lt 2 ]]; then
   log "fewer than 2 cores: server and load generator will share one"
@@ -148,19 +155,37 @@ total="$(wc -l < "$plan")"
 log "$total points, $duration each after $warmup warm-up"
 
 point=0
+# A point during which other processes (neighbours' builds on a shared machine) used more than
+# $max_others % of a core is run again, up to $retries times; the least disturbed run is kept.
+max_others=15
+retries=2
 run_points() { # label
   local label="$1" l target addr scenario conc conns
   while read -r l target addr scenario conc conns; do
     [[ "$l" == "$label" ]] || continue
     point=$((point + 1))
-    local res
-    if res="$($prio taskset -c "$load_core" "$bin/dubbo-bench" --target "$target" --addr "$addr" \
-          --scenario "$scenario" --concurrency "$conc" --connections "$conns" \
-          --duration "$duration" --warmup "$warmup" --server-pid "$server_pid" \
-          --label "$label" --csv "$raw" --quiet 2>"$work/last.err")"; then
-      echo "$res" | awk -v p="[$point/$total]" 'NR==2 { printf "%s %-8s %-9s %-8s c=%-3s conns=%s  qps %-7s p99 %-9s us  srv %-6s us/call  cli %s%%  others %s%%\n", p, $1, $2, $3, $5, $6, $9, $13, $16, $18, $19 }' >&2
-    else
-      log "[$point/$total] $label $target $scenario c=$conc conns=$conns FAILED: $(tail -1 "$work/last.err")"
+    local try best="" best_others=100000 res others
+    for try in $(seq 0 "$retries"); do
+      rm -f "$work/point.csv"
+      if res="$($prio taskset -c "$load_core" "$bin/dubbo-bench" --target "$target" --addr "$addr" \
+            --scenario "$scenario" --concurrency "$conc" --connections "$conns" \
+            --duration "$duration" --warmup "$warmup" --server-pid "$server_pid" \
+            --label "$label" --csv "$work/point.csv" --quiet 2>"$work/last.err")"; then
+        others="$(awk -F, 'NR==2 { printf "%d", $21 }' "$work/point.csv")"
+        echo "$res" | awk -v p="[$point/$total]" -v t="$try" 'NR==2 { printf "%s %-8s %-9s %-8s c=%-3s conns=%s  qps %-7s p99 %-9s us  srv %-6s us/call  cli %s%%  others %s%%%s\n", p, $1, $2, $3, $5, $6, $9, $13, $16, $18, $19, (t > 0 ? "  (retry " t ")" : "") }' >&2
+        if [[ "${others:-0}" -lt "$best_others" ]]; then
+          best_others="${others:-0}"
+          best="$(sed -n 2p "$work/point.csv")"
+        fi
+        [[ "${others:-0}" -le "$max_others" ]] && break
+      else
+        log "[$point/$total] $label $target $scenario c=$conc conns=$conns FAILED: $(tail -1 "$work/last.err")"
+        break
+      fi
+    done
+    if [[ -n "$best" ]]; then
+      [[ -s "$raw" ]] || head -1 "$work/point.csv" > "$raw"
+      echo "$best" >> "$raw"
     fi
   done < "$plan"
 }
@@ -190,10 +215,10 @@ fi
 
 mkdir -p "$out"
 machine="$(lscpu 2>/dev/null | awk -F: '/Model name/ { gsub(/^ +/, "", $2); print $2; exit }')"
-python3 - "$raw" "$idle" "$out" "$cmdline" "$machine" "$duration" "$warmup" "$quick" "$load_before" <<'PY'
+python3 - "$raw" "$idle" "$out" "$cmdline" "$machine" "$duration" "$warmup" "$quick" "$load_before" "${prio:-normal priority}" <<'PY'
 import csv, datetime, math, os, platform, subprocess, sys
 
-raw, idle_path, out, cmdline, machine, duration, warmup, quick, load_before = sys.argv[1:10]
+raw, idle_path, out, cmdline, machine, duration, warmup, quick, load_before, prio = sys.argv[1:11]
 rows = list(csv.DictReader(open(raw)))
 idle = {r["server"]: float(r["idle_rss_mib"]) for r in csv.DictReader(open(idle_path))}
 
@@ -345,7 +370,7 @@ A("- Latency in µs (HDR histogram, closed loop). Server CPU = (utime+stime) of 
   "CPU use (100 % = its core is saturated, so the client, not the server, is the limit). "
   "`others` = CPU used by every other process on the machine during the window (neighbours' builds "
   "on this shared 2-core machine; high values mean that point was disturbed). Server and load "
-  f"generator ran at nice -10. Load average before the run: {load_before}.")
+  f"generator ran under `{prio}`. Load average before the run: {load_before}.")
 A("- Ratios: QPS ÷ peer QPS and p99 ÷ peer p99, same scenario, concurrency and connections, same run. "
   "vs tonic: against tonic's server driven by tonic's client; vs Java: against Java Dubbo 3.3.6 "
   "driven by the same dubbo-rs client on the same protocol.")
