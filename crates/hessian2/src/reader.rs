@@ -48,6 +48,60 @@ pub(crate) struct ClassDef {
     pub(crate) fields: Vec<String>,
 }
 
+/// The reader's tables, whose allocations the next reader of the thread reuses (a
+/// reader per message would otherwise grow them again for every message).
+#[derive(Default)]
+struct ReaderTables {
+    classes: Vec<Rc<ClassDef>>,
+    types: Vec<Rc<str>>,
+    refs: Vec<usize>,
+    building: Vec<u32>,
+}
+
+thread_local! {
+    static READER_POOL: std::cell::RefCell<Option<ReaderTables>> = const { std::cell::RefCell::new(None) };
+}
+
+impl ReaderTables {
+    fn pooled() -> ReaderTables {
+        READER_POOL
+            .try_with(|p| p.try_borrow_mut().ok().and_then(|mut p| p.take()))
+            .ok()
+            .flatten()
+            .unwrap_or_default()
+    }
+}
+
+impl Drop for Hessian2Reader<'_> {
+    fn drop(&mut self) {
+        // Bounded: do not keep what a huge message grew.
+        if self.classes.capacity() > 4096
+            || self.types.capacity() > 4096
+            || self.refs.capacity() > 1 << 16
+            || self.building.capacity() > 4096
+        {
+            return;
+        }
+        let mut t = ReaderTables {
+            classes: std::mem::take(&mut self.classes),
+            types: std::mem::take(&mut self.types),
+            refs: std::mem::take(&mut self.refs),
+            building: std::mem::take(&mut self.building),
+        };
+        t.classes.clear();
+        t.types.clear();
+        t.refs.clear();
+        t.building.clear();
+        let _ = READER_POOL.try_with(|p| {
+            if let Ok(mut p) = p.try_borrow_mut() {
+                if p.is_none() {
+                    *p = Some(t);
+                }
+            }
+        });
+    }
+}
+
 /// Decodes a Hessian 2 stream.
 ///
 /// The reader keeps the class-definition, type and reference tables across reads,
@@ -83,17 +137,18 @@ impl<'de> Hessian2Reader<'de> {
 
     /// A reader over `input` with the given limits.
     pub fn with_limits(input: &'de [u8], limits: Limits) -> Self {
+        let t = ReaderTables::pooled();
         Hessian2Reader {
             input,
             pos: 0,
             limits,
             depth: 0,
-            classes: Vec::new(),
-            types: Vec::new(),
-            refs: Vec::new(),
+            classes: t.classes,
+            types: t.types,
+            refs: t.refs,
             replay: 0,
             replay_next: 0,
-            building: Vec::new(),
+            building: t.building,
             replay_spent: 0,
         }
     }

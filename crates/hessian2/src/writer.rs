@@ -65,15 +65,8 @@ pub struct Hessian2Writer {
     pub(crate) buf: Vec<u8>,
     /// Index in `buf` of hessian-lite's buffer offset 0.
     jbase: usize,
-    classes: HashMap<Cow<'static, str>, ClassEntry, FxBuildHasher>,
     class_count: usize,
-    types: HashMap<String, usize, FxBuildHasher>,
     ref_count: u32,
-    enums: HashMap<String, HashMap<String, u32, FxBuildHasher>, FxBuildHasher>,
-    /// JDK singletons (`Collections.emptyList()`...) already written: type -> ref.
-    singletons: HashMap<&'static str, u32, FxBuildHasher>,
-    /// Reference indexes of the containers `write_value` is inside of (for `Value::Ref`).
-    ref_stack: Vec<u32>,
     /// Segment mode (see `ser.rs`): struct fields are being written out of wire order,
     /// to be moved into place when the struct ends. Any operation whose bytes would depend
     /// on that order (a new class definition or type name, a first enum constant, a
@@ -84,6 +77,22 @@ pub struct Hessian2Writer {
     /// Reference count when segment mode began (references from there on are numbered
     /// in declaration order, not in wire order).
     spec_ref_base: u32,
+    /// The tables, kept in a thread-local pool between writers (see [`Tables`]).
+    t: Tables,
+}
+
+/// The stream's tables and the writer's work areas: their allocations are reused by
+/// the next writer of the thread (a writer per message would otherwise allocate
+/// several of them per message).
+#[derive(Debug, Default)]
+struct Tables {
+    classes: HashMap<Cow<'static, str>, ClassEntry, FxBuildHasher>,
+    types: HashMap<String, usize, FxBuildHasher>,
+    enums: HashMap<String, HashMap<String, u32, FxBuildHasher>, FxBuildHasher>,
+    /// JDK singletons (`Collections.emptyList()`...) already written: type -> ref.
+    singletons: HashMap<&'static str, u32, FxBuildHasher>,
+    /// Reference indexes of the containers `write_value` is inside of (for `Value::Ref`).
+    ref_stack: Vec<u32>,
     /// Struct fields written out of wire order (see [`Slot`]), for all open structs.
     slots: Vec<Slot>,
     /// Scratch copy of a struct's segments while they are put in wire order.
@@ -91,6 +100,59 @@ pub struct Hessian2Writer {
     /// Per struct name (address and length of the serde name): its layout and its
     /// class-definition index in this stream, if written.
     structs: HashMap<(usize, usize), StructEntry, FxBuildHasher>,
+}
+
+thread_local! {
+    static TABLES_POOL: std::cell::RefCell<Option<Tables>> = const { std::cell::RefCell::new(None) };
+}
+
+impl Tables {
+    fn pooled() -> Tables {
+        TABLES_POOL
+            .try_with(|p| p.try_borrow_mut().ok().and_then(|mut p| p.take()))
+            .ok()
+            .flatten()
+            .unwrap_or_default()
+    }
+
+    fn clear(&mut self) {
+        self.classes.clear();
+        self.types.clear();
+        self.enums.clear();
+        self.singletons.clear();
+        self.ref_stack.clear();
+        self.slots.clear();
+        self.scratch.clear();
+        self.structs.clear();
+    }
+
+    fn give_back(mut self) {
+        // Bounded: do not keep what a huge message grew.
+        if self.classes.capacity() > 4096
+            || self.types.capacity() > 4096
+            || self.enums.capacity() > 4096
+            || self.ref_stack.capacity() > 4096
+            || self.slots.capacity() > 4096
+            || self.scratch.capacity() > 1 << 20
+            || self.structs.capacity() > 4096
+        {
+            return;
+        }
+        self.clear();
+        let _ = TABLES_POOL.try_with(|p| {
+            if let Ok(mut p) = p.try_borrow_mut() {
+                if p.is_none() {
+                    *p = Some(self);
+                }
+            }
+        });
+    }
+}
+
+impl Drop for Hessian2Writer {
+    fn drop(&mut self) {
+        std::mem::take(&mut self.t).give_back();
+    }
 }
 
 /// A serde struct's layout and its class-definition index in the stream (if written).
@@ -132,7 +194,7 @@ pub(crate) struct FieldMark {
 impl Hessian2Writer {
     /// A writer with an empty buffer and empty tables.
     pub fn new() -> Self {
-        Self::default()
+        Self::with_buffer(Vec::new())
     }
 
     /// A writer appending to `buf` (whose existing bytes are kept, e.g. a reserved
@@ -142,21 +204,26 @@ impl Hessian2Writer {
         Hessian2Writer {
             buf,
             jbase,
-            ..Self::default()
+            class_count: 0,
+            ref_count: 0,
+            spec: false,
+            spec_failed: false,
+            spec_ref_base: 0,
+            t: Tables::pooled(),
         }
     }
 
     /// Starts a fresh stream: forgets class definitions, type names and references
     /// (as a new Java `Hessian2Output` would), keeping the bytes written so far.
     pub fn reset_tables(&mut self) {
-        self.classes.clear();
-        self.structs.clear();
+        self.t.classes.clear();
+        self.t.structs.clear();
         self.class_count = 0;
-        self.types.clear();
+        self.t.types.clear();
         self.ref_count = 0;
-        self.enums.clear();
-        self.singletons.clear();
-        self.ref_stack.clear();
+        self.t.enums.clear();
+        self.t.singletons.clear();
+        self.t.ref_stack.clear();
         self.jbase = self.buf.len();
     }
 
@@ -166,8 +233,8 @@ impl Hessian2Writer {
     }
 
     /// Consumes the writer and returns its buffer.
-    pub fn into_bytes(self) -> Vec<u8> {
-        self.buf
+    pub fn into_bytes(mut self) -> Vec<u8> {
+        std::mem::take(&mut self.buf)
     }
 
     /// Number of bytes in the buffer.
@@ -548,13 +615,13 @@ impl Hessian2Writer {
 
     fn write_type(&mut self, type_name: &str) {
         self.flush_lt(32);
-        if let Some(&idx) = self.types.get(type_name) {
+        if let Some(&idx) = self.t.types.get(type_name) {
             self.write_int(idx as i32);
         } else if self.spec {
             self.spec_failed = true;
         } else {
-            let idx = self.types.len();
-            self.types.insert(type_name.to_owned(), idx);
+            let idx = self.t.types.len();
+            self.t.types.insert(type_name.to_owned(), idx);
             self.write_string(type_name);
         }
     }
@@ -655,7 +722,7 @@ impl Hessian2Writer {
         I: Iterator<Item = &'a str>,
         F: Fn() -> I,
     {
-        let idx = match self.classes.get(class) {
+        let idx = match self.t.classes.get(class) {
             Some(e) if e.fields.eq(n, fields()) => e.index,
             _ if self.spec => {
                 self.spec_failed = true;
@@ -683,7 +750,7 @@ impl Hessian2Writer {
         layout: &Rc<Layout>,
     ) -> Option<usize> {
         let wire = &layout.wire_names;
-        let idx = match self.classes.get(class) {
+        let idx = match self.t.classes.get(class) {
             Some(e)
                 if matches!(&e.fields, ClassFields::Layout(l) if Rc::ptr_eq(l, layout))
                     || e.fields.eq(wire.len(), wire.iter().copied()) =>
@@ -722,10 +789,10 @@ impl Hessian2Writer {
         for f in names {
             self.write_string(f);
         }
-        let old = self.classes.insert(class, ClassEntry { index, fields });
+        let old = self.t.classes.insert(class, ClassEntry { index, fields });
         if old.is_some() {
             // A class name redefined with other fields: forget cached indexes.
-            self.structs.clear();
+            self.t.structs.clear();
         }
         index
     }
@@ -746,7 +813,7 @@ impl Hessian2Writer {
     /// which tracks enum constants by identity, the second write of the same
     /// (class, name) in a stream is a back-reference `Q`.
     pub fn write_enum(&mut self, class: &str, name: &str) {
-        if let Some(&r) = self.enums.get(class).and_then(|m| m.get(name)) {
+        if let Some(&r) = self.t.enums.get(class).and_then(|m| m.get(name)) {
             self.write_ref(r);
             return;
         }
@@ -755,7 +822,8 @@ impl Hessian2Writer {
             return;
         }
         let r = self.alloc_ref();
-        self.enums
+        self.t
+            .enums
             .entry(class.to_owned())
             .or_default()
             .insert(name.to_owned(), r);
@@ -770,9 +838,9 @@ impl Hessian2Writer {
     /// their class definition on first use. [`Value::Ref`]`(k)` becomes a `Q` to the
     /// k-th enclosing container (0 = innermost) and is an error outside one.
     pub fn write_value(&mut self, v: &Value) -> Result<(), Error> {
-        let base = self.ref_stack.len();
+        let base = self.t.ref_stack.len();
         let res = self.write_value_inner(v, 0, false);
-        self.ref_stack.truncate(base);
+        self.t.ref_stack.truncate(base);
         res
     }
 
@@ -794,7 +862,7 @@ impl Hessian2Writer {
             Value::List(List { type_name, items }) => {
                 if items.is_empty() {
                     if let Some(t) = type_name.as_deref().and_then(singleton_type) {
-                        if let Some(&r) = self.singletons.get(t) {
+                        if let Some(&r) = self.t.singletons.get(t) {
                             self.write_ref(r);
                             return Ok(());
                         }
@@ -803,21 +871,21 @@ impl Hessian2Writer {
                             return Ok(());
                         }
                         let r = self.write_list_begin(0, Some(t));
-                        self.singletons.insert(t, r);
+                        self.t.singletons.insert(t, r);
                         return Ok(());
                     }
                 }
                 let r = self.write_list_begin(items.len(), type_name.as_deref());
-                self.ref_stack.push(r);
+                self.t.ref_stack.push(r);
                 for item in items {
                     self.write_value_inner(item, depth + 1, marks)?;
                 }
-                self.ref_stack.pop();
+                self.t.ref_stack.pop();
             }
             Value::Map(Map { type_name, entries }) => {
                 if entries.is_empty() {
                     if let Some(t) = type_name.as_deref().and_then(singleton_type) {
-                        if let Some(&r) = self.singletons.get(t) {
+                        if let Some(&r) = self.t.singletons.get(t) {
                             self.write_ref(r);
                             return Ok(());
                         }
@@ -827,17 +895,17 @@ impl Hessian2Writer {
                         }
                         let r = self.write_map_begin(Some(t));
                         self.write_map_end();
-                        self.singletons.insert(t, r);
+                        self.t.singletons.insert(t, r);
                         return Ok(());
                     }
                 }
                 let r = self.write_map_begin(type_name.as_deref());
-                self.ref_stack.push(r);
+                self.t.ref_stack.push(r);
                 for (k, val) in entries {
                     self.write_value_inner(k, depth + 1, marks)?;
                     self.write_value_inner(val, depth + 1, marks)?;
                 }
-                self.ref_stack.pop();
+                self.t.ref_stack.pop();
                 self.write_map_end();
             }
             Value::Object(Object { class, fields }) => {
@@ -851,22 +919,22 @@ impl Hessian2Writer {
                 self.object_header(class, fields.len(), || {
                     fields.iter().map(|(k, _)| k.as_str())
                 });
-                self.ref_stack.push(r);
+                self.t.ref_stack.push(r);
                 for (_, val) in fields {
                     self.write_value_inner(val, depth + 1, marks)?;
                 }
-                self.ref_stack.pop();
+                self.t.ref_stack.pop();
             }
             Value::Ref(k) => {
                 let k = *k as usize;
-                let n = self.ref_stack.len();
+                let n = self.t.ref_stack.len();
                 if k >= n {
                     return Err(Error::InvalidRef {
                         index: k as i64,
                         position: self.buf.len(),
                     });
                 }
-                let r = self.ref_stack[n - 1 - k];
+                let r = self.t.ref_stack[n - 1 - k];
                 self.write_ref(r);
             }
         }
@@ -878,7 +946,8 @@ impl Hessian2Writer {
     /// The cached layout and class index for struct name `name`.
     #[inline]
     pub(crate) fn struct_entry(&self, name: &'static str) -> Option<(&Rc<Layout>, Option<usize>)> {
-        self.structs
+        self.t
+            .structs
             .get(&(name.as_ptr() as usize, name.len()))
             .map(|(l, i)| (l, *i))
     }
@@ -889,7 +958,8 @@ impl Hessian2Writer {
         layout: Rc<Layout>,
         idx: Option<usize>,
     ) {
-        self.structs
+        self.t
+            .structs
             .insert((name.as_ptr() as usize, name.len()), (layout, idx));
     }
 
@@ -899,11 +969,11 @@ impl Hessian2Writer {
         let st = SegState {
             base: self.buf.len(),
             jbase: self.jbase,
-            slots: self.slots.len(),
+            slots: self.t.slots.len(),
             spec: self.spec,
             spec_ref_base: self.spec_ref_base,
         };
-        self.slots.resize_with(st.slots + n, Slot::default);
+        self.t.slots.resize_with(st.slots + n, Slot::default);
         if !self.spec {
             self.spec = true;
             self.spec_ref_base = self.ref_count;
@@ -918,7 +988,7 @@ impl Hessian2Writer {
             start: self.buf.len(),
             jbase: self.jbase,
             refs: self.ref_count,
-            ref_stack: self.ref_stack.len(),
+            ref_stack: self.t.ref_stack.len(),
             failed: self.spec_failed,
         };
         self.spec_failed = false;
@@ -932,7 +1002,7 @@ impl Hessian2Writer {
         let ok = !self.spec_failed;
         if ok {
             let refs = self.ref_count.wrapping_sub(m.refs);
-            if let Some(s) = self.slots.get_mut(st.slots + slot) {
+            if let Some(s) = self.t.slots.get_mut(st.slots + slot) {
                 *s = Slot::Bytes {
                     start: m.start,
                     end: self.buf.len(),
@@ -941,7 +1011,7 @@ impl Hessian2Writer {
             }
         } else {
             self.buf.truncate(m.start);
-            self.ref_stack.truncate(m.ref_stack);
+            self.t.ref_stack.truncate(m.ref_stack);
             self.jbase = m.jbase;
         }
         // References are counted when the bytes reach their wire position.
@@ -952,7 +1022,7 @@ impl Hessian2Writer {
 
     /// Sets wire slot `slot` to a buffered value.
     pub(crate) fn seg_value(&mut self, st: &SegState, slot: usize, v: Value) {
-        if let Some(s) = self.slots.get_mut(st.slots + slot) {
+        if let Some(s) = self.t.slots.get_mut(st.slots + slot) {
             *s = Slot::Value(Box::new(v));
         }
     }
@@ -962,14 +1032,14 @@ impl Hessian2Writer {
     pub(crate) fn seg_finish(&mut self, st: SegState, from: usize, n: usize) -> Result<(), Error> {
         self.spec = st.spec;
         self.spec_ref_base = st.spec_ref_base;
-        let mut scratch = std::mem::take(&mut self.scratch);
+        let mut scratch = std::mem::take(&mut self.t.scratch);
         scratch.clear();
         scratch.extend_from_slice(self.buf.get(st.base..).unwrap_or_default());
         self.buf.truncate(st.base);
         self.jbase = st.jbase;
         self.buf.reserve(scratch.len());
         // No struct starts while the slots are written: take them out.
-        let mut slots = std::mem::take(&mut self.slots);
+        let mut slots = std::mem::take(&mut self.t.slots);
         let mut res = Ok(());
         for slot in slots.get(st.slots + from..st.slots + n).unwrap_or_default() {
             match slot {
@@ -996,9 +1066,9 @@ impl Hessian2Writer {
             }
         }
         slots.truncate(st.slots);
-        self.slots = slots;
+        self.t.slots = slots;
         if scratch.capacity() <= 1 << 20 {
-            self.scratch = scratch;
+            self.t.scratch = scratch;
         }
         res
     }
@@ -1007,20 +1077,20 @@ impl Hessian2Writer {
     pub(crate) fn seg_reset(&mut self) {
         self.spec = false;
         self.spec_failed = false;
-        self.slots.clear();
+        self.t.slots.clear();
     }
 
     /// Pushes a container's reference on the stack used to resolve [`Value::Ref`].
     pub(crate) fn push_ref_scope(&mut self, r: u32) {
-        self.ref_stack.push(r);
+        self.t.ref_stack.push(r);
     }
 
     pub(crate) fn pop_ref_scope(&mut self) {
-        self.ref_stack.pop();
+        self.t.ref_stack.pop();
     }
 
     pub(crate) fn write_value_at_depth(&mut self, v: &Value) -> Result<(), Error> {
-        let depth = self.ref_stack.len();
+        let depth = self.t.ref_stack.len();
         self.write_value_inner(v, depth, true)
     }
 }
