@@ -403,7 +403,19 @@ impl Hessian2Writer {
         let n = b.len();
         // Fast path: a short ASCII string that fits in hessian-lite's buffer without a
         // flush (then the mirrored position needs no adjustment either).
-        if n <= STRING_SHORT_MAX && self.jo() + n + 2 + 16 <= JAVA_BUFFER_SIZE && b.is_ascii() {
+        if n <= 16 && self.jo() + n + 2 + 16 <= JAVA_BUFFER_SIZE {
+            if let Some(padded) = short_ascii(b) {
+                let len = self.buf.len();
+                self.buf.reserve(17);
+                self.buf.push(BC_STRING_DIRECT + n as u8);
+                self.buf.extend_from_slice(&padded);
+                self.buf.truncate(len + 1 + n);
+                return;
+            }
+        } else if n <= STRING_SHORT_MAX
+            && self.jo() + n + 2 + 16 <= JAVA_BUFFER_SIZE
+            && b.is_ascii()
+        {
             if n <= STRING_DIRECT_MAX {
                 self.buf.reserve(n + 1);
                 self.buf.push(BC_STRING_DIRECT + n as u8);
@@ -1093,6 +1105,41 @@ impl Hessian2Writer {
         let depth = self.t.ref_stack.len();
         self.write_value_inner(v, depth, true)
     }
+}
+
+/// `b` (at most 16 bytes) padded to 16 bytes, if it is all ASCII: two overlapping
+/// word loads check and copy it without a loop or a `memcpy` call.
+#[inline(always)]
+fn short_ascii(b: &[u8]) -> Option<[u8; 16]> {
+    let n = b.len();
+    let mut out = [0u8; 16];
+    if (8..=16).contains(&n) {
+        let lo = <[u8; 8]>::try_from(&b[..8]).unwrap_or([0x80; 8]);
+        let hi = <[u8; 8]>::try_from(&b[n - 8..]).unwrap_or([0x80; 8]);
+        if (u64::from_ne_bytes(lo) | u64::from_ne_bytes(hi)) & 0x8080_8080_8080_8080 != 0 {
+            return None;
+        }
+        out[..8].copy_from_slice(&lo);
+        out[n - 8..n].copy_from_slice(&hi);
+    } else if (4..8).contains(&n) {
+        let lo = <[u8; 4]>::try_from(&b[..4]).unwrap_or([0x80; 4]);
+        let hi = <[u8; 4]>::try_from(&b[n - 4..]).unwrap_or([0x80; 4]);
+        if (u32::from_ne_bytes(lo) | u32::from_ne_bytes(hi)) & 0x8080_8080 != 0 {
+            return None;
+        }
+        out[..4].copy_from_slice(&lo);
+        out[n - 4..n].copy_from_slice(&hi);
+    } else if n < 4 {
+        for (o, &c) in out.iter_mut().zip(b) {
+            if c >= 0x80 {
+                return None;
+            }
+            *o = c;
+        }
+    } else {
+        return None;
+    }
+    Some(out)
 }
 
 /// JDK empty-collection singletons, which Java writes once per stream and then as `Q`

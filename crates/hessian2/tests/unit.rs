@@ -799,3 +799,34 @@ fn roundtrip_edge_cases_found_while_fuzzing() {
     let b = enc(|w| w.write_value(&v[0]).unwrap());
     assert_eq!(decode_all(&b).unwrap(), v);
 }
+
+#[test]
+fn short_strings_every_length_and_non_ascii_position() {
+    fn header(units: usize) -> Vec<u8> {
+        if units <= 31 {
+            vec![units as u8]
+        } else {
+            vec![0x30 + (units >> 8) as u8, units as u8]
+        }
+    }
+    for n in 0..=40usize {
+        let ascii: String = (0..n).map(|i| (b'a' + (i % 26) as u8) as char).collect();
+        let mut expected = header(n);
+        expected.extend_from_slice(ascii.as_bytes());
+        assert_eq!(to_vec(&ascii).unwrap(), expected, "ascii length {n}");
+        for p in 0..n {
+            for c in ['é', '\u{7f}', '€'] {
+                let s: String = ascii
+                    .chars()
+                    .enumerate()
+                    .map(|(i, a)| if i == p { c } else { a })
+                    .collect();
+                let mut expected = header(n);
+                expected.extend_from_slice(s.as_bytes());
+                let bytes = to_vec(&s).unwrap();
+                assert_eq!(bytes, expected, "length {n}, {c:?} at {p}");
+                assert_eq!(from_slice::<String>(&bytes).unwrap(), s);
+            }
+        }
+    }
+}
