@@ -76,6 +76,10 @@ pub fn int_version(version: &str) -> Option<u64> {
 /// Whether a consumer speaking `dubbo_version` understands response attachments (types 3–5):
 /// `Version.isSupportResponseAttachment`, versions 2.0.2 to 2.0.99.
 pub fn supports_response_attachments(dubbo_version: &str) -> bool {
+    // What every current consumer sends; spares the parse on each response.
+    if dubbo_version == DUBBO_VERSION {
+        return true;
+    }
     matches!(int_version(dubbo_version), Some(v) if (2_000_200..=2_009_900).contains(&v))
 }
 

@@ -1,6 +1,8 @@
 //! [`DubboInvoker`]: the consumer-side invoker for one provider over dubbo://.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
 
 use arc_swap::ArcSwapOption;
 use dubbo_core::{BoxFuture, ErrorCode, Invocation, Invoker, RpcError, RpcResult};
@@ -17,7 +19,22 @@ use crate::exchange::client::DubboClient;
 pub struct DubboInvoker {
     url: Url,
     client: ArcSwapOption<DubboClient>,
+    /// The URL's per-method settings, looked up once per method name: the lookups build
+    /// `<method>.<key>` strings, which cost more than the rest of the invoker per call.
+    methods: RwLock<HashMap<String, MethodSettings>>,
 }
+
+/// What the URL says about one method.
+#[derive(Debug, Clone, Copy)]
+struct MethodSettings {
+    /// `<method>.timeout`, else `timeout`.
+    timeout: Option<Duration>,
+    /// `<method>.return=false`.
+    oneway: bool,
+}
+
+/// Most method names whose settings an invoker remembers (generic calls may name any method).
+const METHOD_CACHE_CAPACITY: usize = 1024;
 
 impl DubboInvoker {
     /// An invoker for the provider of `url`, calling through `client`.
@@ -25,7 +42,26 @@ impl DubboInvoker {
         DubboInvoker {
             url,
             client: ArcSwapOption::from_pointee(client),
+            methods: RwLock::new(HashMap::new()),
         }
+    }
+
+    fn method_settings(&self, method: &str) -> MethodSettings {
+        if let Ok(map) = self.methods.read() {
+            if let Some(s) = map.get(method) {
+                return *s;
+            }
+        }
+        let settings = MethodSettings {
+            timeout: method_timeout(&self.url, method),
+            oneway: self.url.method_parameter_strict(method, "return") == Some("false"),
+        };
+        if let Ok(mut map) = self.methods.write() {
+            if map.len() < METHOD_CACHE_CAPACITY {
+                map.insert(method.to_owned(), settings);
+            }
+        }
+        settings
     }
 
     /// The client, unless the invoker was destroyed.
@@ -57,14 +93,13 @@ impl Invoker for DubboInvoker {
                     ),
                 ));
             };
-            let method = invocation.method_name();
+            let settings = self.method_settings(invocation.method_name());
             let timeout = match invocation.context().remaining() {
                 Some(left) => left,
-                None => method_timeout(&self.url, method).unwrap_or(client.config().timeout),
+                None => settings.timeout.unwrap_or(client.config().timeout),
             };
-            let oneway = self.url.method_parameter_strict(method, "return") == Some("false");
             client
-                .invoke_with_timeout(invocation, timeout, !oneway)
+                .invoke_with_timeout(invocation, timeout, !settings.oneway)
                 .await
         })
     }
