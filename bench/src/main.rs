@@ -21,7 +21,9 @@ fn main() -> ExitCode {
         }
     };
     let rt = if o.threads == 1 {
-        tokio::runtime::Builder::new_current_thread().enable_all().build()
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
     } else {
         tokio::runtime::Builder::new_multi_thread()
             .worker_threads(o.threads)

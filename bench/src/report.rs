@@ -58,7 +58,9 @@ pub fn csv_row(o: &Options, s: &RunStats) -> String {
 
 /// Appends a row to `path`, writing the header first if the file is new or empty.
 pub fn append_csv(path: &str, o: &Options, s: &RunStats) -> std::io::Result<()> {
-    let new = std::fs::metadata(path).map(|m| m.len() == 0).unwrap_or(true);
+    let new = std::fs::metadata(path)
+        .map(|m| m.len() == 0)
+        .unwrap_or(true);
     let mut f = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
@@ -73,9 +75,25 @@ pub fn append_csv(path: &str, o: &Options, s: &RunStats) -> std::io::Result<()> 
 pub fn table(o: &Options, s: &RunStats) -> String {
     let mut out = String::new();
     let head = [
-        "label", "target", "scenario", "mode", "conc", "conns", "calls", "errors", "QPS",
-        "msgs/s", "p50 µs", "p90 µs", "p99 µs", "p999 µs", "max µs", "srv CPU µs/call",
-        "srv RSS MiB", "cli CPU %", "other CPU %",
+        "label",
+        "target",
+        "scenario",
+        "mode",
+        "conc",
+        "conns",
+        "calls",
+        "errors",
+        "QPS",
+        "msgs/s",
+        "p50 µs",
+        "p90 µs",
+        "p99 µs",
+        "p999 µs",
+        "max µs",
+        "srv CPU µs/call",
+        "srv RSS MiB",
+        "cli CPU %",
+        "other CPU %",
     ];
     let row = [
         o.label.clone(),

@@ -214,9 +214,8 @@ pub async fn run<T: Target>(target: Arc<T>, o: &Options) -> RunStats {
     let delta = |a: Option<u64>, b: Option<u64>| a.zip(b).map(|(a, b)| b.saturating_sub(a));
     let server_cpu_us = delta(srv_cpu0, srv_cpu1);
     let client_cpu_us = delta(cli_cpu0, cli_cpu1);
-    let other_cpu_us = delta(all_cpu0, all_cpu1).map(|all| {
-        all.saturating_sub(server_cpu_us.unwrap_or(0) + client_cpu_us.unwrap_or(0))
-    });
+    let other_cpu_us = delta(all_cpu0, all_cpu1)
+        .map(|all| all.saturating_sub(server_cpu_us.unwrap_or(0) + client_cpu_us.unwrap_or(0)));
 
     let mut stats = RunStats {
         calls: 0,

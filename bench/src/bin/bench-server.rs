@@ -4,10 +4,10 @@
 //!
 //! `bench-server [--dubbo-port 20880] [--tri-port 50051]`
 
-use std::process::ExitCode;
 use dubbo_bench::service::{EchoProvider, EchoServiceServer, TripleBench};
 use dubbo_bench::triple_pb::BenchServiceServer;
 use dubbo_rs::prelude::*;
+use std::process::ExitCode;
 
 const USAGE: &str = "usage: bench-server [--dubbo-port 20880] [--tri-port 50051]";
 
