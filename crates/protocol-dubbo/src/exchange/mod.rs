@@ -45,9 +45,15 @@ pub(crate) async fn write_loop<W>(
             },
             _ = close.cancelled() => break,
         };
+        // A batch already taken off the queue is finished even when the close comes in the
+        // middle of it (a graceful shutdown's last responses); only a peer that stops reading
+        // for a second after the close loses it.
         let res = tokio::select! {
             r = write_batch(&mut wr, &mut rx, &mut buf, first) => r,
-            _ = close.cancelled() => break,
+            _ = async {
+                close.cancelled().await;
+                tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+            } => break,
         };
         if let Err(e) = res {
             tracing::debug!(error = %e, "write failed; closing connection");
