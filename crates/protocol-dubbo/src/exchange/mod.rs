@@ -78,7 +78,7 @@ pub(crate) async fn write_loop<W>(
 /// runtime's run queue (tokio re-queues a task that woke itself while being polled behind the
 /// ready ones, rather than in the LIFO slot) and every task that is ready now runs first.
 #[derive(Default)]
-struct YieldOnce {
+pub(crate) struct YieldOnce {
     yielded: bool,
 }
 

@@ -20,9 +20,12 @@ use crate::body::{self, EventData, SignatureCache};
 use crate::codec::{Frame, FrameDecoder, Inbound};
 use crate::config::{Dispatcher, ServerConfig};
 use crate::exchange::pending::next_request_id;
-use crate::exchange::{write_loop, WRITE_QUEUE};
+use crate::exchange::{write_loop, YieldOnce, WRITE_QUEUE};
 use crate::header::{HEADER_LEN, HESSIAN2};
 use crate::status::{status_for_error, Status, NOT_FOUND_EXPORTED, REMOTING_EXCEPTION};
+
+/// Requests a connection's reader dispatches before it steps behind their handlers.
+const PIPELINE_RUN: usize = 16;
 
 /// A dubbo:// server on one address, serving the invokers of an [`ExporterRegistry`].
 ///
@@ -276,6 +279,7 @@ async fn serve_connection(shared: Arc<ServerShared>, stream: TcpStream, peer: So
     let timer = tokio::time::sleep(check_every);
     tokio::pin!(timer);
     let mut abort = false;
+    let mut since_yield = 0usize;
     loop {
         tokio::select! {
             biased;
@@ -284,7 +288,18 @@ async fn serve_connection(shared: Arc<ServerShared>, stream: TcpStream, peer: So
                 last_read = Instant::now();
                 match item {
                     None => break,
-                    Some(Ok(Inbound::Frame(f))) => on_frame(&shared, &conn, f).await,
+                    Some(Ok(Inbound::Frame(f))) => {
+                        on_frame(&shared, &conn, f).await;
+                        // Pipelining: after a run of requests, let their handlers and the writer
+                        // go before decoding more, so the first responses leave while later
+                        // requests are still being read (the consumer works on them meanwhile)
+                        // instead of one whole read's worth of responses at the end.
+                        since_yield += 1;
+                        if since_yield >= PIPELINE_RUN {
+                            since_yield = 0;
+                            YieldOnce::default().await;
+                        }
+                    }
                     Some(Ok(Inbound::Oversize(_))) => {
                         // Not produced by a server-side decoder; treat like a framing error.
                         abort = true;
