@@ -5,7 +5,7 @@
 #
 #   scripts/bench-hessian.sh [--warmup-ms 3000] [--measure-ms 5000] [--rounds 1]
 #                            [--only CASE,...] [--cpu N] [--doc FILE | --no-doc]
-#                            [--also-malloc LIB.so] [--baseline-exe PATH]
+#                            [--also-malloc mimalloc|LIB.so|none] [--baseline-exe PATH]
 #
 # Steps: build the Java harness (interop/java/build.sh) and the Rust one
 # (cargo bench -p dubbo-hessian2 --bench compare --no-run); for each round run Java's
@@ -13,10 +13,12 @@
 # pinned to CPU N with taskset (default: the last CPU); the Rust side first decodes Java's
 # encodings of every case into its own types and checks they equal its values and sizes.
 # With several rounds (Java, Rust, Java, Rust, ...) each figure is the median over rounds.
-# Progress ("# case op") goes to stderr as each measurement starts. --also-malloc LIB.so runs
-# the Rust side a second time with LD_PRELOAD=LIB.so (e.g. jemalloc or mimalloc from the
-# distribution) and adds its CPU time as an extra column; the bar is judged on the default
-# allocator (glibc). --baseline-exe PATH also runs an older build of the Rust harness
+# Progress ("# case op") goes to stderr as each measurement starts. The Rust side runs twice
+# each round: with the system allocator (glibc; benches/compare.rs) and with mimalloc, the
+# allocator of the dubbo-rs binaries (benches/compare_mimalloc.rs); both are judged against
+# the bar. --also-malloc LIB.so runs the system-allocator harness with LD_PRELOAD=LIB.so
+# instead of the mimalloc build, --also-malloc none skips the second run.
+# --baseline-exe PATH also runs an older build of the Rust harness
 # (e.g. of the commit before an optimisation) each round and adds a "before" column.
 #
 # Figures: per side, the median over rounds of each round's median (`ns/op`, `cpu_ns/op`)
@@ -38,7 +40,7 @@ rounds=1
 only=""
 cpu=""
 doc="docs/performance-hessian.md"
-alt_malloc=""
+alt_malloc="mimalloc"
 baseline_exe=""
 cmd="scripts/bench-hessian.sh${*:+ $*}"
 
@@ -78,6 +80,15 @@ log "building Rust harness (cargo bench -p dubbo-hessian2 --bench compare --no-r
 exe="$(cargo bench -p dubbo-hessian2 --bench compare --no-run --message-format=json \
   | sed -n 's/.*"executable":"\([^"]*\/compare-[^"]*\)".*/\1/p' | tail -1)"
 [[ -x "$exe" ]] || { log "could not find the compare bench executable"; exit 1; }
+alt_exe="$exe"
+if [[ "$alt_malloc" == mimalloc ]]; then
+  log "building Rust harness with mimalloc (cargo bench -p dubbo-hessian2 --bench compare_mimalloc --no-run)"
+  alt_exe="$(cargo bench -p dubbo-hessian2 --bench compare_mimalloc --no-run --message-format=json \
+    | sed -n 's/.*"executable":"\([^"]*\/compare_mimalloc-[^"]*\)".*/\1/p' | tail -1)"
+  [[ -x "$alt_exe" ]] || { log "could not find the compare_mimalloc bench executable"; exit 1; }
+elif [[ "$alt_malloc" == none ]]; then
+  alt_malloc=""
+fi
 
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
@@ -98,7 +109,12 @@ for ((r = 1; r <= rounds; r++)); do
   "${pin[@]}" "$exe" --java-bytes "$tmp/java-bytes" \
     --warmup-ms "$warmup" --measure-ms "$measure" --csv "$tmp/rust-$r.csv" \
     "${sel[@]}" | tee "$tmp/rust-$r.txt" >&2
-  if [[ -n "$alt_malloc" ]]; then
+  if [[ "$alt_malloc" == mimalloc ]]; then
+    log "round $r/$rounds: Rust dubbo-hessian2 with mimalloc"
+    "${pin[@]}" "$alt_exe" \
+      --warmup-ms "$warmup" --measure-ms "$measure" --csv "$tmp/alt-$r.csv" \
+      "${sel[@]}" | tee "$tmp/alt-$r.txt" >&2
+  elif [[ -n "$alt_malloc" ]]; then
     log "round $r/$rounds: Rust dubbo-hessian2 with LD_PRELOAD=$alt_malloc"
     LD_PRELOAD="$alt_malloc" "${pin[@]}" "$exe" \
       --warmup-ms "$warmup" --measure-ms "$measure" --csv "$tmp/alt-$r.csv" \
@@ -154,6 +170,7 @@ alt_lib, base_exe = env.get("BH_ALT", ""), env.get("BH_BASE", "")
 alt = load("alt") if alt_lib else {}
 base = load("base") if base_exe else {}
 alt_name = os.path.basename(alt_lib).split(".so")[0].removeprefix("lib") if alt_lib else ""
+alt_name = "mimalloc" if alt_lib == "mimalloc" else alt_name
 
 cpu_model = "?"
 with open("/proc/cpuinfo") as f:
@@ -167,8 +184,8 @@ hdr = ("| case | op | bytes (Java / Rust) | Java ns/op | Rust ns/op | Java CPU n
        "| Rust CPU ns/op (median / p10) | ratio (CPU median) | **ratio (CPU p10)** | ≥ 3× |")
 sep = "|---|---|---|---:|---:|---:|---:|---:|---:|:---:|"
 if alt:
-    hdr += f" Rust with {alt_name}: CPU p10 | ratio |"
-    sep += "---:|---:|"
+    hdr += f" Rust with {alt_name}: CPU p10 | **ratio (CPU p10)** | ≥ 3× |"
+    sep += "---:|---:|:---:|"
 if base:
     hdr += " Rust before: CPU p10 | speed-up |"
     sep += "---:|---:|"
@@ -188,7 +205,8 @@ for case, op in order:
     if alt:
         a = alt.get((case, op))
         ap = med(a, "cpu_p10_ns_per_op") if a else float("nan")
-        row += f" {fmt_ns(ap)} | {jp / ap:.1f}× |" if a else " | |"
+        row += (f" {fmt_ns(ap)} | **{jp / ap:.1f}×** | {'yes' if jp / ap >= 3 else '**no**'} |"
+                if a else " | | |")
     if base:
         b = base.get((case, op))
         bp = med(b, "cpu_p10_ns_per_op") if b else float("nan")
@@ -209,7 +227,10 @@ out.append(f"- warm-up {env['BH_WARMUP']} ms, measurement {env['BH_MEASURE']} ms
 out.append("- ratio = Java time / Rust time = Rust throughput / Java throughput, on the CPU time of the "
            "benchmarking thread (Java's leaves out its GC threads); the bar (≥ 3×) is judged on the 10th "
            "percentile of CPU time per op, the median is shown beside it")
-if alt:
+if alt and alt_lib == "mimalloc":
+    out.append("- \"Rust with mimalloc\": the same harness built with mimalloc as its global allocator "
+               "(`benches/compare_mimalloc.rs`), as the dubbo-rs binaries are")
+elif alt:
     out.append(f"- \"Rust with {alt_name}\": the same binary with `LD_PRELOAD={alt_lib}` instead of glibc's malloc")
 if base:
     out.append(f"- \"Rust before\": `{base_exe}`, an older build of the same harness, run in the same rounds")

@@ -68,9 +68,9 @@ if [[ "$(nproc)" -lt 2 ]]; then
   load_core=0
 fi
 
-log "building release binaries (cargo build --release -p dubbo-bench)"
-cargo build --release -q -p dubbo-bench >&2
-bin="$root/target/release"
+log "building the benchmark binaries (cargo build --profile perf -p dubbo-bench: release with fat LTO)"
+cargo build --profile perf -q -p dubbo-bench >&2
+bin="$root/target/perf"
 
 java_jar=""
 if [[ $java -eq 1 ]]; then

@@ -1,5 +1,9 @@
 //! `dubbo-bench`: the load generator of the benchmark suite. See `dubbo-bench --help`.
 
+// mimalloc, like every binary of this suite (docs/performance.md).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::process::ExitCode;
 use std::sync::Arc;
 

@@ -3,6 +3,11 @@
 //!
 //! `tonic-server [--port 50052]`
 
+// mimalloc, like every binary of this suite, so that the servers compared share an allocator
+// (docs/performance.md).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::process::ExitCode;
 
 use dubbo_bench::service::TonicBench;

@@ -177,6 +177,7 @@
 #![warn(missing_docs)]
 
 pub mod constants;
+mod copy;
 mod de;
 mod error;
 mod fxhash;

@@ -298,7 +298,10 @@ impl<'de> Hessian2Reader<'de> {
                 Some(&BC_END) | None => break,
                 Some(_) => {}
             }
-            match self.skip_scalar(p).and_then(|q| self.skip_scalar(q)) {
+            match self
+                .skip_scalar_as(p, false)
+                .and_then(|q| self.skip_scalar_as(q, false))
+            {
                 Some(q) => {
                     n += 1;
                     p = q;
@@ -312,6 +315,14 @@ impl<'de> Hessian2Reader<'de> {
     /// The position after the scalar starting at `p` (null, boolean, number, date, or
     /// a string or binary in one chunk), or `None` for anything else or bad input.
     pub(crate) fn skip_scalar(&self, p: usize) -> Option<usize> {
+        self.skip_scalar_as(p, true)
+    }
+
+    /// [`skip_scalar`](Self::skip_scalar); with `exact` false a string is taken to be
+    /// ASCII (one byte per unit) without looking, which is enough for a size hint: a
+    /// wrong guess only changes the hint, and the count stays bounded by the input.
+    #[inline(always)]
+    fn skip_scalar_as(&self, p: usize, exact: bool) -> Option<usize> {
         let input = self.input;
         let tag = *input.get(p)?;
         let b = |i: usize| input.get(p + i).map(|&x| usize::from(x));
@@ -325,9 +336,17 @@ impl<'de> Hessian2Reader<'de> {
             0x20..=0x2f => p + 1 + usize::from(tag - 0x20),
             0x34..=0x37 => p + 2 + ((usize::from(tag - 0x34) << 8) | b(1)?),
             BC_BINARY => p + 3 + ((b(1)? << 8) | b(2)?),
-            0x00..=0x1f => return self.skip_units(p + 1, usize::from(tag)),
-            0x30..=0x33 => return self.skip_units(p + 2, (usize::from(tag - 0x30) << 8) | b(1)?),
-            BC_STRING => return self.skip_units(p + 3, (b(1)? << 8) | b(2)?),
+            0x00..=0x1f | 0x30..=0x33 | BC_STRING => {
+                let (hdr, units) = match tag {
+                    0x00..=0x1f => (1, usize::from(tag)),
+                    0x30..=0x33 => (2, (usize::from(tag - 0x30) << 8) | b(1)?),
+                    _ => (3, (b(1)? << 8) | b(2)?),
+                };
+                if exact {
+                    return self.skip_units(p + hdr, units);
+                }
+                p + hdr + units
+            }
             _ => return None,
         };
         (end <= input.len()).then_some(end)
@@ -523,7 +542,26 @@ impl<'de> Hessian2Reader<'de> {
     // ----- strings ---------------------------------------------------------------------
 
     /// Decodes a string whose first tag was already consumed (handles `R` chunks).
-    pub(crate) fn string_after_tag(&mut self, mut tag: u8) -> Result<String, Error> {
+    #[inline]
+    pub(crate) fn string_after_tag(&mut self, tag: u8) -> Result<String, Error> {
+        // Most strings on the wire are short and ASCII: keep that path small enough to
+        // inline into its callers.
+        if tag <= 0x1f {
+            let len = usize::from(tag);
+            if len <= self.limits.max_string_len {
+                if let Some(s) = self.input.get(self.pos..self.pos + len) {
+                    if let Some(st) = ascii_string(s) {
+                        self.pos += len;
+                        return Ok(st);
+                    }
+                }
+            }
+        }
+        self.string_after_tag_general(tag)
+    }
+
+    #[inline(never)]
+    fn string_after_tag_general(&mut self, mut tag: u8) -> Result<String, Error> {
         // Fast path: one chunk of ASCII.
         let (len, hdr) = match tag {
             0x00..=0x1f => (usize::from(tag), 0),
@@ -598,10 +636,8 @@ impl<'de> Hessian2Reader<'de> {
                         out.reserve_exact(units);
                     }
                     // ASCII is valid UTF-8.
-                    out.push_str(
-                        std::str::from_utf8(s)
-                            .map_err(|_| Error::InvalidString { position: self.pos })?,
-                    );
+                    crate::copy::push_ascii(out, s)
+                        .map_err(|_| Error::InvalidString { position: self.pos })?;
                     self.pos += units;
                     return Ok(());
                 }
@@ -695,9 +731,9 @@ impl<'de> Hessian2Reader<'de> {
             }
             let data = self.take(len)?;
             if last && out.is_empty() {
-                return Ok(data.to_vec());
+                return Ok(crate::copy::to_vec(data));
             }
-            out.extend_from_slice(data);
+            crate::copy::extend(&mut out, data);
             if last {
                 return Ok(out);
             }
@@ -735,6 +771,56 @@ impl<'de> Hessian2Reader<'de> {
 
     /// Reads a class definition after its `C` tag.
     pub(crate) fn read_class_def(&mut self) -> Result<(), Error> {
+        // A stream per message repeats the same definitions over and over: look the
+        // definition's bytes up before parsing (and allocating) its strings again.
+        let start = self.pos;
+        let key = self
+            .class_def_end(start)
+            .and_then(|end| self.input.get(start..end));
+        if let Some(key) = key {
+            if let Some(def) = class_def_cache::get(key) {
+                self.pos = start + key.len();
+                if self.replay == 0 {
+                    self.classes.push(def);
+                }
+                return Ok(());
+            }
+        }
+        let def = Rc::new(self.parse_class_def()?);
+        if let Some(key) = key {
+            class_def_cache::put(key, &def);
+        }
+        if self.replay == 0 {
+            self.classes.push(def);
+        }
+        Ok(())
+    }
+
+    /// The end of the class definition starting at `start` (after its `C`), if every
+    /// part of it is a one-chunk string or an int and it is small enough to cache.
+    fn class_def_end(&self, start: usize) -> Option<usize> {
+        let string_end = |p: usize| match self.input.get(p) {
+            Some(&t) if is_string_tag(t) && t != BC_STRING_CHUNK => self.skip_scalar(p),
+            _ => None,
+        };
+        let mut p = string_end(start)?;
+        let n = match *self.input.get(p)? {
+            t @ 0x80..=0xbf => {
+                p += 1;
+                i32::from(t) - 0x90
+            }
+            _ => return None,
+        };
+        if !(0..=class_def_cache::MAX_FIELDS).contains(&n) {
+            return None;
+        }
+        for _ in 0..n {
+            p = string_end(p)?;
+        }
+        (p - start <= class_def_cache::MAX_BYTES).then_some(p)
+    }
+
+    fn parse_class_def(&mut self) -> Result<ClassDef, Error> {
         let name = self.read_string()?;
         let n = self.read_int()?;
         let n = self.check_len("class fields", i64::from(n), 1)?;
@@ -742,10 +828,7 @@ impl<'de> Hessian2Reader<'de> {
         for _ in 0..n {
             fields.push(self.read_string()?);
         }
-        if self.replay == 0 {
-            self.classes.push(Rc::new(ClassDef { name, fields }));
-        }
-        Ok(())
+        Ok(ClassDef { name, fields })
     }
 
     pub(crate) fn class_def(&self, idx: i64, position: usize) -> Result<Rc<ClassDef>, Error> {
@@ -1005,7 +1088,7 @@ fn ascii_string(s: &[u8]) -> Option<String> {
         }
         (high < 0x80).then_some(out)
     } else if s.is_ascii() {
-        std::str::from_utf8(s).ok().map(str::to_owned)
+        String::from_utf8(crate::copy::to_vec(s)).ok()
     } else {
         None
     }
@@ -1030,5 +1113,47 @@ fn type_opt(t: &str) -> Option<String> {
         None
     } else {
         Some(t.to_owned())
+    }
+}
+
+/// Parsed class definitions of this thread, by their encoded bytes. Bounded in entries
+/// and key size; it holds no state that changes what a stream decodes to.
+mod class_def_cache {
+    use std::cell::RefCell;
+    use std::collections::HashMap;
+    use std::rc::Rc;
+
+    use super::ClassDef;
+    use crate::fxhash::FxBuildHasher;
+
+    /// Definitions with more fields than this are parsed every time.
+    pub(super) const MAX_FIELDS: i32 = 47;
+    /// Definitions longer than this (in bytes) are parsed every time.
+    pub(super) const MAX_BYTES: usize = 2048;
+    /// At this many entries the cache starts over (a stream of ever-new class names
+    /// cannot grow it).
+    const MAX_ENTRIES: usize = 256;
+
+    thread_local! {
+        static CACHE: RefCell<HashMap<Box<[u8]>, Rc<ClassDef>, FxBuildHasher>> =
+            RefCell::new(HashMap::default());
+    }
+
+    pub(super) fn get(key: &[u8]) -> Option<Rc<ClassDef>> {
+        CACHE
+            .try_with(|c| c.try_borrow().ok().and_then(|c| c.get(key).cloned()))
+            .ok()
+            .flatten()
+    }
+
+    pub(super) fn put(key: &[u8], def: &Rc<ClassDef>) {
+        let _ = CACHE.try_with(|c| {
+            if let Ok(mut c) = c.try_borrow_mut() {
+                if c.len() >= MAX_ENTRIES {
+                    c.clear();
+                }
+                c.insert(key.into(), Rc::clone(def));
+            }
+        });
     }
 }

@@ -424,7 +424,7 @@ impl Hessian2Writer {
                 self.buf
                     .extend_from_slice(&[BC_STRING_SHORT + (n >> 8) as u8, n as u8]);
             }
-            self.buf.extend_from_slice(b);
+            crate::copy::extend(&mut self.buf, b);
             return;
         }
         self.write_string_slow(v);
@@ -470,7 +470,7 @@ impl Hessian2Writer {
         const T: usize = JAVA_BUFFER_SIZE - 16;
         let o = self.jo();
         let n = b.len();
-        self.buf.extend_from_slice(b);
+        crate::copy::extend(&mut self.buf, b);
         let new_o = if o + n <= T {
             o + n
         } else {
@@ -549,7 +549,7 @@ impl Hessian2Writer {
             // BMP only and not chunked: UTF-8 is CESU-8.
             const T: usize = JAVA_BUFFER_SIZE - 16;
             if self.jo() + bytes.len() <= T {
-                self.buf.extend_from_slice(bytes);
+                crate::copy::extend(&mut self.buf, bytes);
                 return;
             }
         }
@@ -586,7 +586,7 @@ impl Hessian2Writer {
             let sublen = sublen as usize;
             self.buf
                 .extend_from_slice(&[BC_BINARY_CHUNK, (sublen >> 8) as u8, sublen as u8]);
-            self.buf.extend_from_slice(&v[off..off + sublen]);
+            crate::copy::extend(&mut self.buf, &v[off..off + sublen]);
             length -= sublen;
             off += sublen;
             self.jflush();
@@ -601,7 +601,7 @@ impl Hessian2Writer {
             self.buf
                 .extend_from_slice(&[BC_BINARY, (length >> 8) as u8, length as u8]);
         }
-        self.buf.extend_from_slice(&v[off..]);
+        crate::copy::extend(&mut self.buf, &v[off..]);
     }
 
     // ----- containers -------------------------------------------------------------
@@ -1046,7 +1046,7 @@ impl Hessian2Writer {
         self.spec_ref_base = st.spec_ref_base;
         let mut scratch = std::mem::take(&mut self.t.scratch);
         scratch.clear();
-        scratch.extend_from_slice(self.buf.get(st.base..).unwrap_or_default());
+        crate::copy::extend(&mut scratch, self.buf.get(st.base..).unwrap_or_default());
         self.buf.truncate(st.base);
         self.jbase = st.jbase;
         self.buf.reserve(scratch.len());
@@ -1063,7 +1063,7 @@ impl Hessian2Writer {
                     self.flush_le(16);
                     let o = self.jo();
                     if o + bytes.len() <= JAVA_BUFFER_SIZE - 16 {
-                        self.buf.extend_from_slice(bytes);
+                        crate::copy::extend(&mut self.buf, bytes);
                     } else {
                         self.print_ascii(bytes);
                     }

@@ -830,3 +830,40 @@ fn short_strings_every_length_and_non_ascii_position() {
         }
     }
 }
+
+/// Class definitions are cached by their bytes across streams: the same bytes decode the
+/// same way every time, and a definition that differs in any byte is its own entry.
+#[test]
+fn class_definitions_repeated_across_streams() {
+    let obj = |class: &str, fields: Vec<(String, Value)>| Value::object(class, fields);
+    let fields = |names: &[&str]| -> Vec<(String, Value)> {
+        names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.to_string(), Value::Int(i as i32)))
+            .collect()
+    };
+    let many: Vec<String> = (0..60).map(|i| format!("f{i}")).collect();
+    let many: Vec<&str> = many.iter().map(String::as_str).collect();
+    let cases = [
+        obj("a.B", fields(&["x", "y"])),
+        obj("a.B", fields(&["x", "z"])),
+        obj("a.B", fields(&["y", "x"])),
+        obj("a.C", fields(&["x", "y"])),
+        obj("a.B", fields(&["naïve", "日本", "😀"])),
+        obj("a.B", fields(&many)),
+        obj("a.B", fields(&[])),
+    ];
+    for round in 0..3 {
+        for v in &cases {
+            let bytes = to_vec(v).unwrap();
+            assert_eq!(&from_slice::<Value>(&bytes).unwrap(), v, "round {round}");
+        }
+    }
+    // A truncated definition is an error and poisons nothing for the next stream.
+    let good = to_vec(&cases[0]).unwrap();
+    for cut in 1..good.len() {
+        assert!(from_slice::<Value>(&good[..cut]).is_err(), "prefix {cut}");
+        assert_eq!(from_slice::<Value>(&good).unwrap(), cases[0]);
+    }
+}
