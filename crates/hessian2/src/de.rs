@@ -262,7 +262,8 @@ impl<'de> de::Deserializer<'de> for ValueDeserializer {
     type Error = Error;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        match self.0 {
+        match self.0.resolve()? {
+            Value::Typed(t) => Err(Error::mismatch("a value", t.rust_type())),
             Value::Null | Value::Ref(_) => visitor.visit_unit(),
             Value::Bool(b) => visitor.visit_bool(b),
             Value::Int(i) => visitor.visit_i32(i),
@@ -286,7 +287,7 @@ impl<'de> de::Deserializer<'de> for ValueDeserializer {
     }
 
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        match self.0 {
+        match self.0.resolve()? {
             Value::Null | Value::Ref(_) => visitor.visit_none(),
             v => visitor.visit_some(ValueDeserializer(v)),
         }
@@ -297,8 +298,11 @@ impl<'de> de::Deserializer<'de> for ValueDeserializer {
         name: &'static str,
         visitor: V,
     ) -> Result<V::Value, Error> {
-        match (name, self.0) {
-            (MAGIC_VALUE, v) => visit_stashed(v, visitor),
+        if name == MAGIC_VALUE {
+            // A `Value` asked of a typed value gets its tree: what it would have decoded to.
+            return visit_stashed(self.0.resolve()?, visitor);
+        }
+        match (name, self.0.resolve()?) {
             (MAGIC_TYPED_LIST, Value::List(List { type_name, items })) => {
                 visitor.visit_seq(SeqDe {
                     iter: vec![
@@ -325,7 +329,7 @@ impl<'de> de::Deserializer<'de> for ValueDeserializer {
         _variants: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Error> {
-        match self.0 {
+        match self.0.resolve()? {
             Value::String(s) => visitor.visit_enum(EnumDe {
                 variant: Value::String(s),
                 content: None,
@@ -362,7 +366,7 @@ impl<'de> de::Deserializer<'de> for ValueDeserializer {
     }
 
     fn deserialize_unit<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        match self.0 {
+        match self.0.resolve()? {
             Value::Null | Value::Ref(_) => visitor.visit_unit(),
             other => Err(Error::mismatch("null", other.kind())),
         }

@@ -184,12 +184,14 @@ mod fxhash;
 pub mod java;
 mod reader;
 mod ser;
+mod typed;
 mod value;
 mod writer;
 
 pub use de::ValueDeserializer;
 pub use error::Error;
 pub use reader::{Hessian2Reader, Limits};
+pub use typed::Typed;
 pub use value::{List, Map, Object, Value};
 pub use writer::Hessian2Writer;
 

@@ -176,22 +176,23 @@ thread_local! {
 /// Called by `Serialize for Value`: if a hessian serializer is waiting for this value,
 /// hand it over directly and return `true`.
 pub(crate) fn hand_over(v: &Value) -> bool {
-    HANDOVER.with(|h| {
-        let mut h = h.borrow_mut();
-        match h.as_mut() {
-            Some(HandOver::Writer(w, err)) => {
-                if let Err(e) = w.write_value_at_depth(v) {
-                    *err = Some(e);
-                }
-                true
-            }
-            Some(HandOver::Clone(slot)) => {
-                *slot = Some(v.clone());
-                true
-            }
-            None => false,
+    // Out of the slot while writing: a `Value::Typed` being written may hand over values
+    // of its own.
+    let Some(taken) = HANDOVER.with(|h| h.borrow_mut().take()) else {
+        return false;
+    };
+    let back = match taken {
+        HandOver::Writer(mut w, err) => {
+            let err = match w.write_value_at_depth(v) {
+                Err(e) => Some(e),
+                Ok(()) => err,
+            };
+            HandOver::Writer(w, err)
         }
-    })
+        HandOver::Clone(_) => HandOver::Clone(Some(v.clone())),
+    };
+    HANDOVER.with(|h| *h.borrow_mut() = Some(back));
+    true
 }
 
 /// A serializer that only accepts `()`: what the hand-over shim returns into.
@@ -1491,6 +1492,10 @@ impl Serialize for Generic<'_> {
 fn generic_serialize<S: ser::Serializer>(v: &Value, s: S) -> Result<S::Ok, S::Error> {
     use ser::{SerializeMap, SerializeSeq};
     match v {
+        Value::Typed(t) => match t.to_value() {
+            Ok(v) => generic_serialize(&v, s),
+            Err(e) => Err(ser::Error::custom(e)),
+        },
         Value::Null | Value::Ref(_) => s.serialize_unit(),
         Value::Bool(b) => s.serialize_bool(*b),
         Value::Int(i) => s.serialize_i32(*i),

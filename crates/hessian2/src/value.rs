@@ -3,6 +3,9 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use crate::error::Error;
+use crate::typed::Typed;
+
 /// A dynamically typed Hessian 2 value, the counterpart of `serde_json::Value` for
 /// Java objects. Used for generic invocation and for anything whose Rust type is not
 /// known in advance.
@@ -10,7 +13,7 @@ use std::collections::{BTreeMap, HashMap};
 /// Shared references in the stream (`Q`) to values that are already complete decode
 /// as clones of those values. A `Q` that points to a value *still being built* (a
 /// cycle, such as a Java exception whose `cause` is itself) decodes as [`Value::Ref`].
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub enum Value {
     /// Java `null`.
     Null,
@@ -42,6 +45,10 @@ pub enum Value {
     /// into a `Q` to the matching enclosing container's reference index. Being relative,
     /// the value stays valid wherever it is re-encoded.
     Ref(u32),
+    /// A Rust value not converted to a tree ([`Value::typed`]): encoders write it straight
+    /// from its `Serialize` impl. The accessors (`as_str`, `get`, ...) do not look inside
+    /// it; call [`Value::resolve`] first to work with its contents.
+    Typed(Typed),
 }
 
 /// A Hessian list: an `ArrayList` when `type_name` is `None`, otherwise a typed list or
@@ -283,9 +290,59 @@ impl Value {
             Value::Map(_) => "map",
             Value::Object(_) => "object",
             Value::Ref(_) => "ref",
+            Value::Typed(_) => "typed",
+        }
+    }
+
+    /// Wraps a serializable Rust value without converting it (see [`Typed`]): the cheap way
+    /// to hand a typed result to a protocol.
+    pub fn typed<T: serde::Serialize + Send + 'static>(value: T) -> Value {
+        Value::Typed(Typed::new(value))
+    }
+
+    /// The value with any [`Value::Typed`] at its top converted to a tree; other values are
+    /// returned as they are.
+    pub fn resolve(self) -> Result<Value, Error> {
+        let mut v = self;
+        // A typed value may serialize to another typed value; each round unwraps one.
+        for _ in 0..MAX_TYPED_NESTING {
+            match v {
+                Value::Typed(t) => v = t.to_value()?,
+                other => return Ok(other),
+            }
+        }
+        Err(Error::DepthExceeded {
+            limit: MAX_TYPED_NESTING,
+        })
+    }
+}
+
+/// Structural equality; a [`Value::Typed`] equals the tree it converts to.
+impl PartialEq for Value {
+    fn eq(&self, other: &Self) -> bool {
+        use Value::*;
+        match (self, other) {
+            (Typed(a), Typed(b)) => a == b,
+            (Typed(t), v) | (v, Typed(t)) => matches!(t.to_value(), Ok(tree) if tree == *v),
+            (Null, Null) => true,
+            (Bool(a), Bool(b)) => a == b,
+            (Int(a), Int(b)) => a == b,
+            (Long(a), Long(b)) => a == b,
+            (Double(a), Double(b)) => a == b,
+            (String(a), String(b)) => a == b,
+            (Binary(a), Binary(b)) => a == b,
+            (Date(a), Date(b)) => a == b,
+            (List(a), List(b)) => a == b,
+            (Map(a), Map(b)) => a == b,
+            (Object(a), Object(b)) => a == b,
+            (Ref(a), Ref(b)) => a == b,
+            _ => false,
         }
     }
 }
+
+/// How many [`Value::Typed`] wrappers [`Value::resolve`] unwraps before giving up.
+const MAX_TYPED_NESTING: usize = 16;
 
 impl From<&str> for Value {
     fn from(v: &str) -> Self {

@@ -863,6 +863,7 @@ impl Hessian2Writer {
             });
         }
         match v {
+            Value::Typed(t) => return t.write(self),
             Value::Null => self.write_null(),
             Value::Bool(b) => self.write_bool(*b),
             Value::Int(i) => self.write_int(*i),

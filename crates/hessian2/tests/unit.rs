@@ -867,3 +867,65 @@ fn class_definitions_repeated_across_streams() {
         assert_eq!(from_slice::<Value>(&good).unwrap(), cases[0]);
     }
 }
+
+/// `Value::Typed` encodes exactly as the value itself, alone or inside other values, and
+/// converts to the same tree and back.
+#[test]
+fn typed_values_encode_like_their_contents() {
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[serde(rename = "a.User")]
+    struct User {
+        id: i64,
+        name: String,
+        tags: Vec<String>,
+        extra: Value,
+    }
+    let user = |i: i64| User {
+        id: i,
+        name: format!("u{i}"),
+        tags: vec!["t".into()],
+        // A typed value inside the typed value.
+        extra: Value::typed(Some(i)),
+    };
+    let users: Vec<User> = (0..3).map(user).collect();
+    let plain = to_vec(&users).unwrap();
+    assert_eq!(to_vec(&Value::typed(users.clone())).unwrap(), plain);
+    let as_list = Value::list(users.iter().cloned().map(Value::typed).collect());
+    assert_eq!(to_vec(&as_list).unwrap(), plain);
+    // Inside a writer's stream next to other values (a dubbo:// body shares one table set).
+    let mut w = Hessian2Writer::new();
+    w.write_int(1);
+    w.write_value(&Value::typed(users.clone())).unwrap();
+    w.write_value(&Value::typed(user(9))).unwrap();
+    let mut w2 = Hessian2Writer::new();
+    w2.write_int(1);
+    w2.serialize(&users).unwrap();
+    w2.serialize(&user(9)).unwrap();
+    assert_eq!(w.into_bytes(), w2.into_bytes());
+
+    let typed = Value::typed(users.clone());
+    assert_eq!(typed.clone().resolve().unwrap(), to_value(&users).unwrap());
+    // Equality is structural: a typed value equals its tree and other typed values with it.
+    assert_eq!(typed, Value::typed(users.clone()));
+    assert_eq!(typed, to_value(&users).unwrap());
+    assert_eq!(to_value(&users).unwrap(), typed);
+    assert_ne!(typed, Value::typed(users[..2].to_vec()));
+    assert_ne!(typed, Value::Null);
+    // Asked for a `Value`, a typed value gives its tree.
+    let tree: Value = dubbo_hessian2::from_value(typed.clone()).unwrap();
+    assert!(matches!(tree, Value::List(_)));
+    assert_eq!(from_slice::<Vec<User>>(&plain).unwrap().len(), 3);
+    assert_eq!(
+        dubbo_hessian2::from_value::<Vec<User>>(typed.clone()).unwrap()[2].id,
+        2
+    );
+    assert_eq!(
+        Value::typed(Value::typed(5i32)).resolve().unwrap(),
+        Value::Int(5)
+    );
+    assert_eq!(typed.kind(), "typed");
+    assert!(format!("{typed:?}").contains("Typed("));
+    // Errors of the value's own serialization surface when it is encoded.
+    assert!(to_vec(&Value::typed(u64::MAX)).is_err());
+    assert!(Value::typed(u64::MAX).resolve().is_err());
+}

@@ -353,9 +353,8 @@ fn server_arm(m: &Method, names: &Names) -> TokenStream {
         Some(ContextParam::Shared) => quote!(&*__dubbo_ctx,),
         None => quote!(),
     };
-    let result_message = format!("result of {}: {{}}", m.java_name);
     let ok_ty = &m.ok_ty;
-    let to_value = quote_spanned!(ok_ty.span()=> #hessian::to_value::<#ok_ty>);
+    let typed = quote_spanned!(ok_ty.span()=> #hessian::Value::typed::<#ok_ty>);
     let into_rpc_error = quote_spanned! {m.output.span()=>
         <_ as ::std::convert::Into<#core::RpcError>>::into
     };
@@ -377,13 +376,9 @@ fn server_arm(m: &Method, names: &Names) -> TokenStream {
                 ::std::result::Result::Ok(v) => v,
                 ::std::result::Result::Err(e) => return ::std::result::Result::Err(#into_rpc_error(e)),
             };
-            return match #to_value(&__dubbo_value) {
-                ::std::result::Result::Ok(v) => ::std::result::Result::Ok(v),
-                ::std::result::Result::Err(e) => ::std::result::Result::Err(#core::RpcError::framework(
-                    #core::ErrorCode::Codec,
-                    ::std::format!(#result_message, e),
-                )),
-            };
+            // Handed over typed: the protocol encodes it straight from its Serialize impl
+            // instead of through a Value tree.
+            return ::std::result::Result::Ok(#typed(__dubbo_value));
         }
     }
 }

@@ -12,6 +12,7 @@ use dubbo_core::attachments::keys;
 use dubbo_core::{
     Attachments, BusinessError, Invocation, MethodSignature, RpcError, RpcResponse, Value,
 };
+use dubbo_hessian2::constants::{BC_INT_ZERO, BC_NULL};
 use dubbo_hessian2::{Hessian2Reader, Hessian2Writer, Object};
 
 use crate::codec::{finish_frame, frame_buffer};
@@ -325,13 +326,26 @@ pub fn encode_ok_response(
             match (&resp.value, with_attachments) {
                 (Value::Null, true) => w.write_int(RESPONSE_NULL_VALUE_WITH_ATTACHMENTS),
                 (Value::Null, false) => w.write_int(RESPONSE_NULL_VALUE),
-                (v, true) => {
-                    w.write_int(RESPONSE_VALUE_WITH_ATTACHMENTS);
+                (v, with) => {
+                    let flag_at = w.len();
+                    w.write_int(if with {
+                        RESPONSE_VALUE_WITH_ATTACHMENTS
+                    } else {
+                        RESPONSE_VALUE
+                    });
                     w.write_value(v)?;
-                }
-                (v, false) => {
-                    w.write_int(RESPONSE_VALUE);
-                    w.write_value(v)?;
+                    // A typed result that turned out null (`()`, `None`) gets the null-value
+                    // flag and no value, as Java sends for void methods and null returns.
+                    if w.as_bytes().get(flag_at + 1..) == Some(&[BC_NULL][..]) {
+                        let null_flag = if with {
+                            RESPONSE_NULL_VALUE_WITH_ATTACHMENTS
+                        } else {
+                            RESPONSE_NULL_VALUE
+                        };
+                        let buf = w.buffer_mut();
+                        buf.truncate(flag_at);
+                        buf.push(BC_INT_ZERO + null_flag as u8);
+                    }
                 }
             }
             &resp.attachments
@@ -586,6 +600,36 @@ mod tests {
         assert_eq!(req.attachments.get_str("k"), Some("v"));
         decode_request(&frame[16..], &cache).unwrap();
         assert_eq!(cache.len(), 1);
+    }
+
+    /// A typed result is encoded exactly as its tree would be, and one that is null gets the
+    /// null-value flag (what Java sends for void methods).
+    #[test]
+    fn typed_responses_encode_like_values() {
+        for version in ["2.0.2", "2.0.0"] {
+            for (typed, tree) in [
+                (Value::typed(()), Value::Null),
+                (Value::typed(None::<i32>), Value::Null),
+                (Value::typed(Some(5)), Value::Int(5)),
+                (
+                    Value::typed(vec!["a".to_owned(), "b".to_owned()]),
+                    Value::list(vec!["a".into(), "b".into()]),
+                ),
+            ] {
+                let mut a = RpcResponse::new(typed);
+                a.attachments.insert("k", "v");
+                let mut b = RpcResponse::new(tree);
+                b.attachments.insert("k", "v");
+                assert_eq!(
+                    encode_ok_response(7, Ok(&a), version).unwrap(),
+                    encode_ok_response(7, Ok(&b), version).unwrap(),
+                    "{version} {:?}",
+                    b.value
+                );
+            }
+        }
+        let bad = RpcResponse::new(Value::typed(u64::MAX));
+        assert!(encode_ok_response(7, Ok(&bad), "2.0.2").is_err());
     }
 
     #[test]

@@ -215,12 +215,84 @@ pub fn java_type_of(v: &Value) -> String {
             .clone()
             .unwrap_or_else(|| "java.util.Map".into()),
         Value::Object(o) => o.class.clone(),
+        // Encoded already (`encode_hessian`): read the type off the bytes instead of
+        // converting the value to a tree.
+        Value::Typed(_) => match encode_hessian(v) {
+            Ok(b) => java_type_of_encoded(&b),
+            Err(_) => "java.lang.Object".into(),
+        },
+    }
+}
+
+/// [`java_type_of`] for a value given as its own Hessian 2 stream (as [`encode_hessian`]
+/// writes it): the same answer, read from the first tag and, for objects and typed
+/// collections, the class or type name that follows.
+pub fn java_type_of_encoded(b: &[u8]) -> String {
+    use dubbo_hessian2::constants::*;
+    let Some(&tag) = b.first() else {
+        return "java.lang.Object".into();
+    };
+    let name_after = |at: usize| {
+        b.get(at..)
+            .and_then(|rest| Hessian2Reader::new(rest).read_string().ok())
+    };
+    match tag {
+        BC_TRUE | BC_FALSE => "java.lang.Boolean".into(),
+        0x80..=0xbf | 0xc0..=0xcf | 0xd0..=0xd7 | BC_INT => "java.lang.Integer".into(),
+        0xd8..=0xef | 0xf0..=0xff | 0x38..=0x3f | BC_LONG_INT | BC_LONG => "java.lang.Long".into(),
+        BC_DOUBLE_ZERO..=BC_DOUBLE_MILL | BC_DOUBLE => "java.lang.Double".into(),
+        0x00..=0x1f | 0x30..=0x33 | BC_STRING | BC_STRING_CHUNK => "java.lang.String".into(),
+        0x20..=0x2f | 0x34..=0x37 | BC_BINARY | BC_BINARY_CHUNK => "[B".into(),
+        BC_DATE | BC_DATE_MINUTE => "java.util.Date".into(),
+        BC_CLASS_DEF => name_after(1).unwrap_or_else(|| "java.lang.Object".into()),
+        BC_LIST_DIRECT..=0x77 | BC_LIST_FIXED | BC_LIST_VARIABLE => match name_after(1) {
+            Some(t) if !t.is_empty() && !t.starts_with('[') => t,
+            _ => "java.util.List".into(),
+        },
+        0x78..=0x7f | BC_LIST_FIXED_UNTYPED | BC_LIST_VARIABLE_UNTYPED => "java.util.List".into(),
+        BC_MAP => match name_after(1) {
+            Some(t) if !t.is_empty() => t,
+            _ => "java.util.Map".into(),
+        },
+        BC_MAP_UNTYPED => "java.util.Map".into(),
+        _ => "java.lang.Object".into(),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use dubbo_hessian2::Object;
+
+    /// The type read off the encoded bytes is the one `java_type_of` gives for the tree.
+    #[test]
+    fn java_type_of_encoded_agrees_with_the_tree() {
+        let samples = vec![
+            Value::Null,
+            Value::Bool(true),
+            Value::Int(-3),
+            Value::Int(100_000),
+            Value::Long(1 << 40),
+            Value::Long(3),
+            Value::Double(0.5),
+            Value::String("x".repeat(70_000)),
+            Value::Binary(vec![1, 2, 3]),
+            Value::Date(1_700_000_000_000),
+            Value::list(vec![Value::Int(1)]),
+            Value::typed_list("java.util.HashSet", vec![Value::Int(1)]),
+            Value::typed_list("[string", vec!["a".into()]),
+            Value::map(vec![("k".into(), "v".into())]),
+            Value::typed_map("java.util.LinkedHashMap", vec![("k".into(), "v".into())]),
+            Value::Object(Object::new("a.B", [("x", Value::Int(1))])),
+        ];
+        for v in samples {
+            let bytes = encode_hessian(&v).unwrap();
+            assert_eq!(java_type_of_encoded(&bytes), java_type_of(&v), "{v:?}");
+            let typed = Value::typed(v.clone());
+            assert_eq!(java_type_of(&typed), java_type_of(&v), "{v:?}");
+        }
+        assert_eq!(java_type_of_encoded(&[]), "java.lang.Object");
+    }
 
     #[test]
     fn request_round_trip_and_byte_order() {

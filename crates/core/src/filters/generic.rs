@@ -89,6 +89,11 @@ impl Filter for GenericFilter {
 /// names, and collections are walked recursively.
 pub fn generalize(value: Value) -> Value {
     match value {
+        // A typed result that cannot be converted stays as it is: encoding it reports why.
+        Value::Typed(t) => match t.to_value() {
+            Ok(v) => generalize(v),
+            Err(_) => Value::Typed(t),
+        },
         Value::Object(o) if keeps_java_form(&o.class) => Value::Object(o),
         Value::Object(o) => {
             let mut entries = Vec::with_capacity(o.fields.len() + 1);

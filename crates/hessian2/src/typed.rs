@@ -1,0 +1,78 @@
+//! [`Typed`]: a Rust value carried inside a [`Value`] without being converted to a tree.
+
+use std::fmt;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use serde::Serialize;
+
+use crate::error::Error;
+use crate::value::Value;
+use crate::writer::Hessian2Writer;
+
+/// A serializable Rust value held as is inside [`Value::Typed`].
+///
+/// A provider's typed result travels to the protocol inside a `Value`; converting it to a
+/// `Value` tree first (an allocation per object, field name, string and element) and then
+/// encoding the tree costs several times what encoding the value directly does. A `Typed`
+/// is encoded straight from its `Serialize` impl by [`Hessian2Writer::write_value`], and is
+/// converted to a tree only when something looks inside it ([`Value::resolve`]).
+#[derive(Clone)]
+pub struct Typed(Arc<dyn ErasedValue>);
+
+impl Typed {
+    /// Wraps `value`.
+    pub fn new<T: Serialize + Send + 'static>(value: T) -> Self {
+        Typed(Arc::new(Holder(Mutex::new(value))))
+    }
+
+    /// The Rust type name of the value (for messages only).
+    pub fn rust_type(&self) -> &'static str {
+        self.0.rust_type()
+    }
+
+    /// The value converted to a [`Value`] tree (as [`to_value`](crate::to_value) does).
+    pub fn to_value(&self) -> Result<Value, Error> {
+        self.0.to_value()
+    }
+
+    pub(crate) fn write(&self, w: &mut Hessian2Writer) -> Result<(), Error> {
+        self.0.write(w)
+    }
+}
+
+impl fmt::Debug for Typed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Typed({})", self.rust_type())
+    }
+}
+
+/// Two typed values are equal when their trees are.
+impl PartialEq for Typed {
+    fn eq(&self, other: &Self) -> bool {
+        matches!((self.to_value(), other.to_value()), (Ok(a), Ok(b)) if a == b)
+    }
+}
+
+trait ErasedValue: Send + Sync {
+    fn write(&self, w: &mut Hessian2Writer) -> Result<(), Error>;
+    fn to_value(&self) -> Result<Value, Error>;
+    fn rust_type(&self) -> &'static str;
+}
+
+/// The mutex makes any `Send` value shareable (a `Value` is `Sync`); it is only ever
+/// locked by the thread encoding the value, so it never waits.
+struct Holder<T>(Mutex<T>);
+
+impl<T: Serialize + Send + 'static> ErasedValue for Holder<T> {
+    fn write(&self, w: &mut Hessian2Writer) -> Result<(), Error> {
+        let v = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        w.serialize(&*v)
+    }
+    fn to_value(&self) -> Result<Value, Error> {
+        let v = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        crate::to_value(&*v)
+    }
+    fn rust_type(&self) -> &'static str {
+        std::any::type_name::<T>()
+    }
+}
