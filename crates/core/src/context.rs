@@ -14,6 +14,7 @@ pub struct CallContext {
     deadline: Option<Instant>,
     remote_addr: Option<SocketAddr>,
     local_addr: Option<SocketAddr>,
+    encoded_result_ok: bool,
     attributes: HashMap<TypeId, Box<dyn Any + Send + Sync>>,
 }
 
@@ -39,6 +40,19 @@ impl CallContext {
     /// Sets the deadline to `timeout` from now (an earlier existing deadline is kept).
     pub fn set_timeout(&mut self, timeout: Duration) {
         self.set_deadline(Instant::now() + timeout);
+    }
+
+    /// Lets the protocol return the result still in its wire form
+    /// ([`Value::Encoded`](crate::Value::Encoded)), for a caller that decodes it into its own
+    /// type straight away (the typed clients do): that skips building a `Value` tree. Off by
+    /// default, so filters and raw callers see trees.
+    pub fn accept_encoded_result(&mut self) {
+        self.encoded_result_ok = true;
+    }
+
+    /// Whether [`accept_encoded_result`](Self::accept_encoded_result) was called.
+    pub fn accepts_encoded_result(&self) -> bool {
+        self.encoded_result_ok
     }
 
     /// Time left before the deadline; `None` means no deadline, zero means expired.

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use dubbo_core::attachments::keys;
-use dubbo_core::{Invocation, Invoker, MethodSignature, RpcError, ServiceKey, Value};
+use dubbo_core::{ErrorCode, Invocation, Invoker, MethodSignature, RpcError, ServiceKey, Value};
 use dubbo_hessian2::List;
 
 /// Calls methods by name with [`Value`] arguments through Dubbo's `$invoke`, the way a Java
@@ -55,15 +55,22 @@ impl GenericClient {
             vec![Value::String(method.to_owned()), types, args],
         )
         .with_attachment(keys::GENERIC, "true");
-        Ok(self.invoker.invoke(invocation).await?.value)
+        tree(self.invoker.invoke(invocation).await?.value)
     }
 
     /// Dubbo's built-in `$echo`: the provider answers with `value` unchanged.
     pub async fn echo(&self, value: Value) -> Result<Value, RpcError> {
         let invocation =
             Invocation::new(self.service.clone(), self.echo_method.clone(), vec![value]);
-        Ok(self.invoker.invoke(invocation).await?.value)
+        tree(self.invoker.invoke(invocation).await?.value)
     }
+}
+
+/// A generic caller works with trees: decode a result the protocol left encoded.
+fn tree(value: Value) -> Result<Value, RpcError> {
+    value
+        .resolve()
+        .map_err(|e| RpcError::framework(ErrorCode::Codec, format!("decoding the result: {e}")))
 }
 
 impl std::fmt::Debug for GenericClient {

@@ -263,7 +263,8 @@ impl<'de> de::Deserializer<'de> for ValueDeserializer {
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         match self.0.resolve()? {
-            Value::Typed(t) => Err(Error::mismatch("a value", t.rust_type())),
+            // `resolve` leaves neither.
+            v @ (Value::Typed(_) | Value::Encoded(_)) => Err(Error::mismatch("a value", v.kind())),
             Value::Null | Value::Ref(_) => visitor.visit_unit(),
             Value::Bool(b) => visitor.visit_bool(b),
             Value::Int(i) => visitor.visit_i32(i),
@@ -391,9 +392,9 @@ use crate::reader::{is_binary_tag, is_string_tag, ClassDef, Hessian2Reader};
 use std::rc::Rc;
 
 impl<'de> Hessian2Reader<'de> {
-    /// Skips one value (decoding it).
-    fn skip_value(&mut self) -> Result<(), Error> {
-        self.value().map(drop)
+    /// Skips one value without building it (see `deserialize_ignored_any`).
+    pub(crate) fn skip_value_inner(&mut self) -> Result<(), Error> {
+        de::IgnoredAny::deserialize(&mut *self).map(drop)
     }
 
     fn expect_more(&self) -> Result<u8, Error> {
@@ -444,7 +445,7 @@ impl SeqAcc<'_, '_> {
         match self.left {
             Some(n) => {
                 for _ in 0..n {
-                    self.r.skip_value()?;
+                    self.r.skip_value_inner()?;
                 }
             }
             None if !self.done => loop {
@@ -452,7 +453,7 @@ impl SeqAcc<'_, '_> {
                     self.r.pos += 1;
                     break;
                 }
-                self.r.skip_value()?;
+                self.r.skip_value_inner()?;
             },
             None => {}
         }
@@ -504,8 +505,8 @@ impl MapAcc<'_, '_> {
                     self.r.pos += 1;
                     break;
                 }
-                self.r.skip_value()?;
-                self.r.skip_value()?;
+                self.r.skip_value_inner()?;
+                self.r.skip_value_inner()?;
             }
         }
         Ok(())
@@ -527,7 +528,7 @@ impl<'de> de::MapAccess<'de> for ObjAcc<'_, 'de> {
         seed: K,
     ) -> Result<Option<K::Value>, Error> {
         if self.value_pending {
-            self.r.skip_value()?;
+            self.r.skip_value_inner()?;
             self.value_pending = false;
         }
         match self.def.fields.get(self.i) {
@@ -556,7 +557,7 @@ impl ObjAcc<'_, '_> {
             left += 1;
         }
         for _ in 0..left {
-            self.r.skip_value()?;
+            self.r.skip_value_inner()?;
         }
         Ok(())
     }
@@ -762,9 +763,15 @@ impl<'de> de::Deserializer<'de> for &mut Hessian2Reader<'de> {
         de::Deserializer::deserialize_enum(ValueDeserializer(v), name, variants, visitor)
     }
 
+    /// Skips the next value without building it: scalars by their length, containers by
+    /// visiting them with the same visitor (serde's `IgnoredAny` ignores each part in turn),
+    /// which keeps the reference and class tables as a decode would.
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        self.skip_value()?;
-        visitor.visit_unit()
+        if let Some(end) = self.skip_scalar(self.pos) {
+            self.pos = end;
+            return visitor.visit_unit();
+        }
+        self.deserialize_any(visitor)
     }
 
     fn is_human_readable(&self) -> bool {

@@ -191,7 +191,7 @@ mod writer;
 pub use de::ValueDeserializer;
 pub use error::Error;
 pub use reader::{Hessian2Reader, Limits};
-pub use typed::Typed;
+pub use typed::{Encoded, Typed};
 pub use value::{List, Map, Object, Value};
 pub use writer::Hessian2Writer;
 
@@ -225,7 +225,11 @@ pub fn to_value<T: Serialize + ?Sized>(v: &T) -> Result<Value, Error> {
 
 /// Deserializes a `T` from a [`Value`].
 pub fn from_value<T: DeserializeOwned>(v: Value) -> Result<T, Error> {
-    T::deserialize(ValueDeserializer(v))
+    match v {
+        // Straight from the bytes, without a tree in between.
+        Value::Encoded(e) => e.decode(),
+        v => T::deserialize(ValueDeserializer(v)),
+    }
 }
 
 /// Deserializes a `T` from a borrowed [`Value`] (clones it).
@@ -246,6 +250,17 @@ impl Hessian2Writer {
 }
 
 impl Hessian2Reader<'_> {
+    /// Skips the next value of the stream without building it (strings and binaries are
+    /// not copied), keeping the stream's tables as reading it would.
+    pub fn skip_value(&mut self) -> Result<(), Error> {
+        let depth = self.depth;
+        let building = self.building.len();
+        let res = self.skip_value_inner();
+        self.depth = depth;
+        self.building.truncate(building);
+        res
+    }
+
     /// Deserializes the next value of the stream into `T`.
     pub fn deserialize<T: DeserializeOwned>(&mut self) -> Result<T, Error> {
         let depth = self.depth;

@@ -1492,7 +1492,7 @@ impl Serialize for Generic<'_> {
 fn generic_serialize<S: ser::Serializer>(v: &Value, s: S) -> Result<S::Ok, S::Error> {
     use ser::{SerializeMap, SerializeSeq};
     match v {
-        Value::Typed(t) => match t.to_value() {
+        Value::Typed(_) | Value::Encoded(_) => match v.clone().resolve() {
             Ok(v) => generic_serialize(&v, s),
             Err(e) => Err(ser::Error::custom(e)),
         },

@@ -76,3 +76,41 @@ impl<T: Serialize + Send + 'static> ErasedValue for Holder<T> {
         std::any::type_name::<T>()
     }
 }
+
+/// A value still in its Hessian 2 encoding, held inside [`Value::Encoded`].
+///
+/// The bytes are a stream of their own (fresh class, type and reference tables) holding
+/// exactly one value, as a dubbo:// response body holds its result right after the flag.
+/// [`from_value`](crate::from_value) decodes them straight into the caller's type, which
+/// skips building a [`Value`] tree first; anything that looks inside converts them to a tree
+/// ([`Value::resolve`]).
+#[derive(Clone, PartialEq, Eq)]
+pub struct Encoded(bytes::Bytes);
+
+impl Encoded {
+    /// Wraps the encoding of one value (not checked until it is decoded).
+    pub fn new(bytes: bytes::Bytes) -> Self {
+        Encoded(bytes)
+    }
+
+    /// The encoded bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.0
+    }
+
+    /// Decodes the value into `T`.
+    pub fn decode<T: serde::de::DeserializeOwned>(&self) -> Result<T, Error> {
+        crate::from_slice(&self.0)
+    }
+
+    /// Decodes the value into a [`Value`] tree.
+    pub fn to_value(&self) -> Result<Value, Error> {
+        crate::from_slice(&self.0)
+    }
+}
+
+impl fmt::Debug for Encoded {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Encoded({} bytes)", self.0.len())
+    }
+}

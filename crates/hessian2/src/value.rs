@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use crate::error::Error;
-use crate::typed::Typed;
+use crate::typed::{Encoded, Typed};
 
 /// A dynamically typed Hessian 2 value, the counterpart of `serde_json::Value` for
 /// Java objects. Used for generic invocation and for anything whose Rust type is not
@@ -49,6 +49,10 @@ pub enum Value {
     /// from its `Serialize` impl. The accessors (`as_str`, `get`, ...) do not look inside
     /// it; call [`Value::resolve`] first to work with its contents.
     Typed(Typed),
+    /// A value still in its Hessian 2 encoding (see [`Encoded`]): decoded straight into the
+    /// caller's type by [`from_value`](crate::from_value). Like [`Value::Typed`], the
+    /// accessors do not look inside it; [`Value::resolve`] decodes it to a tree.
+    Encoded(Encoded),
 }
 
 /// A Hessian list: an `ArrayList` when `type_name` is `None`, otherwise a typed list or
@@ -291,6 +295,7 @@ impl Value {
             Value::Object(_) => "object",
             Value::Ref(_) => "ref",
             Value::Typed(_) => "typed",
+            Value::Encoded(_) => "encoded",
         }
     }
 
@@ -300,10 +305,20 @@ impl Value {
         Value::Typed(Typed::new(value))
     }
 
-    /// The value with any [`Value::Typed`] at its top converted to a tree; other values are
-    /// returned as they are.
+    /// The value with any [`Value::Typed`] or [`Value::Encoded`] at its top converted to a
+    /// tree; other values are returned as they are.
+    #[inline]
     pub fn resolve(self) -> Result<Value, Error> {
-        let mut v = self;
+        match self {
+            Value::Typed(t) => Value::resolve_typed(t),
+            Value::Encoded(e) => e.to_value(),
+            other => Ok(other),
+        }
+    }
+
+    #[inline(never)]
+    fn resolve_typed(t: Typed) -> Result<Value, Error> {
+        let mut v = Value::Typed(t);
         // A typed value may serialize to another typed value; each round unwraps one.
         for _ in 0..MAX_TYPED_NESTING {
             match v {
@@ -324,6 +339,8 @@ impl PartialEq for Value {
         match (self, other) {
             (Typed(a), Typed(b)) => a == b,
             (Typed(t), v) | (v, Typed(t)) => matches!(t.to_value(), Ok(tree) if tree == *v),
+            (Encoded(a), Encoded(b)) if a == b => true,
+            (Encoded(e), v) | (v, Encoded(e)) => matches!(e.to_value(), Ok(tree) if tree == *v),
             (Null, Null) => true,
             (Bool(a), Bool(b)) => a == b,
             (Int(a), Int(b)) => a == b,

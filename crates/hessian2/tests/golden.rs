@@ -615,3 +615,35 @@ fn golden_typed_decode() {
         assert_eq!(d[2], java::Date(1700000000123));
     }
 }
+
+/// Skipping a value lands where reading it ends, and leaves the tables as reading does:
+/// for every Java vector, skipping any prefix of its values and then reading the rest gives
+/// the values a plain read gives.
+#[test]
+fn skipping_java_values_matches_reading_them() {
+    let dir = golden_dir();
+    let mut seen = 0;
+    for case in cases() {
+        let Ok(bytes) = std::fs::read(dir.join(format!("{}.bin", case.name))) else {
+            continue;
+        };
+        seen += 1;
+        let mut r = Hessian2Reader::new(&bytes);
+        let mut all = Vec::new();
+        while r.remaining() > 0 {
+            all.push(r.read_value().expect(case.name));
+        }
+        for skipped in 0..=all.len() {
+            let mut r = Hessian2Reader::new(&bytes);
+            for _ in 0..skipped {
+                r.skip_value().expect(case.name);
+            }
+            let mut rest = Vec::new();
+            while r.remaining() > 0 {
+                rest.push(r.read_value().expect(case.name));
+            }
+            assert_eq!(rest, all[skipped..], "{} skipping {skipped}", case.name);
+        }
+    }
+    assert!(seen > 0, "no golden vectors found in {}", dir.display());
+}

@@ -590,7 +590,10 @@ fn client_methods(m: &Method, names: &Names) -> TokenStream {
         #[allow(clippy::too_many_arguments)]
         pub async fn #full(&self, #(#params: #types),*) -> #full_output {
             let args = ::std::vec![#(#encodes),*];
-            let response = match self.invoke_raw(::std::clone::Clone::clone(Self::#sig_fn()), args).await {
+            let mut invocation = self.new_invocation(::std::clone::Clone::clone(Self::#sig_fn()), args);
+            // Decoded right below into the declared type: the protocol may skip the tree.
+            invocation.context_mut().accept_encoded_result();
+            let response = match self.invoker.invoke(invocation).await {
                 ::std::result::Result::Ok(response) => response,
                 ::std::result::Result::Err(e) => return ::std::result::Result::Err(#from_rpc_error(e)),
             };

@@ -13,7 +13,7 @@ use dubbo_core::{
     Attachments, BusinessError, Invocation, MethodSignature, RpcError, RpcResponse, Value,
 };
 use dubbo_hessian2::constants::{BC_INT_ZERO, BC_NULL};
-use dubbo_hessian2::{Hessian2Reader, Hessian2Writer, Object};
+use dubbo_hessian2::{Encoded, Hessian2Reader, Hessian2Writer, Object};
 
 use crate::codec::{finish_frame, frame_buffer};
 use crate::error::BodyError;
@@ -397,14 +397,42 @@ pub fn encode_status_response(id: i64, status: Status, message: &str) -> Bytes {
 /// Decodes the body of an OK response into the call's outcome: a value with attachments, or
 /// the provider's exception as [`RpcError::Business`].
 pub fn decode_ok_response(body: &[u8]) -> Result<Result<RpcResponse, RpcError>, BodyError> {
+    decode_ok_response_from(body, None)
+}
+
+/// [`decode_ok_response`] for a body the caller holds as `Bytes`: the returned value is left
+/// encoded ([`Value::Encoded`], a slice of `body`, no copy) after checking it is well formed,
+/// so that a typed consumer decodes it straight into its return type.
+pub fn decode_ok_response_shared(body: &Bytes) -> Result<Result<RpcResponse, RpcError>, BodyError> {
+    decode_ok_response_from(body, Some(body))
+}
+
+fn decode_ok_response_from(
+    body: &[u8],
+    shared: Option<&Bytes>,
+) -> Result<Result<RpcResponse, RpcError>, BodyError> {
     let mut r = Hessian2Reader::new(body);
     let kind = r.read_int()?;
+    // The value is the first thing in the stream after the flag (an int, which touches no
+    // table), so its bytes decode on their own with fresh tables.
+    let read_result = |r: &mut Hessian2Reader| -> Result<Value, BodyError> {
+        match shared {
+            Some(bytes) => {
+                let start = r.position();
+                r.skip_value()?;
+                Ok(Value::Encoded(Encoded::new(
+                    bytes.slice(start..r.position()),
+                )))
+            }
+            None => Ok(r.read_value()?),
+        }
+    };
     let (value, exception, has_attachments) = match kind {
         RESPONSE_NULL_VALUE => (Value::Null, None, false),
-        RESPONSE_VALUE => (r.read_value()?, None, false),
+        RESPONSE_VALUE => (read_result(&mut r)?, None, false),
         RESPONSE_WITH_EXCEPTION => (Value::Null, Some(r.read_value()?), false),
         RESPONSE_NULL_VALUE_WITH_ATTACHMENTS => (Value::Null, None, true),
-        RESPONSE_VALUE_WITH_ATTACHMENTS => (r.read_value()?, None, true),
+        RESPONSE_VALUE_WITH_ATTACHMENTS => (read_result(&mut r)?, None, true),
         RESPONSE_WITH_EXCEPTION_WITH_ATTACHMENTS => (Value::Null, Some(r.read_value()?), true),
         other => {
             return Err(BodyError::invalid(format!(
@@ -630,6 +658,53 @@ mod tests {
         }
         let bad = RpcResponse::new(Value::typed(u64::MAX));
         assert!(encode_ok_response(7, Ok(&bad), "2.0.2").is_err());
+    }
+
+    /// The shared decode leaves the value encoded: it decodes to the eager tree and straight
+    /// into a type, and the attachments after it come out right although the value defines
+    /// classes and references of its own.
+    #[test]
+    fn shared_decode_leaves_the_value_encoded() {
+        #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+        #[serde(rename = "a.User")]
+        struct User {
+            id: i64,
+            name: String,
+            tags: Vec<String>,
+        }
+        let users: Vec<User> = (0..5)
+            .map(|i| User {
+                id: i,
+                name: format!("n{i}"),
+                tags: vec!["x".into(); 2],
+            })
+            .collect();
+        for version in ["2.0.2", "2.0.0"] {
+            let mut resp = RpcResponse::new(Value::typed(users.clone()));
+            resp.attachments.insert("k", "v");
+            let frame = encode_ok_response(3, Ok(&resp), version).unwrap();
+            let body = frame.slice(16..);
+            let eager = decode_ok_response(&body).unwrap().unwrap();
+            let lazy = decode_ok_response_shared(&body).unwrap().unwrap();
+            assert!(matches!(lazy.value, Value::Encoded(_)), "{:?}", lazy.value);
+            assert_eq!(eager.attachments, lazy.attachments);
+            assert_eq!(lazy.value.clone().resolve().unwrap(), eager.value);
+            assert_eq!(
+                dubbo_hessian2::from_value::<Vec<User>>(lazy.value).unwrap(),
+                users
+            );
+        }
+        // Null results and exceptions are not deferred.
+        let null = encode_ok_response(3, Ok(&RpcResponse::new(Value::Null)), "2.0.2").unwrap();
+        let lazy = decode_ok_response_shared(&null.slice(16..))
+            .unwrap()
+            .unwrap();
+        assert_eq!(lazy.value, Value::Null);
+        // A truncated value is still an error up front.
+        let frame =
+            encode_ok_response(3, Ok(&RpcResponse::new(Value::typed(users))), "2.0.0").unwrap();
+        let cut = frame.slice(16..frame.len() - 3);
+        assert!(decode_ok_response_shared(&cut).is_err());
     }
 
     #[test]

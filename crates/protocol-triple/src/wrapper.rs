@@ -221,6 +221,7 @@ pub fn java_type_of(v: &Value) -> String {
             Ok(b) => java_type_of_encoded(&b),
             Err(_) => "java.lang.Object".into(),
         },
+        Value::Encoded(e) => java_type_of_encoded(e.as_bytes()),
     }
 }
 

@@ -90,9 +90,9 @@ impl Filter for GenericFilter {
 pub fn generalize(value: Value) -> Value {
     match value {
         // A typed result that cannot be converted stays as it is: encoding it reports why.
-        Value::Typed(t) => match t.to_value() {
-            Ok(v) => generalize(v),
-            Err(_) => Value::Typed(t),
+        v @ (Value::Typed(_) | Value::Encoded(_)) => match v.clone().resolve() {
+            Ok(tree) => generalize(tree),
+            Err(_) => v,
         },
         Value::Object(o) if keeps_java_form(&o.class) => Value::Object(o),
         Value::Object(o) => {

@@ -60,6 +60,17 @@ fn bodies(serialization: u8, b: &[u8], cache: &SignatureCache) {
         let _ = body::encode_request(1, &inv, Some(1000), true);
         let _ = ServiceKey::interface_only("x");
     }
+    // The lazy form accepts whatever the eager one decodes, and the value it leaves encoded
+    // decodes to the same tree. (It may accept more: limits are checked when it is decoded.)
+    let shared = bytes::Bytes::copy_from_slice(b);
+    match (body::decode_ok_response(b), body::decode_ok_response_shared(&shared)) {
+        (Ok(Ok(eager)), Ok(Ok(lazy))) => {
+            assert_eq!(eager.attachments, lazy.attachments);
+            assert_eq!(Some(eager.value), lazy.value.resolve().ok());
+        }
+        (Ok(Ok(eager)), lazy) => panic!("eager {eager:?} but lazy {lazy:?}"),
+        _ => {}
+    }
     if let Ok(outcome) = body::decode_ok_response(b) {
         match outcome {
             Ok(resp) => {

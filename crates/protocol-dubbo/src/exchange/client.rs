@@ -617,7 +617,12 @@ fn decode_response(frame: Frame, invocation: &Invocation, address: &str) -> RpcR
             ),
         ));
     }
-    match body::decode_ok_response(&frame.body) {
+    let decoded = if invocation.context().accepts_encoded_result() {
+        body::decode_ok_response_shared(&frame.body)
+    } else {
+        body::decode_ok_response(&frame.body)
+    };
+    match decoded {
         Ok(outcome) => outcome,
         Err(e) => Err(e.to_rpc_error(&format!("decoding response of {}", context()))),
     }

@@ -7,7 +7,7 @@ use dubbo_core::{
     Attachments, BoxFuture, BusinessError, ErrorCode, Invocation, Invoker, RpcError, RpcResponse,
     RpcResult,
 };
-use dubbo_hessian2::Value;
+use dubbo_hessian2::{Encoded, Value};
 use dubbo_url::Url;
 use http::{HeaderMap, HeaderValue};
 
@@ -111,7 +111,6 @@ impl TripleInvoker {
             .map_err(to_rpc)?;
         let resp = TripleResponseWrapper::decode(raw.payload)
             .map_err(|e| RpcError::framework(ErrorCode::Codec, e.to_string()))?;
-        let value = decode_hessian(&resp.data).map_err(to_rpc)?;
         let exception_code = raw
             .headers
             .get(TRI_EXCEPTION_CODE)
@@ -119,6 +118,15 @@ impl TripleInvoker {
             .and_then(|v| v.to_str().ok())
             .map(str::trim)
             .filter(|c| !c.is_empty() && *c != "0");
+        // The wrapper's data is the result's own stream: a typed caller decodes it directly.
+        let value = if exception_code.is_none()
+            && inv.context().accepts_encoded_result()
+            && !resp.data.is_empty()
+        {
+            Value::Encoded(Encoded::new(resp.data.clone()))
+        } else {
+            decode_hessian(&resp.data).map_err(to_rpc)?
+        };
         if exception_code.is_some() {
             return Err(RpcError::Business(business_error(value, &resp.type_name)));
         }
