@@ -221,7 +221,7 @@ out.append(f"- machine: {env['BH_NCPU']} CPUs (`nproc`), {cpu_model}, Linux {pla
            "(shared with other developers' builds and benchmarks)")
 out.append(f"- each side pinned to one CPU: `{pinned}` (so the JVM sees 1 CPU and picks SerialGC)")
 out.append(f"- Java: hessian-lite {env['BH_HL']}, {env['BH_JAVA']}; Rust: {env['BH_RUSTC']}, "
-           "`bench` profile (release, codegen-units 4), system allocator (glibc)")
+           "`bench` profile (release, fat LTO, one codegen unit), system allocator (glibc)")
 out.append(f"- warm-up {env['BH_WARMUP']} ms, measurement {env['BH_MEASURE']} ms per case and op (~50 ms samples), "
            f"{rounds} round(s) (each round: Java, then Rust); each figure is the median over rounds")
 out.append("- ratio = Java time / Rust time = Rust throughput / Java throughput, on the CPU time of the "

@@ -130,28 +130,29 @@
 //! divided by Rust's: 3× means Rust does the work in a third of the time), same machine,
 //! same run, same values; figures, method and history in `docs/performance-hessian.md`:
 //!
-//! | case | encode | decode |
+//! | case | encode (glibc / mimalloc) | decode (glibc / mimalloc) |
 //! |---|---:|---:|
-//! | `pojo_1k`: one 10-field POJO, 690 B | 3.7× | 2.0× |
-//! | `pojos_100`: a list of 100 of them, 61 KB | 2.8× (3.4× in another run) | 1.4× |
-//! | `users_100`: 100 five-field `User`s, 2.5 KB | 1.4× | 0.5× |
-//! | `string_64k`: 65,536 ASCII chars | 37× | 47× |
-//! | `binary_64k`: a 64 KB `byte[]` | 2.5× | 120× |
+//! | `pojo_1k`: one 10-field POJO, 690 B | 3.7× / 3.8× | 1.4× / 2.0× |
+//! | `pojos_100`: a list of 100 of them, 61 KB | 3.6× / 3.5× | 1.1× / 1.7× |
+//! | `string_64k`: 65,536 ASCII chars | 57× / 53× | 38× / 47× |
+//! | `binary_64k`: a 64 KB `byte[]` | 2.4× / 2.2× | 90× / 53× |
+//! | `users_100`: 100 five-field `User`s, 2.5 KB | 2.3× / 2.4× | 0.6× / 0.9× |
 //!
-//! (10th percentile of the CPU time per op on a shared 2-CPU AMD EPYC VM, each side
-//! pinned to one CPU; 2026-11-30.) The 3× bar is met for strings, for decoding binaries
-//! and for encoding a POJO, and borderline for encoding 100 POJOs. It is missed where
-//! most of the cost lies outside reading and writing bytes: decoding POJOs is dominated by allocating their `String`s,
-//! `Vec`s and `HashMap`s (35 allocations per `BenchPojo`; glibc's malloc is ~40 % of the
-//! decode's instructions, where the JVM bumps a pointer), tiny objects (`users_100`) by
-//! serde's per-field calls and the moving of out-of-order fields, and encoding a binary
-//! is one 64 KB memory copy on both sides.
+//! (10th percentile of the CPU time per op, each side pinned to one CPU of a 2-CPU AMD
+//! EPYC VM, quiet at the time; 2026-11-30; "glibc" is Rust's default allocator, "mimalloc"
+//! the same harness with mimalloc as global allocator, as the dubbo-rs binaries use.) The 3×
+//! bar is met for encoding POJOs and strings and for decoding strings and binaries. It is
+//! missed where most of the cost lies outside reading and writing bytes: decoding POJOs is
+//! dominated by building the owned result (35 allocations and 10 SipHashed map keys per
+//! `BenchPojo`, where the JVM bumps a pointer and collects on another thread), tiny objects
+//! (`users_100`) by serde's per-field calls and the moving of out-of-order fields, and
+//! encoding a binary is one 64 KB memory copy.
 //!
-//! Reproduce (builds both harnesses, runs them pinned to one CPU, rewrites the table in
-//! `docs/performance-hessian.md`):
+//! Reproduce (builds both harnesses, runs Java, Rust and Rust with mimalloc pinned to one
+//! CPU, rewrites the table in `docs/performance-hessian.md`):
 //!
 //! ```text
-//! scripts/bench-hessian.sh [--rounds 2] [--also-malloc /usr/lib/x86_64-linux-gnu/libmimalloc.so.2]
+//! scripts/bench-hessian.sh [--rounds 2]
 //! ```
 //!
 //! The criterion benches of the same cases: `cargo bench -p dubbo-hessian2 --bench codec`.

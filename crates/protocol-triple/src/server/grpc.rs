@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use bytes::{Bytes, BytesMut};
-use futures::StreamExt;
+use futures::{FutureExt, StreamExt};
 use h2::server::SendResponse;
 use h2::{RecvStream, SendStream};
 use http::{HeaderMap, HeaderValue, Method, StatusCode};
@@ -309,15 +309,44 @@ async fn pump_messages(
             Some(Err(status)) => return Err(PumpError::Handler(status)),
             Some(Ok(p)) => p,
         };
-        let mut framed = BytesMut::new();
-        if encoding.is_compressed() {
-            let z = encoding.compress(&payload)?;
-            encode_frame(true, &z, &mut framed);
-        } else {
-            encode_frame(false, &payload, &mut framed);
+        let mut framed = BytesMut::with_capacity(payload.len() + 5);
+        frame_message(&payload, encoding, &mut framed)?;
+        // Messages the handler has already produced go out together: one DATA frame and one
+        // wake-up of the connection task per batch instead of per message.
+        let mut end = None;
+        while framed.len() < STREAM_BATCH_BYTES {
+            match messages.next().now_or_never() {
+                Some(Some(Ok(p))) => frame_message(&p, encoding, &mut framed)?,
+                Some(Some(Err(status))) => {
+                    end = Some(Err(PumpError::Handler(status)));
+                    break;
+                }
+                Some(None) => {
+                    end = Some(Ok(()));
+                    break;
+                }
+                None => break,
+            }
         }
         send_all(send, framed.freeze(), false, SendWait::Unbounded)
             .await
             .map_err(PumpError::Transport)?;
+        if let Some(end) = end {
+            return end;
+        }
     }
+}
+
+/// A response stream's batch grows to about this many bytes before it is sent.
+const STREAM_BATCH_BYTES: usize = 32 * 1024;
+
+/// Appends one gRPC-framed message (compressed if the call negotiated it).
+fn frame_message(payload: &[u8], encoding: Encoding, out: &mut BytesMut) -> Result<(), Status> {
+    if encoding.is_compressed() {
+        let z = encoding.compress(payload)?;
+        encode_frame(true, &z, out);
+    } else {
+        encode_frame(false, payload, out);
+    }
+    Ok(())
 }
