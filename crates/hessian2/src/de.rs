@@ -771,6 +771,16 @@ impl<'de> de::Deserializer<'de> for &mut Hessian2Reader<'de> {
             self.pos = end;
             return visitor.visit_unit();
         }
+        // A reference needs checking, not re-reading: skipping never replays (so a stream
+        // of references to one big value is as cheap to skip as it is short).
+        if self.peek() == Some(BC_REF) {
+            let start = self.pos;
+            self.pos += 1;
+            let idx = self.read_int()?;
+            // Valid whether it points to an enclosing container or a completed one.
+            let _enclosing_or_complete = self.resolve_ref(idx, start)?;
+            return visitor.visit_unit();
+        }
         self.deserialize_any(visitor)
     }
 

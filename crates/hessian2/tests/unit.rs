@@ -929,3 +929,31 @@ fn typed_values_encode_like_their_contents() {
     assert!(to_vec(&Value::typed(u64::MAX)).is_err());
     assert!(Value::typed(u64::MAX).resolve().is_err());
 }
+
+/// Skipping checks a reference without re-reading what it points to, so a stream of
+/// references to one big value is cheap to skip, while reading it hits the replay limit.
+#[test]
+fn skipping_does_not_replay_references() {
+    let n = 1_000;
+    let mut w = Hessian2Writer::new();
+    w.write_list_begin(n + 1, None);
+    let big = w.write_list_begin(1000, None);
+    for _ in 0..1000 {
+        w.write_string("0123456789");
+    }
+    for _ in 0..n {
+        w.write_ref(big);
+    }
+    let bytes = w.into_bytes();
+    assert!(matches!(
+        Hessian2Reader::new(&bytes).read_value(),
+        Err(Error::RefExpansion { .. })
+    ));
+    let mut r = Hessian2Reader::new(&bytes);
+    r.skip_value().unwrap();
+    assert_eq!(r.position(), bytes.len());
+    // A reference to nothing is still an error when skipped.
+    let mut bad = hex("79");
+    bad.extend_from_slice(&hex("51 95"));
+    assert!(Hessian2Reader::new(&bad).skip_value().is_err());
+}
