@@ -254,21 +254,11 @@ impl Hessian2Reader<'_> {
     /// Skips the next value of the stream without building it (strings and binaries are
     /// not copied), keeping the stream's tables as reading it would.
     pub fn skip_value(&mut self) -> Result<(), Error> {
-        let depth = self.depth;
-        let building = self.building.len();
-        let res = self.skip_value_inner();
-        self.depth = depth;
-        self.building.truncate(building);
-        res
+        self.top_level(Self::skip_value_inner)
     }
 
     /// Deserializes the next value of the stream into `T`.
     pub fn deserialize<T: DeserializeOwned>(&mut self) -> Result<T, Error> {
-        let depth = self.depth;
-        let building = self.building.len();
-        let res = T::deserialize(&mut *self);
-        self.depth = depth;
-        self.building.truncate(building);
-        res
+        self.top_level(|r| T::deserialize(r))
     }
 }

@@ -900,9 +900,18 @@ impl<'de> Hessian2Reader<'de> {
 
     /// Reads the next value of any type into a [`Value`].
     pub fn read_value(&mut self) -> Result<Value, Error> {
+        self.top_level(Self::value)
+    }
+
+    /// Runs one top-level read: after an error deep inside a value, the nesting state is
+    /// back where it was, so the reader's tables stay usable for what follows.
+    pub(crate) fn top_level<T>(
+        &mut self,
+        read: impl FnOnce(&mut Self) -> Result<T, Error>,
+    ) -> Result<T, Error> {
         let depth = self.depth;
         let building = self.building.len();
-        let res = self.value();
+        let res = read(self);
         self.depth = depth;
         self.building.truncate(building);
         res
