@@ -793,27 +793,13 @@ impl<'a> StructSer<'a> {
                 let p = layout.wire_pos[decl];
                 let prim_f32 = layout.f32_prim[decl];
                 if seg.is_none() && p == *next_wire {
-                    match value {
-                        Some(v) => v.serialize(Ser {
-                            w: self.w,
-                            prim_f32,
-                            type_hint: None,
-                        })?,
-                        None => self.w.write_null(),
-                    }
+                    write_field(self.w, value, prim_f32)?;
                     *next_wire += 1;
                     return Ok(());
                 }
                 let st = *seg.get_or_insert_with(|| self.w.seg_begin(layout.names.len()));
                 let mark = self.w.seg_field_begin();
-                match value {
-                    Some(v) => v.serialize(Ser {
-                        w: self.w,
-                        prim_f32,
-                        type_hint: None,
-                    })?,
-                    None => self.w.write_null(),
-                }
+                write_field(self.w, value, prim_f32)?;
                 if !self.w.seg_field_end(&st, mark, p) {
                     let v = match value {
                         Some(v) => v.serialize(ValueSer::buffer(prim_f32))?,
@@ -891,6 +877,25 @@ impl<'a> StructSer<'a> {
                 w.pop_ref_scope();
                 Ok(())
             }
+        }
+    }
+}
+
+/// Writes one struct field's value (`None`: a skipped field, written as null).
+fn write_field<T: ?Sized + Serialize>(
+    w: &mut Hessian2Writer,
+    value: Option<&T>,
+    prim_f32: bool,
+) -> Result<(), Error> {
+    match value {
+        Some(v) => v.serialize(Ser {
+            w,
+            prim_f32,
+            type_hint: None,
+        }),
+        None => {
+            w.write_null();
+            Ok(())
         }
     }
 }

@@ -5,7 +5,7 @@
 //! frame (a caller, a handler task, the reader answering a heartbeat) encodes it completely and
 //! queues it; the writer drains everything queued into one buffer and writes it with one
 //! `write_all`, so many small frames in flight become few syscalls. When it finds only one
-//! frame it first steps behind the other ready tasks once (see [`YieldOnce`]), which turns the
+//! frame it first steps behind the other ready tasks once (`tokio::task::yield_now`), which turns the
 //! one-`send`-per-response pattern of a busy provider into one `send` per batch.
 
 pub mod client;
@@ -74,30 +74,6 @@ pub(crate) async fn write_loop<W>(
     .await;
 }
 
-/// Returns `Pending` once after waking its own task, so the task goes to the back of the
-/// runtime's run queue (tokio re-queues a task that woke itself while being polled behind the
-/// ready ones, rather than in the LIFO slot) and every task that is ready now runs first.
-#[derive(Default)]
-pub(crate) struct YieldOnce {
-    yielded: bool,
-}
-
-impl std::future::Future for YieldOnce {
-    type Output = ();
-
-    fn poll(
-        mut self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<()> {
-        if self.yielded {
-            return std::task::Poll::Ready(());
-        }
-        self.yielded = true;
-        cx.waker().wake_by_ref();
-        std::task::Poll::Pending
-    }
-}
-
 async fn write_batch<W>(
     wr: &mut W,
     rx: &mut mpsc::Receiver<Bytes>,
@@ -115,7 +91,7 @@ where
             // next request after a batch of responses). Step behind them once, so their frames
             // join this write instead of costing a syscall each. No syscall, no timer: just one
             // more trip through the run queue.
-            YieldOnce::default().await;
+            tokio::task::yield_now().await;
             rx.try_recv().ok()
         }
     };

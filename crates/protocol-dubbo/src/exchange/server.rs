@@ -20,7 +20,7 @@ use crate::body::{self, EventData, SignatureCache};
 use crate::codec::{Frame, FrameDecoder, Inbound};
 use crate::config::{Dispatcher, ServerConfig};
 use crate::exchange::pending::next_request_id;
-use crate::exchange::{write_loop, YieldOnce, WRITE_QUEUE};
+use crate::exchange::{write_loop, WRITE_QUEUE};
 use crate::header::{HEADER_LEN, HESSIAN2};
 use crate::status::{status_for_error, Status, NOT_FOUND_EXPORTED, REMOTING_EXCEPTION};
 
@@ -297,7 +297,7 @@ async fn serve_connection(shared: Arc<ServerShared>, stream: TcpStream, peer: So
                         since_yield += 1;
                         if since_yield >= PIPELINE_RUN {
                             since_yield = 0;
-                            YieldOnce::default().await;
+                            tokio::task::yield_now().await;
                         }
                     }
                     Some(Ok(Inbound::Oversize(_))) => {

@@ -9,7 +9,7 @@
 
 use std::sync::Arc;
 
-use dubbo_core::{Attachments, Invocation, Invoker, MethodSignature, RpcError, ServiceKey, Value};
+use dubbo_core::{Attachments, Invocation, Invoker, MethodSignature, RpcError, ServiceKey};
 use http::{HeaderMap, HeaderValue};
 
 use super::routing::{ServerCall, ServerReply};
@@ -19,8 +19,8 @@ use crate::headers::{
 };
 use crate::status::Status;
 use crate::wrapper::{
-    decode_hessian, encode_hessian, is_hessian, java_type_of, java_type_of_encoded,
-    TripleRequestWrapper, TripleResponseWrapper,
+    decode_hessian, encode_hessian, is_hessian, java_type_of_encoded, TripleRequestWrapper,
+    TripleResponseWrapper,
 };
 
 /// `RpcException.BIZ_EXCEPTION`, the `tri-exception-code` of a business exception.
@@ -109,10 +109,8 @@ pub(crate) async fn serve(
     match invoker.invoke(inv).await {
         Ok(resp) => {
             let data = encode_hessian(&resp.value)?;
-            let type_name = match &resp.value {
-                Value::Typed(_) => java_type_of_encoded(&data),
-                v => java_type_of(v),
-            };
+            // Read off the bytes: a typed result has no tree to look at.
+            let type_name = java_type_of_encoded(&data);
             let payload = TripleResponseWrapper {
                 serialize_type,
                 data,
