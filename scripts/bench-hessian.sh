@@ -179,7 +179,17 @@ with open("/proc/cpuinfo") as f:
             cpu_model = line.split(":", 1)[1].strip()
             break
 
-order = [k for k in java if k in rust]
+# Rust's "decode-borrowed" (the same bytes into the borrowing variant of the type) is set
+# against Java's decode; "copy" (binary_64k) is a reference on both sides, not judged.
+def java_key(case, op):
+    return (case, "decode" if op == "decode-borrowed" else op)
+
+order = []
+for k in java:
+    if k in rust:
+        order.append(k)
+    if k[1] == "decode" and (k[0], "decode-borrowed") in rust:
+        order.append((k[0], "decode-borrowed"))
 hdr = ("| case | op | bytes (Java / Rust) | Java ns/op | Rust ns/op | Java CPU ns/op (median / p10) "
        "| Rust CPU ns/op (median / p10) | ratio (CPU median) | **ratio (CPU p10)** | ≥ 3× |")
 sep = "|---|---|---|---:|---:|---:|---:|---:|---:|:---:|"
@@ -192,20 +202,22 @@ if base:
 lines = [hdr, sep]
 worst = None
 for case, op in order:
-    j, r = java[(case, op)], rust[(case, op)]
+    j, r = java[java_key(case, op)], rust[(case, op)]
+    reference = op == "copy"
     jw, rw = med(j, "ns_per_op"), med(r, "ns_per_op")
     jc, rc = med(j, "cpu_ns_per_op"), med(r, "cpu_ns_per_op")
     jp, rp = med(j, "cpu_p10_ns_per_op"), med(r, "cpu_p10_ns_per_op")
     ratio_med, ratio_p10 = jc / rc, jp / rp
-    ok = "yes" if ratio_p10 >= 3 else "**no**"
-    if worst is None or ratio_p10 < worst[0]:
+    verdict = lambda ratio: "reference" if reference else ("yes" if ratio >= 3 else "**no**")
+    ok = verdict(ratio_p10)
+    if not reference and (worst is None or ratio_p10 < worst[0]):
         worst = (ratio_p10, case, op)
     row = (f"| {case} | {op} | {j[0]['bytes']} / {r[0]['bytes']} | {fmt_ns(jw)} | {fmt_ns(rw)} | "
            f"{fmt_ns(jc)} / {fmt_ns(jp)} | {fmt_ns(rc)} / {fmt_ns(rp)} | {ratio_med:.1f}× | **{ratio_p10:.1f}×** | {ok} |")
     if alt:
         a = alt.get((case, op))
         ap = med(a, "cpu_p10_ns_per_op") if a else float("nan")
-        row += (f" {fmt_ns(ap)} | **{jp / ap:.1f}×** | {'yes' if jp / ap >= 3 else '**no**'} |"
+        row += (f" {fmt_ns(ap)} | **{jp / ap:.1f}×** | {verdict(jp / ap)} |"
                 if a else " | | |")
     if base:
         b = base.get((case, op))
@@ -227,6 +239,11 @@ out.append(f"- warm-up {env['BH_WARMUP']} ms, measurement {env['BH_MEASURE']} ms
 out.append("- ratio = Java time / Rust time = Rust throughput / Java throughput, on the CPU time of the "
            "benchmarking thread (Java's leaves out its GC threads); the bar (≥ 3×) is judged on the 10th "
            "percentile of CPU time per op, the median is shown beside it")
+out.append("- `decode-borrowed`: Rust decodes the same bytes into the borrowing variant of its type "
+           "(`BenchPojoRef`, `UserRef`: every string a `CowStr` pointing into the input), set against "
+           "Java's `decode`; `copy` (binary_64k): one copy of the 64 KiB array into a reused one "
+           "(`System.arraycopy`, and 2 KiB `extend_from_slice` pieces in Rust), the least any encoder "
+           "that produces the bytes must spend, shown for reference")
 if alt and alt_lib == "mimalloc":
     out.append("- \"Rust with mimalloc\": the same harness built with mimalloc as its global allocator "
                "(`benches/compare_mimalloc.rs`), as the dubbo-rs binaries are")

@@ -38,6 +38,19 @@ pub(crate) fn to_vec(src: &[u8]) -> Vec<u8> {
     v
 }
 
+/// `bytes` as text when they are all ASCII: the common case of strings on the wire,
+/// checked a word at a time where `str::from_utf8` walks short strings byte by byte.
+#[allow(unsafe_code)]
+#[inline]
+pub(crate) fn ascii_str(bytes: &[u8]) -> Option<&str> {
+    if bytes.is_ascii() {
+        // SAFETY: ASCII is valid UTF-8.
+        Some(unsafe { std::str::from_utf8_unchecked(bytes) })
+    } else {
+        None
+    }
+}
+
 /// Appends ASCII bytes to `dst`; `Err` if they are not UTF-8 after all.
 pub(crate) fn push_ascii(dst: &mut String, src: &[u8]) -> Result<(), std::str::Utf8Error> {
     dst.reserve(src.len());
@@ -66,5 +79,12 @@ mod tests {
             assert_eq!(&s.as_bytes()[4..], &src[..len]);
         }
         assert!(push_ascii(&mut String::new(), &[0xff; 3000]).is_err());
+        for len in [0, 1, 7, 8, 9, 31, 64] {
+            let text = &src[..len];
+            assert_eq!(ascii_str(text).map(str::as_bytes), Some(text));
+            let mut high = text.to_vec();
+            high.push(0xc3);
+            assert_eq!(ascii_str(&high), None);
+        }
     }
 }

@@ -784,13 +784,56 @@ impl<'de> de::Deserializer<'de> for &mut Hessian2Reader<'de> {
         self.deserialize_any(visitor)
     }
 
+    /// Borrows the string from the input when it is one chunk of valid UTF-8, so that
+    /// `&str` and `#[serde(borrow)] Cow<str>` fields copy nothing.
+    fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.peek() {
+            Some(t) if is_string_tag(t) => {
+                self.pos += 1;
+                match self.borrow_str_after_tag(t) {
+                    Some(s) => visitor.visit_borrowed_str(s),
+                    None => visitor.visit_string(self.string_after_tag(t)?),
+                }
+            }
+            _ => self.deserialize_any(visitor),
+        }
+    }
+
+    fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.peek() {
+            Some(t) if is_string_tag(t) => {
+                self.pos += 1;
+                visitor.visit_string(self.string_after_tag(t)?)
+            }
+            _ => self.deserialize_any(visitor),
+        }
+    }
+
+    fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.deserialize_str(visitor)
+    }
+
+    /// Borrows a binary sent in one chunk from the input (`&[u8]` fields copy nothing).
+    fn deserialize_bytes<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.peek() {
+            Some(t) if is_binary_tag(t) => {
+                self.pos += 1;
+                match self.borrow_binary_after_tag(t) {
+                    Some(b) => visitor.visit_borrowed_bytes(b),
+                    None => visitor.visit_byte_buf(self.binary_after_tag(t)?),
+                }
+            }
+            _ => self.deserialize_any(visitor),
+        }
+    }
+
     fn is_human_readable(&self) -> bool {
         false
     }
 
     serde::forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
-        bytes byte_buf unit unit_struct seq tuple
-        tuple_struct map struct identifier
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char
+        byte_buf unit unit_struct seq tuple
+        tuple_struct map struct
     }
 }

@@ -99,6 +99,41 @@
 //! unpaired surrogate (which Java strings may hold, Rust strings cannot) becomes
 //! U+FFFD. Invalid lead bytes are an [`Error::InvalidString`].
 //!
+//! # Borrowing from the input
+//!
+//! [`from_slice`] and [`Hessian2Reader::deserialize`] take any `Deserialize<'de>`, so a
+//! type may point into the bytes it was decoded from instead of copying them. Use
+//! [`CowStr`] for text: it borrows a string sent in one chunk that is valid UTF-8 (every
+//! string without characters outside the BMP, up to Java's 32 K chunk), copies the others,
+//! and borrows inside `Vec`s and as `HashMap` keys too, where a serde `Cow<str>` always
+//! copies. `&str` and `&[u8]` (`serde_bytes::Bytes`) borrow as well but fail on values that
+//! cannot be borrowed. Skipping the copies (and their allocations and frees) makes decoding
+//! text-heavy POJOs about 1.5× faster (see *Performance*).
+//!
+//! ```
+//! use dubbo_hessian2::{from_slice, to_vec, CowStr};
+//! use serde::Deserialize;
+//!
+//! #[derive(Deserialize)]
+//! #[serde(rename = "org.apache.dubbo.interop.User")]
+//! struct UserRef<'a> {
+//!     id: i64,
+//!     #[serde(borrow)]
+//!     name: CowStr<'a>,
+//!     #[serde(borrow)]
+//!     tags: Vec<CowStr<'a>>,
+//! }
+//!
+//! # #[derive(serde::Serialize)]
+//! # #[serde(rename = "org.apache.dubbo.interop.User")]
+//! # struct User { id: i64, name: String, tags: Vec<String> }
+//! let bytes = to_vec(&User { id: 1, name: "alice".into(), tags: vec!["t1".into()] })?;
+//! let user: UserRef = from_slice(&bytes)?;
+//! assert_eq!(&*user.name, "alice");
+//! assert!(user.name.is_borrowed() && user.tags[0].is_borrowed());
+//! # Ok::<(), dubbo_hessian2::Error>(())
+//! ```
+//!
 //! # References
 //!
 //! A `Q` back-reference to a value that is complete decodes as a copy of it (re-read
@@ -174,11 +209,13 @@
 //!   Chunking of a later large binary in the same stream may then differ from Java's
 //!   (the bytes are still valid Hessian that Java reads back).
 
-#![forbid(unsafe_code)]
+// One audited exception: `copy::ascii_str`.
+#![deny(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod constants;
 mod copy;
+mod cow_str;
 mod de;
 mod error;
 mod fxhash;
@@ -189,6 +226,7 @@ mod typed;
 mod value;
 mod writer;
 
+pub use cow_str::CowStr;
 pub use de::ValueDeserializer;
 pub use error::Error;
 pub use reader::{Hessian2Reader, Limits};
@@ -197,7 +235,7 @@ pub use value::{List, Map, Object, Value};
 pub use writer::Hessian2Writer;
 
 use serde::de::DeserializeOwned;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Serializes `v` as one Hessian 2 stream (fresh tables).
 pub fn to_vec<T: Serialize + ?Sized>(v: &T) -> Result<Vec<u8>, Error> {
@@ -206,8 +244,9 @@ pub fn to_vec<T: Serialize + ?Sized>(v: &T) -> Result<Vec<u8>, Error> {
     Ok(w.into_bytes())
 }
 
-/// Deserializes one value from `bytes`, which must hold exactly that value.
-pub fn from_slice<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Error> {
+/// Deserializes one value from `bytes`, which must hold exactly that value. `T` may
+/// borrow from `bytes` (see [`Hessian2Reader::deserialize`]).
+pub fn from_slice<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> Result<T, Error> {
     let mut r = Hessian2Reader::new(bytes);
     let v = r.deserialize()?;
     if r.remaining() > 0 {
@@ -250,7 +289,7 @@ impl Hessian2Writer {
     }
 }
 
-impl Hessian2Reader<'_> {
+impl<'de> Hessian2Reader<'de> {
     /// Skips the next value of the stream without building it (strings and binaries are
     /// not copied), keeping the stream's tables as reading it would.
     pub fn skip_value(&mut self) -> Result<(), Error> {
@@ -258,7 +297,13 @@ impl Hessian2Reader<'_> {
     }
 
     /// Deserializes the next value of the stream into `T`.
-    pub fn deserialize<T: DeserializeOwned>(&mut self) -> Result<T, Error> {
+    ///
+    /// `T` may borrow from the input: `&'de str`, `&'de [u8]` and `#[serde(borrow)]
+    /// Cow<'de, str>` fields take strings and binaries sent in one chunk (Java splits
+    /// only those over 32 K chars or bytes) without copying them, as long as the string
+    /// is valid UTF-8 (CESU-8 differs from it only for chars outside the BMP). A `&str` field fails on a string that cannot be borrowed; `Cow`
+    /// copies those instead, so it is the type to use for text from the wire.
+    pub fn deserialize<T: Deserialize<'de>>(&mut self) -> Result<T, Error> {
         self.top_level(|r| T::deserialize(r))
     }
 }

@@ -298,10 +298,12 @@ impl<'de> Hessian2Reader<'de> {
                 Some(&BC_END) | None => break,
                 Some(_) => {}
             }
-            match self
-                .skip_scalar_as(p, false)
-                .and_then(|q| self.skip_scalar_as(q, false))
-            {
+            // Short strings (the usual keys and values) first, without the general match.
+            let step = |p: usize| match self.input.get(p) {
+                Some(&t @ 0x00..=0x1f) => Some(p + 1 + usize::from(t)),
+                _ => self.skip_scalar_as(p, false),
+            };
+            match step(p).and_then(step) {
                 Some(q) => {
                     n += 1;
                     p = q;
@@ -544,20 +546,91 @@ impl<'de> Hessian2Reader<'de> {
     /// Decodes a string whose first tag was already consumed (handles `R` chunks).
     #[inline]
     pub(crate) fn string_after_tag(&mut self, tag: u8) -> Result<String, Error> {
-        // Most strings on the wire are short and ASCII: keep that path small enough to
-        // inline into its callers.
-        if tag <= 0x1f {
-            let len = usize::from(tag);
-            if len <= self.limits.max_string_len {
-                if let Some(s) = self.input.get(self.pos..self.pos + len) {
-                    if let Some(st) = ascii_string(s) {
-                        self.pos += len;
-                        return Ok(st);
-                    }
-                }
+        // Most strings on the wire are short and valid UTF-8 (ASCII, or without
+        // surrogate pairs): copy them straight out of the input. Longer ones go the
+        // general way, which copies in pieces (see `copy`).
+        if matches!(tag, 0x00..=0x1f | 0x30..=0x33) {
+            if let Some(s) = self.borrow_str_after_tag(tag) {
+                return Ok(s.to_owned());
             }
         }
         self.string_after_tag_general(tag)
+    }
+
+    /// The string whose tag was just read, as a slice of the input, when it is one chunk
+    /// of valid UTF-8 (any string whose CESU-8 has no surrogate pair); `None`, with
+    /// nothing consumed, otherwise.
+    #[inline]
+    pub(crate) fn borrow_str_after_tag(&mut self, tag: u8) -> Option<&'de str> {
+        // Short ASCII strings (most of them) inline; the rest out of line.
+        if tag <= 0x1f && usize::from(tag) <= self.limits.max_string_len {
+            let input: &'de [u8] = self.input;
+            let end = self.pos + usize::from(tag);
+            if let Some(s) = input.get(self.pos..end).and_then(crate::copy::ascii_str) {
+                self.pos = end;
+                return Some(s);
+            }
+        }
+        self.borrow_str_after_tag_general(tag)
+    }
+
+    #[inline(never)]
+    fn borrow_str_after_tag_general(&mut self, tag: u8) -> Option<&'de str> {
+        let input: &'de [u8] = self.input;
+        let p = self.pos;
+        let (hdr, units) = match tag {
+            0x00..=0x1f => (0, usize::from(tag)),
+            0x30..=0x33 => (
+                1,
+                (usize::from(tag - 0x30) << 8) | usize::from(*input.get(p)?),
+            ),
+            BC_STRING => (
+                2,
+                (usize::from(*input.get(p)?) << 8) | usize::from(*input.get(p + 1)?),
+            ),
+            _ => return None,
+        };
+        if units > self.limits.max_string_len {
+            return None;
+        }
+        let start = p + hdr;
+        if let Some(s) = input
+            .get(start..start + units)
+            .and_then(crate::copy::ascii_str)
+        {
+            self.pos = start + units;
+            return Some(s);
+        }
+        let end = self.skip_units(start, units)?;
+        let s = std::str::from_utf8(input.get(start..end)?).ok()?;
+        self.pos = end;
+        Some(s)
+    }
+
+    /// The binary whose tag was just read, as a slice of the input, when it is one chunk;
+    /// `None`, with nothing consumed, otherwise.
+    #[inline]
+    pub(crate) fn borrow_binary_after_tag(&mut self, tag: u8) -> Option<&'de [u8]> {
+        let input: &'de [u8] = self.input;
+        let p = self.pos;
+        let (hdr, len) = match tag {
+            0x20..=0x2f => (0, usize::from(tag - 0x20)),
+            0x34..=0x37 => (
+                1,
+                (usize::from(tag - 0x34) << 8) | usize::from(*input.get(p)?),
+            ),
+            BC_BINARY => (
+                2,
+                (usize::from(*input.get(p)?) << 8) | usize::from(*input.get(p + 1)?),
+            ),
+            _ => return None,
+        };
+        if len > self.limits.max_binary_len {
+            return None;
+        }
+        let data = input.get(p + hdr..p + hdr + len)?;
+        self.pos = p + hdr + len;
+        Some(data)
     }
 
     #[inline(never)]
@@ -774,18 +847,23 @@ impl<'de> Hessian2Reader<'de> {
         // A stream per message repeats the same definitions over and over: look the
         // definition's bytes up before parsing (and allocating) its strings again.
         let start = self.pos;
+        let input: &'de [u8] = self.input;
+        let hit = class_def_cache::recent(input.get(start..).unwrap_or_default()).or_else(|| {
+            let key = self
+                .class_def_end(start)
+                .and_then(|end| input.get(start..end))?;
+            class_def_cache::get(key).map(|def| (key.len(), def))
+        });
+        if let Some((len, def)) = hit {
+            self.pos = start + len;
+            if self.replay == 0 {
+                self.classes.push(def);
+            }
+            return Ok(());
+        }
         let key = self
             .class_def_end(start)
             .and_then(|end| self.input.get(start..end));
-        if let Some(key) = key {
-            if let Some(def) = class_def_cache::get(key) {
-                self.pos = start + key.len();
-                if self.replay == 0 {
-                    self.classes.push(def);
-                }
-                return Ok(());
-            }
-        }
         let def = Rc::new(self.parse_class_def()?);
         if let Some(key) = key {
             class_def_cache::put(key, &def);
@@ -1088,15 +1166,7 @@ impl<'de> Hessian2Reader<'de> {
 /// checking (cheaper than `is_ascii` + `str::from_utf8` + a copy, in safe code).
 #[inline]
 fn ascii_string(s: &[u8]) -> Option<String> {
-    if s.len() <= 32 {
-        let mut high = 0u8;
-        let mut out = String::with_capacity(s.len());
-        for &b in s {
-            high |= b;
-            out.push(char::from(b & 0x7f));
-        }
-        (high < 0x80).then_some(out)
-    } else if s.is_ascii() {
+    if s.is_ascii() {
         String::from_utf8(crate::copy::to_vec(s)).ok()
     } else {
         None
@@ -1148,11 +1218,50 @@ mod class_def_cache {
             RefCell::new(HashMap::default());
     }
 
+    /// How many definitions [`recent`] tries before hashing.
+    const RECENT: usize = 4;
+
+    /// A definition's bytes (after its `C`) and the definition.
+    type Known = (Rc<[u8]>, Rc<ClassDef>);
+
+    thread_local! {
+        /// The definitions met last, newest first.
+        static LAST: RefCell<Vec<Known>> = const { RefCell::new(Vec::new()) };
+    }
+
+    /// A definition met lately whose bytes start `input`, with its length. A definition
+    /// delimits itself, so bytes equal to one already parsed parse to the same thing:
+    /// this needs neither finding the end first nor hashing.
+    pub(super) fn recent(input: &[u8]) -> Option<(usize, Rc<ClassDef>)> {
+        LAST.try_with(|l| {
+            let l = l.try_borrow().ok()?;
+            l.iter()
+                .find(|(key, _)| input.starts_with(key))
+                .map(|(key, def)| (key.len(), Rc::clone(def)))
+        })
+        .ok()
+        .flatten()
+    }
+
+    fn remember(key: &[u8], def: &Rc<ClassDef>) {
+        let _ = LAST.try_with(|l| {
+            if let Ok(mut l) = l.try_borrow_mut() {
+                l.retain(|(k, _)| **k != *key);
+                if l.len() >= RECENT {
+                    l.pop();
+                }
+                l.insert(0, (Rc::from(key), Rc::clone(def)));
+            }
+        });
+    }
+
     pub(super) fn get(key: &[u8]) -> Option<Rc<ClassDef>> {
-        CACHE
+        let def = CACHE
             .try_with(|c| c.try_borrow().ok().and_then(|c| c.get(key).cloned()))
             .ok()
-            .flatten()
+            .flatten()?;
+        remember(key, &def);
+        Some(def)
     }
 
     pub(super) fn put(key: &[u8], def: &Rc<ClassDef>) {
@@ -1164,5 +1273,6 @@ mod class_def_cache {
                 c.insert(key.into(), Rc::clone(def));
             }
         });
+        remember(key, def);
     }
 }

@@ -17,6 +17,9 @@ fn bench_cases_encode_to_java_sizes() {
             c.name
         );
         (c.check)(&buf).unwrap();
+        if let Some((_, check)) = &c.borrowed {
+            check(&buf).unwrap();
+        }
     }
 }
 

@@ -957,3 +957,144 @@ fn skipping_does_not_replay_references() {
     bad.extend_from_slice(&hex("51 95"));
     assert!(Hessian2Reader::new(&bad).skip_value().is_err());
 }
+
+#[test]
+fn borrowed_strings_point_into_the_input_or_are_copied() {
+    use dubbo_hessian2::CowStr;
+    // One chunk of valid UTF-8 (ASCII, 2- and 3-byte chars) borrows; CESU-8 surrogate
+    // pairs, chunked strings and lenient 4-byte UTF-8 in the middle of CESU-8 are copied.
+    let long = "y".repeat(0x8001);
+    let medium = "z".repeat(300);
+    let texts = [
+        "",
+        "hello",
+        "héllo wörld",
+        "服务治理",
+        &medium,
+        "😀 smile",
+        &long,
+    ];
+    let bytes = to_vec(&texts.to_vec()).unwrap();
+    let back: Vec<CowStr> = from_slice(&bytes).unwrap();
+    assert_eq!(back.len(), texts.len());
+    for (b, t) in back.iter().zip(texts) {
+        assert_eq!(*b, *t);
+    }
+    let borrowed: Vec<bool> = back.iter().map(CowStr::is_borrowed).collect();
+    assert_eq!(borrowed, [true, true, true, true, true, false, false]);
+    // `&str` borrows too, and fails cleanly where it cannot.
+    let short = to_vec(&vec!["a", "服务"]).unwrap();
+    let one: Vec<&str> = from_slice(&short).unwrap();
+    assert_eq!(one, ["a", "服务"]);
+    assert!(from_slice::<Vec<&str>>(&bytes).is_err());
+    // Map keys and struct fields borrow as well.
+    #[derive(Deserialize)]
+    struct Named<'a> {
+        #[serde(borrow)]
+        name: CowStr<'a>,
+        #[serde(borrow)]
+        attrs: HashMap<CowStr<'a>, CowStr<'a>>,
+    }
+    #[derive(Serialize)]
+    struct NamedOut {
+        name: String,
+        attrs: HashMap<String, String>,
+    }
+    let bytes = to_vec(&NamedOut {
+        name: "n".into(),
+        attrs: HashMap::from([("k".into(), "v".into())]),
+    })
+    .unwrap();
+    let n: Named = from_slice(&bytes).unwrap();
+    assert!(n.name.is_borrowed() && n.attrs["k"].is_borrowed());
+    assert_eq!(n.attrs["k"], "v");
+}
+
+#[test]
+fn borrowed_binaries_point_into_the_input() {
+    let small = serde_bytes::ByteBuf::from(vec![1u8, 2, 3]);
+    let bytes = to_vec(&small).unwrap();
+    let b: &serde_bytes::Bytes = from_slice(&bytes).unwrap();
+    assert_eq!(&b[..], &[1, 2, 3]);
+    let start = bytes.as_ptr() as usize;
+    let at = b.as_ptr() as usize;
+    assert!(at > start && at < start + bytes.len());
+    // A binary in several chunks cannot be one slice of the input.
+    let big = serde_bytes::ByteBuf::from(vec![7u8; 40_000]);
+    let bytes = to_vec(&big).unwrap();
+    assert!(from_slice::<&serde_bytes::Bytes>(&bytes).is_err());
+    assert_eq!(from_slice::<serde_bytes::ByteBuf>(&bytes).unwrap(), big);
+}
+
+#[test]
+fn string_limit_holds_on_every_path() {
+    let bytes = to_vec(&vec!["hello"]).unwrap();
+    let limits = Limits {
+        max_string_len: 3,
+        ..Limits::default()
+    };
+    let err = |r: Result<(), Error>| {
+        assert!(
+            matches!(r, Err(Error::LengthLimit { what: "string", .. })),
+            "{r:?}"
+        )
+    };
+    err(Hessian2Reader::with_limits(&bytes, limits)
+        .deserialize::<Vec<String>>()
+        .map(drop));
+    err(Hessian2Reader::with_limits(&bytes, limits)
+        .deserialize::<Vec<dubbo_hessian2::CowStr>>()
+        .map(drop));
+    err(Hessian2Reader::with_limits(&bytes, limits)
+        .read_value()
+        .map(drop));
+    assert!(
+        Hessian2Reader::with_limits(&to_vec(&vec!["abc"]).unwrap(), limits)
+            .deserialize::<Vec<String>>()
+            .is_ok()
+    );
+}
+
+#[test]
+fn class_definitions_met_again_decode_to_their_own_fields() {
+    // Streams alternating between classes (one definition each, which the reader
+    // recognises from its bytes) keep each class's fields apart.
+    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    #[serde(rename = "a.A")]
+    struct A {
+        x: i32,
+        y: String,
+    }
+    // The same class name with other fields (another version of the class), written
+    // as a `Value` since the writer caches one layout per Rust class name.
+    #[derive(Deserialize, Debug, PartialEq)]
+    #[serde(rename = "a.A")]
+    struct A2 {
+        y: String,
+    }
+    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    #[serde(rename = "b.B")]
+    struct B {
+        x: String,
+    }
+    let a = A {
+        x: 1,
+        y: "a".into(),
+    };
+    let a2 = A2 { y: "a2".into() };
+    let b = B { x: "b".into() };
+    let (ab, a2b, bb) = (
+        to_vec(&a).unwrap(),
+        to_vec(&Value::object("a.A", [("y", Value::string("a2"))])).unwrap(),
+        to_vec(&b).unwrap(),
+    );
+    for _ in 0..3 {
+        assert_eq!(from_slice::<A>(&ab).unwrap(), a);
+        assert_eq!(from_slice::<B>(&bb).unwrap(), b);
+        assert_eq!(from_slice::<A2>(&a2b).unwrap(), a2);
+        let v = Hessian2Reader::new(&a2b).read_value().unwrap();
+        assert_eq!(v.as_object().unwrap().fields.len(), 1);
+        let v = Hessian2Reader::new(&ab).read_value().unwrap();
+        assert_eq!(v.as_object().unwrap().fields.len(), 2);
+    }
+}

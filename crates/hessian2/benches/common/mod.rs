@@ -17,7 +17,7 @@
 
 use std::collections::HashMap;
 
-use dubbo_hessian2::{java, Hessian2Reader, Hessian2Writer};
+use dubbo_hessian2::{java, CowStr, Hessian2Reader, Hessian2Writer};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
@@ -64,6 +64,79 @@ impl BenchPojo {
             tags: (0..10).map(|t| format!("tag-{i}-{t}")).collect(),
             attrs: (0..10)
                 .map(|k| (format!("key-{k}"), format!("value-{i}-{k}")))
+                .collect(),
+        }
+    }
+}
+
+/// [`BenchPojo`] decoded without copying its text: every string borrows from the input
+/// (see [`CowStr`]).
+#[derive(Debug, Deserialize)]
+#[serde(rename = "org.apache.dubbo.interop.BenchPojo")]
+pub struct BenchPojoRef<'a> {
+    pub id: i64,
+    #[serde(borrow)]
+    pub name: CowStr<'a>,
+    #[serde(borrow)]
+    pub email: CowStr<'a>,
+    pub age: i32,
+    pub score: f64,
+    pub active: bool,
+    #[serde(borrow)]
+    pub description: CowStr<'a>,
+    pub created: java::Date,
+    #[serde(borrow)]
+    pub tags: Vec<CowStr<'a>>,
+    #[serde(borrow)]
+    pub attrs: HashMap<CowStr<'a>, CowStr<'a>>,
+}
+
+impl BenchPojoRef<'_> {
+    pub fn to_owned(&self) -> BenchPojo {
+        BenchPojo {
+            id: self.id,
+            name: self.name.to_string(),
+            email: self.email.to_string(),
+            age: self.age,
+            score: self.score,
+            active: self.active,
+            description: self.description.to_string(),
+            created: self.created,
+            tags: self.tags.iter().map(|t| t.to_string()).collect(),
+            attrs: self
+                .attrs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        }
+    }
+}
+
+/// [`User`] decoded without copying its text.
+#[derive(Debug, Deserialize)]
+#[serde(rename = "org.apache.dubbo.interop.User")]
+pub struct UserRef<'a> {
+    pub id: i64,
+    #[serde(borrow)]
+    pub name: CowStr<'a>,
+    pub age: i32,
+    #[serde(borrow)]
+    pub tags: Vec<CowStr<'a>>,
+    #[serde(borrow)]
+    pub attrs: HashMap<CowStr<'a>, CowStr<'a>>,
+}
+
+impl UserRef<'_> {
+    pub fn to_owned(&self) -> User {
+        User {
+            id: self.id,
+            name: self.name.to_string(),
+            age: self.age,
+            tags: self.tags.iter().map(|t| t.to_string()).collect(),
+            attrs: self
+                .attrs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
                 .collect(),
         }
     }
@@ -148,6 +221,41 @@ pub struct Case {
     pub decode: DecodeFn,
     /// Decodes bytes (e.g. Java's) and compares them with the case's value.
     pub check: CheckFn,
+    /// For cases with text: decodes into the borrowing variant of the type
+    /// ([`BenchPojoRef`], [`UserRef`]; dropped), and checks that against the value.
+    pub borrowed: Option<(DecodeFn, CheckFn)>,
+    /// For `binary_64k`: the bytes, for the `copy` reference op (Java's
+    /// `System.arraycopy`): what one copy of them costs on this machine.
+    pub copy: Option<Vec<u8>>,
+}
+
+/// One copy of `src` into the reused `dst`, in 2 KiB pieces, as the writer copies
+/// (glibc's `rep movsb` for larger copies is much slower at some alignments on AMD).
+#[inline]
+pub fn copy_into(src: &[u8], dst: &mut Vec<u8>) {
+    dst.clear();
+    for piece in src.chunks(2048) {
+        dst.extend_from_slice(piece);
+    }
+}
+
+fn check_decoded<T: PartialEq>(
+    name: &str,
+    bytes: &[u8],
+    value: &T,
+    read: impl FnOnce(&mut Hessian2Reader<'_>) -> Result<T, String>,
+) -> Result<(), String> {
+    let mut r = Hessian2Reader::new(bytes);
+    let back = read(&mut r).map_err(|e| format!("{name}: {e}"))?;
+    if r.remaining() != 0 {
+        return Err(format!("{name}: {} trailing bytes", r.remaining()));
+    }
+    if back != *value {
+        return Err(format!(
+            "{name}: decoded value differs from the case's value"
+        ));
+    }
+    Ok(())
 }
 
 fn case<T>(name: &'static str, value: T) -> Case
@@ -161,30 +269,62 @@ where
         encode: Box::new(move |buf| encode_into(&*v1, buf)),
         decode: Box::new(|bytes| drop(std::hint::black_box(decode::<T>(bytes)))),
         check: Box::new(move |bytes| {
-            let mut r = Hessian2Reader::new(bytes);
-            let back: T = r.deserialize().map_err(|e| format!("{name}: {e}"))?;
-            if r.remaining() != 0 {
-                return Err(format!("{name}: {} trailing bytes", r.remaining()));
-            }
-            if back != *v2 {
-                return Err(format!(
-                    "{name}: decoded value differs from the case's value"
-                ));
-            }
-            Ok(())
+            check_decoded(name, bytes, &*v2, |r| {
+                r.deserialize().map_err(|e| e.to_string())
+            })
         }),
+        borrowed: None,
+        copy: None,
     }
 }
 
 /// All cases, in Java's order.
 pub fn cases() -> Vec<Case> {
-    vec![
-        case("pojo_1k", BenchPojo::of(1)),
-        case("pojos_100", pojos_100()),
-        case("users_100", users_100()),
-        case("string_64k", string_64k()),
-        case("binary_64k", binary_64k()),
-    ]
+    let mut pojo = case("pojo_1k", BenchPojo::of(1));
+    pojo.borrowed = Some((
+        Box::new(|bytes| {
+            let v: BenchPojoRef = Hessian2Reader::new(bytes).deserialize().expect("decode");
+            drop(std::hint::black_box(v))
+        }),
+        Box::new(|bytes| {
+            check_decoded("pojo_1k", bytes, &BenchPojo::of(1), |r| {
+                r.deserialize::<BenchPojoRef>()
+                    .map(|v| v.to_owned())
+                    .map_err(|e| e.to_string())
+            })
+        }),
+    ));
+    let mut pojos = case("pojos_100", pojos_100());
+    pojos.borrowed = Some((
+        Box::new(|bytes| {
+            let v: Vec<BenchPojoRef> = Hessian2Reader::new(bytes).deserialize().expect("decode");
+            drop(std::hint::black_box(v))
+        }),
+        Box::new(|bytes| {
+            check_decoded("pojos_100", bytes, &pojos_100(), |r| {
+                r.deserialize::<Vec<BenchPojoRef>>()
+                    .map(|v| v.iter().map(BenchPojoRef::to_owned).collect())
+                    .map_err(|e| e.to_string())
+            })
+        }),
+    ));
+    let mut users = case("users_100", users_100());
+    users.borrowed = Some((
+        Box::new(|bytes| {
+            let v: Vec<UserRef> = Hessian2Reader::new(bytes).deserialize().expect("decode");
+            drop(std::hint::black_box(v))
+        }),
+        Box::new(|bytes| {
+            check_decoded("users_100", bytes, &users_100(), |r| {
+                r.deserialize::<Vec<UserRef>>()
+                    .map(|v| v.iter().map(UserRef::to_owned).collect())
+                    .map_err(|e| e.to_string())
+            })
+        }),
+    ));
+    let mut binary = case("binary_64k", binary_64k());
+    binary.copy = Some(binary_64k().into_vec());
+    vec![pojo, pojos, users, case("string_64k", string_64k()), binary]
 }
 
 /// Java's size for a case.

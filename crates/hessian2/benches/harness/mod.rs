@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use std::io::Write as _;
 use std::time::Instant;
 
-const USAGE: &str = "usage: compare [--warmup-ms 3000] [--measure-ms 5000] [--csv FILE] [--only CASE,...] [--ops encode,decode] [--list yes] [--java-bytes DIR] [--iters N]";
+const USAGE: &str = "usage: compare [--warmup-ms 3000] [--measure-ms 5000] [--csv FILE] [--only CASE,...] [--ops encode,decode,decode-borrowed,copy] [--list yes] [--java-bytes DIR] [--iters N]";
 
 /// Target duration of one measured sample.
 const SAMPLE_NS: u64 = 50_000_000;
@@ -134,7 +134,12 @@ pub fn main() {
     let mut csv: Option<String> = None;
     let mut only: Option<Vec<String>> = None;
     let mut java_dir: Option<String> = None;
-    let mut ops = vec!["encode".to_owned(), "decode".to_owned()];
+    let mut ops = vec![
+        "encode".to_owned(),
+        "decode".to_owned(),
+        "decode-borrowed".to_owned(),
+        "copy".to_owned(),
+    ];
     let mut iters: Option<u64> = None;
     let all = common::cases();
 
@@ -195,7 +200,10 @@ pub fn main() {
                 .unwrap_or_else(|e| die(&format!("cannot read {}: {e}", path.display())));
             let mut buf = Vec::new();
             let rust = (c.encode)(&mut buf);
-            let same = (c.check)(&java);
+            let same = (c.check)(&java).and_then(|()| match &c.borrowed {
+                Some((_, check)) => check(&java),
+                None => Ok(()),
+            });
             if let Err(e) = &same {
                 eprintln!("java-bytes: {e}");
             }
@@ -233,6 +241,16 @@ pub fn main() {
                 if ops.iter().any(|o| o == "decode") {
                     (c.decode)(std::hint::black_box(&bytes));
                 }
+                if let Some((decode, _)) = c
+                    .borrowed
+                    .as_ref()
+                    .filter(|_| ops.iter().any(|o| o == "decode-borrowed"))
+                {
+                    decode(std::hint::black_box(&bytes));
+                }
+                if let Some(src) = c.copy.as_ref().filter(|_| ops.iter().any(|o| o == "copy")) {
+                    common::copy_into(std::hint::black_box(src), &mut buf);
+                }
             }
         }
         return;
@@ -248,7 +266,7 @@ pub fn main() {
     );
     let _ = writeln!(
         out,
-        "{:<11} {:<7} {:>12} {:>14} {:>8} {:>8} {:>8} {:>12} {:>12}",
+        "{:<11} {:<15} {:>12} {:>14} {:>8} {:>8} {:>8} {:>12} {:>12}",
         "case", "op", "ns/op", "ops/s", "bytes", "samples", "spread", "cpu_ns/op", "cpu_p10"
     );
     let mut results = Vec::new();
@@ -256,7 +274,10 @@ pub fn main() {
     for c in all.iter().filter(|c| selected(c.name)) {
         let n = (c.encode)(&mut buf);
         let bytes = buf.clone();
-        if let Err(e) = (c.check)(&bytes) {
+        if let Err(e) = (c.check)(&bytes).and_then(|()| match &c.borrowed {
+            Some((_, check)) => check(&bytes),
+            None => Ok(()),
+        }) {
             die(&format!(
                 "{}: decode(encode(v)) differs from v: {e}",
                 c.name
@@ -283,6 +304,41 @@ pub fn main() {
                 }
             };
             let r = time(c.name, "decode", &mut dec, n, warmup_ms, measure_ms);
+            print_row(&mut out, &r);
+            results.push(r);
+        }
+        if let Some((decode, _)) = c
+            .borrowed
+            .as_ref()
+            .filter(|_| ops.iter().any(|o| o == "decode-borrowed"))
+        {
+            eprintln!("# {} decode-borrowed", c.name);
+            let mut dec = |k: u64| {
+                for _ in 0..k {
+                    decode(std::hint::black_box(&bytes));
+                }
+            };
+            let r = time(
+                c.name,
+                "decode-borrowed",
+                &mut dec,
+                n,
+                warmup_ms,
+                measure_ms,
+            );
+            print_row(&mut out, &r);
+            results.push(r);
+        }
+        if let Some(src) = c.copy.as_ref().filter(|_| ops.iter().any(|o| o == "copy")) {
+            eprintln!("# {} copy", c.name);
+            let mut dst: Vec<u8> = Vec::with_capacity(src.len());
+            let mut copy = |k: u64| {
+                for _ in 0..k {
+                    common::copy_into(std::hint::black_box(src), &mut dst);
+                }
+                std::hint::black_box(&dst);
+            };
+            let r = time(c.name, "copy", &mut copy, n, warmup_ms, measure_ms);
             print_row(&mut out, &r);
             results.push(r);
         }
@@ -314,7 +370,7 @@ pub fn main() {
 fn print_row(out: &mut impl std::io::Write, r: &Result) {
     let _ = writeln!(
         out,
-        "{:<11} {:<7} {:>12.1} {:>14.0} {:>8} {:>8} {:>7.1}% {:>12.1} {:>12.1}",
+        "{:<11} {:<15} {:>12.1} {:>14.0} {:>8} {:>8} {:>7.1}% {:>12.1} {:>12.1}",
         r.name,
         r.op,
         r.ns_per_op,

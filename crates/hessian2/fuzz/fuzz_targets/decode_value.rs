@@ -2,7 +2,9 @@
 //! allocate beyond what the input justifies.
 #![no_main]
 
-use dubbo_hessian2::{Hessian2Reader, Value};
+use std::collections::BTreeMap;
+
+use dubbo_hessian2::{CowStr, Hessian2Reader, Value};
 use libfuzzer_sys::fuzz_target;
 
 /// A struct whose fields mostly do not exist in the input: decoding it skips the rest.
@@ -32,4 +34,26 @@ fuzz_target!(|data: &[u8]| {
     let _ = dubbo_hessian2::from_slice::<std::collections::HashMap<String, Option<i64>>>(data);
     let _ = dubbo_hessian2::from_slice::<Sparse>(data);
     let _ = dubbo_hessian2::from_slice::<Vec<Sparse>>(data);
+    // Borrowing decodes what copying decodes: the same text, or an error for both.
+    let owned = dubbo_hessian2::from_slice::<Vec<BTreeMap<String, String>>>(data);
+    let borrowed = dubbo_hessian2::from_slice::<Vec<BTreeMap<CowStr, CowStr>>>(data);
+    match (owned, borrowed) {
+        (Ok(o), Ok(b)) => {
+            let b: Vec<BTreeMap<String, String>> = b
+                .into_iter()
+                .map(|m| m.into_iter().map(|(k, v)| (k.into_owned(), v.into_owned())).collect())
+                .collect();
+            assert_eq!(o, b);
+        }
+        (Err(_), Err(_)) => {}
+        (o, b) => panic!("owned and borrowed decoding disagree: {o:?} / {b:?}"),
+    }
+    let owned = dubbo_hessian2::from_slice::<Vec<serde_bytes::ByteBuf>>(data);
+    let borrowed = dubbo_hessian2::from_slice::<Vec<&serde_bytes::Bytes>>(data);
+    match (owned, borrowed) {
+        (Ok(o), Ok(b)) => assert!(o.iter().map(|x| &x[..]).eq(b.iter().map(|x| &x[..]))),
+        // A binary in several chunks cannot be borrowed.
+        (Ok(_), Err(_)) | (Err(_), Err(_)) => {}
+        (o, b) => panic!("borrowed decoding accepted what owned refused: {o:?} / {b:?}"),
+    }
 });

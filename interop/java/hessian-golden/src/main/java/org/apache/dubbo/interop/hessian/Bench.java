@@ -50,6 +50,9 @@ import org.apache.dubbo.interop.User;
  *       Hessian2Output(bos)}, {@code writeObject(value)}, {@code flush()}</li>
  *   <li>{@code decode}: {@code new Hessian2Input(new ByteArrayInputStream(bytes))}, {@code
  *       readObject()} (into the Java classes: BenchPojo, User, String, byte[])</li>
+ *   <li>{@code copy} ({@code binary_64k} only, a reference, not a codec operation): {@code
+ *       System.arraycopy} of the 64 KiB array into a reused array, the machine's cost of one copy
+ *       of it, which any encoder producing the bytes must pay at least once</li>
  * </ul>
  * Both use one shared {@link SerializerFactory}, as Dubbo does (it caches its factory per class
  * loader); a fresh factory per call would mostly time the factory's reflection caches.
@@ -153,6 +156,16 @@ public final class Bench {
         Hessian2Input in = new Hessian2Input(new ByteArrayInputStream(bytes));
         in.setSerializerFactory(FACTORY);
         return in.readObject();
+    }
+
+    static Op copyOp(byte[] src) {
+        byte[] dst = new byte[src.length];
+        return n -> {
+            for (int i = 0; i < n; i++) {
+                System.arraycopy(src, 0, dst, 0, src.length);
+            }
+            sink = dst;
+        };
     }
 
     @FunctionalInterface
@@ -312,9 +325,15 @@ public final class Bench {
                 Files.createDirectories(d);
                 Files.write(d.resolve(c.name() + ".bin"), bytes);
             }
-            for (String opName : new String[] {"encode", "decode"}) {
+            String[] ops = c.value() instanceof byte[] ? new String[] {"encode", "decode", "copy"}
+                    : new String[] {"encode", "decode"};
+            for (String opName : ops) {
                 System.err.println("# " + c.name() + " " + opName);
-                Op op = "encode".equals(opName) ? encodeOp(c.value()) : decodeOp(bytes);
+                Op op = switch (opName) {
+                    case "encode" -> encodeOp(c.value());
+                    case "decode" -> decodeOp(bytes);
+                    default -> copyOp((byte[]) c.value());
+                };
                 Result r = time(c.name(), opName, op, bytes.length, warmupMs, measureMs);
                 results.add(r);
                 out.printf(Locale.ROOT, "%-11s %-7s %12.1f %14.0f %8d %8d %7.1f%% %12.1f %12.1f%n", r.name(), r.op(),
