@@ -5,6 +5,8 @@
 //! - `encode/*`: serde into a fresh writer (fresh tables) over a reused buffer, as
 //!   Java's `Bench` reuses one `ByteArrayOutputStream`;
 //! - `decode/*`: into the typed Rust value;
+//! - `decode_borrowed/*`: into its borrowing variant (`BenchPojoRef`, `UserRef`: strings
+//!   as `CowStr`s pointing into the input), for the cases with text;
 //! - `decode_value/*` / `encode_value/*`: through the dynamic [`Value`].
 //!
 //! Run: `cargo bench -p dubbo-hessian2 --bench codec`. The side-by-side comparison
@@ -59,7 +61,25 @@ where
     g.finish();
 }
 
+fn bench_borrowed(c: &mut Criterion) {
+    let mut g = c.benchmark_group("hessian2");
+    for case in common::cases() {
+        let Some((decode, check)) = &case.borrowed else {
+            continue;
+        };
+        let mut bytes = Vec::new();
+        (case.encode)(&mut bytes);
+        check(&bytes).unwrap();
+        g.throughput(Throughput::Bytes(bytes.len() as u64));
+        g.bench_function(BenchmarkId::new("decode_borrowed", case.name), |b| {
+            b.iter(|| decode(black_box(&bytes)))
+        });
+    }
+    g.finish();
+}
+
 fn benches(c: &mut Criterion) {
+    bench_borrowed(c);
     bench_case(c, "pojo_1k", &BenchPojo::of(1));
     bench_case(c, "pojos_100", &common::pojos_100());
     bench_case(c, "users_100", &common::users_100());
