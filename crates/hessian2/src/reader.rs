@@ -578,18 +578,7 @@ impl<'de> Hessian2Reader<'de> {
     fn borrow_str_after_tag_general(&mut self, tag: u8) -> Option<&'de str> {
         let input: &'de [u8] = self.input;
         let p = self.pos;
-        let (hdr, units) = match tag {
-            0x00..=0x1f => (0, usize::from(tag)),
-            0x30..=0x33 => (
-                1,
-                (usize::from(tag - 0x30) << 8) | usize::from(*input.get(p)?),
-            ),
-            BC_STRING => (
-                2,
-                (usize::from(*input.get(p)?) << 8) | usize::from(*input.get(p + 1)?),
-            ),
-            _ => return None,
-        };
+        let (hdr, units) = self.final_chunk_header(tag, OneChunk::String)?;
         if units > self.limits.max_string_len {
             return None;
         }
@@ -607,24 +596,35 @@ impl<'de> Hessian2Reader<'de> {
         Some(s)
     }
 
+    /// For a string or binary whose tag was just read and that is a single (final) chunk:
+    /// how many length bytes follow the tag, and the length (UTF-16 units or bytes).
+    #[inline]
+    fn final_chunk_header(&self, tag: u8, kind: OneChunk) -> Option<(usize, usize)> {
+        // (first tag with the length in it, how many such tags, first tag with one length
+        // byte after it, tag with two length bytes)
+        let (short, shorts, medium, long) = match kind {
+            OneChunk::String => (0x00, 0x20, 0x30, BC_STRING),
+            OneChunk::Binary => (0x20, 0x10, 0x34, BC_BINARY),
+        };
+        let b = |i: usize| self.input.get(self.pos + i).map(|&x| usize::from(x));
+        if tag.wrapping_sub(short) < shorts {
+            Some((0, usize::from(tag - short)))
+        } else if tag.wrapping_sub(medium) < 4 {
+            Some((1, (usize::from(tag - medium) << 8) | b(0)?))
+        } else if tag == long {
+            Some((2, (b(0)? << 8) | b(1)?))
+        } else {
+            None
+        }
+    }
+
     /// The binary whose tag was just read, as a slice of the input, when it is one chunk;
     /// `None`, with nothing consumed, otherwise.
     #[inline]
     pub(crate) fn borrow_binary_after_tag(&mut self, tag: u8) -> Option<&'de [u8]> {
         let input: &'de [u8] = self.input;
         let p = self.pos;
-        let (hdr, len) = match tag {
-            0x20..=0x2f => (0, usize::from(tag - 0x20)),
-            0x34..=0x37 => (
-                1,
-                (usize::from(tag - 0x34) << 8) | usize::from(*input.get(p)?),
-            ),
-            BC_BINARY => (
-                2,
-                (usize::from(*input.get(p)?) << 8) | usize::from(*input.get(p + 1)?),
-            ),
-            _ => return None,
-        };
+        let (hdr, len) = self.final_chunk_header(tag, OneChunk::Binary)?;
         if len > self.limits.max_binary_len {
             return None;
         }
@@ -1171,6 +1171,13 @@ fn ascii_string(s: &[u8]) -> Option<String> {
     } else {
         None
     }
+}
+
+/// Which kind of one-chunk value [`Hessian2Reader::final_chunk_header`] reads.
+#[derive(Clone, Copy)]
+enum OneChunk {
+    String,
+    Binary,
 }
 
 /// Tags that start a string (or its first chunk).

@@ -102,14 +102,20 @@ impl BenchPojoRef<'_> {
             active: self.active,
             description: self.description.to_string(),
             created: self.created,
-            tags: self.tags.iter().map(|t| t.to_string()).collect(),
-            attrs: self
-                .attrs
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
+            tags: owned_list(&self.tags),
+            attrs: owned_map(&self.attrs),
         }
     }
+}
+
+fn owned_list(list: &[CowStr<'_>]) -> Vec<String> {
+    list.iter().map(|t| t.to_string()).collect()
+}
+
+fn owned_map(map: &HashMap<CowStr<'_>, CowStr<'_>>) -> HashMap<String, String> {
+    map.iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
 }
 
 /// [`User`] decoded without copying its text.
@@ -132,12 +138,8 @@ impl UserRef<'_> {
             id: self.id,
             name: self.name.to_string(),
             age: self.age,
-            tags: self.tags.iter().map(|t| t.to_string()).collect(),
-            attrs: self
-                .attrs
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
+            tags: owned_list(&self.tags),
+            attrs: owned_map(&self.attrs),
         }
     }
 }
@@ -262,7 +264,13 @@ fn case<T>(name: &'static str, value: T) -> Case
 where
     T: Serialize + DeserializeOwned + PartialEq + std::fmt::Debug + 'static,
 {
-    let value = std::rc::Rc::new(value);
+    case_rc(name, std::rc::Rc::new(value))
+}
+
+fn case_rc<T>(name: &'static str, value: std::rc::Rc<T>) -> Case
+where
+    T: Serialize + DeserializeOwned + PartialEq + std::fmt::Debug + 'static,
+{
     let (v1, v2) = (value.clone(), value);
     Case {
         name,
@@ -278,53 +286,67 @@ where
     }
 }
 
+/// A case type with a borrowing variant (its strings as [`CowStr`]s).
+pub trait Borrowing: Sized {
+    type Ref<'a>: Deserialize<'a>;
+    fn from_ref(r: &Self::Ref<'_>) -> Self;
+}
+
+impl Borrowing for BenchPojo {
+    type Ref<'a> = BenchPojoRef<'a>;
+    fn from_ref(r: &BenchPojoRef<'_>) -> Self {
+        r.to_owned()
+    }
+}
+
+impl Borrowing for User {
+    type Ref<'a> = UserRef<'a>;
+    fn from_ref(r: &UserRef<'_>) -> Self {
+        r.to_owned()
+    }
+}
+
+impl<T: Borrowing> Borrowing for Vec<T> {
+    type Ref<'a> = Vec<T::Ref<'a>>;
+    fn from_ref(r: &Vec<T::Ref<'_>>) -> Self {
+        r.iter().map(T::from_ref).collect()
+    }
+}
+
+/// [`case`], plus decoding into the borrowing variant of `T`.
+fn case_borrowing<T>(name: &'static str, value: T) -> Case
+where
+    T: Borrowing + Serialize + DeserializeOwned + PartialEq + std::fmt::Debug + 'static,
+{
+    let value = std::rc::Rc::new(value);
+    let mut c = case_rc(name, value.clone());
+    c.borrowed = Some((
+        Box::new(|bytes| {
+            let v: T::Ref<'_> = Hessian2Reader::new(bytes).deserialize().expect("decode");
+            drop(std::hint::black_box(v))
+        }),
+        Box::new(move |bytes| {
+            check_decoded(name, bytes, &*value, |r| {
+                r.deserialize::<T::Ref<'_>>()
+                    .map(|v| T::from_ref(&v))
+                    .map_err(|e| e.to_string())
+            })
+        }),
+    ));
+    c
+}
+
 /// All cases, in Java's order.
 pub fn cases() -> Vec<Case> {
-    let mut pojo = case("pojo_1k", BenchPojo::of(1));
-    pojo.borrowed = Some((
-        Box::new(|bytes| {
-            let v: BenchPojoRef = Hessian2Reader::new(bytes).deserialize().expect("decode");
-            drop(std::hint::black_box(v))
-        }),
-        Box::new(|bytes| {
-            check_decoded("pojo_1k", bytes, &BenchPojo::of(1), |r| {
-                r.deserialize::<BenchPojoRef>()
-                    .map(|v| v.to_owned())
-                    .map_err(|e| e.to_string())
-            })
-        }),
-    ));
-    let mut pojos = case("pojos_100", pojos_100());
-    pojos.borrowed = Some((
-        Box::new(|bytes| {
-            let v: Vec<BenchPojoRef> = Hessian2Reader::new(bytes).deserialize().expect("decode");
-            drop(std::hint::black_box(v))
-        }),
-        Box::new(|bytes| {
-            check_decoded("pojos_100", bytes, &pojos_100(), |r| {
-                r.deserialize::<Vec<BenchPojoRef>>()
-                    .map(|v| v.iter().map(BenchPojoRef::to_owned).collect())
-                    .map_err(|e| e.to_string())
-            })
-        }),
-    ));
-    let mut users = case("users_100", users_100());
-    users.borrowed = Some((
-        Box::new(|bytes| {
-            let v: Vec<UserRef> = Hessian2Reader::new(bytes).deserialize().expect("decode");
-            drop(std::hint::black_box(v))
-        }),
-        Box::new(|bytes| {
-            check_decoded("users_100", bytes, &users_100(), |r| {
-                r.deserialize::<Vec<UserRef>>()
-                    .map(|v| v.iter().map(UserRef::to_owned).collect())
-                    .map_err(|e| e.to_string())
-            })
-        }),
-    ));
     let mut binary = case("binary_64k", binary_64k());
     binary.copy = Some(binary_64k().into_vec());
-    vec![pojo, pojos, users, case("string_64k", string_64k()), binary]
+    vec![
+        case_borrowing("pojo_1k", BenchPojo::of(1)),
+        case_borrowing("pojos_100", pojos_100()),
+        case_borrowing("users_100", users_100()),
+        case("string_64k", string_64k()),
+        binary,
+    ]
 }
 
 /// Java's size for a case.
