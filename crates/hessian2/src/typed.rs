@@ -98,8 +98,9 @@ impl Encoded {
         &self.0
     }
 
-    /// Decodes the value into `T`.
-    pub fn decode<T: serde::de::DeserializeOwned>(&self) -> Result<T, Error> {
+    /// Decodes the value into `T`, which may borrow from these bytes (e.g. a struct of
+    /// [`CowStr`](crate::CowStr)s, see the crate docs on borrowing).
+    pub fn decode<'a, T: serde::Deserialize<'a>>(&'a self) -> Result<T, Error> {
         crate::from_slice(&self.0)
     }
 

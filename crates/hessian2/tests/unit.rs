@@ -1008,6 +1008,11 @@ fn borrowed_strings_point_into_the_input_or_are_copied() {
     let n: Named = from_slice(&bytes).unwrap();
     assert!(n.name.is_borrowed() && n.attrs["k"].is_borrowed());
     assert_eq!(n.attrs["k"], "v");
+    // A result still in its encoding (`Value::Encoded`) decodes borrowing from it.
+    let encoded = dubbo_hessian2::Encoded::new(bytes::Bytes::from(bytes));
+    let n: Named = encoded.decode().unwrap();
+    assert!(n.name.is_borrowed());
+    assert_eq!(&*n.name, "n");
 }
 
 #[test]
