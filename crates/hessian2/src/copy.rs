@@ -51,14 +51,32 @@ pub(crate) fn ascii_str(bytes: &[u8]) -> Option<&str> {
     }
 }
 
-/// Appends ASCII bytes to `dst`; `Err` if they are not UTF-8 after all.
-pub(crate) fn push_ascii(dst: &mut String, src: &[u8]) -> Result<(), std::str::Utf8Error> {
+/// Appends `src` to `dst`, in pieces of at most [`PIECE`] bytes cut at char boundaries.
+pub(crate) fn push_str(dst: &mut String, mut src: &str) {
     dst.reserve(src.len());
-    // Every byte boundary of ASCII is a char boundary.
-    for piece in src.chunks(PIECE) {
-        dst.push_str(std::str::from_utf8(piece)?);
+    while src.len() > PIECE {
+        // A char is at most 4 bytes: a boundary is never more than 3 bytes back.
+        let mut cut = PIECE;
+        while !src.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        let (piece, rest) = src.split_at(cut);
+        dst.push_str(piece);
+        src = rest;
     }
-    Ok(())
+    dst.push_str(src);
+}
+
+/// `src` as a new `String` (long text copied in pieces, see [`push_str`]).
+#[inline]
+pub(crate) fn to_string(src: &str) -> String {
+    if src.len() <= PIECE {
+        src.to_owned()
+    } else {
+        let mut s = String::with_capacity(src.len());
+        push_str(&mut s, src);
+        s
+    }
 }
 
 #[cfg(test)]
@@ -74,11 +92,20 @@ mod tests {
             assert_eq!(&dst[..4], b"head");
             assert_eq!(&dst[4..], &src[..len]);
             assert_eq!(to_vec(&src[..len]), &src[..len]);
+            let text = ascii_str(&src[..len]).unwrap();
             let mut s = String::from("head");
-            push_ascii(&mut s, &src[..len]).unwrap();
+            push_str(&mut s, text);
             assert_eq!(&s.as_bytes()[4..], &src[..len]);
+            assert_eq!(to_string(text), text);
         }
-        assert!(push_ascii(&mut String::new(), &[0xff; 3000]).is_err());
+        // Multi-byte chars across every piece boundary stay whole.
+        for prefix in 0..4 {
+            let text = "x".repeat(prefix) + &"é€😀".repeat(3 * PIECE / 9);
+            let mut s = String::new();
+            push_str(&mut s, &text);
+            assert_eq!(s, text);
+            assert_eq!(to_string(&text), text);
+        }
         for len in [0, 1, 7, 8, 9, 31, 64] {
             let text = &src[..len];
             assert_eq!(ascii_str(text).map(str::as_bytes), Some(text));

@@ -792,7 +792,7 @@ impl<'de> de::Deserializer<'de> for &mut Hessian2Reader<'de> {
                 self.pos += 1;
                 match self.borrow_str_after_tag(t) {
                     Some(s) => visitor.visit_borrowed_str(s),
-                    None => visitor.visit_string(self.string_after_tag(t)?),
+                    None => visitor.visit_string(self.string_after_tag_general(t)?),
                 }
             }
             _ => self.deserialize_any(visitor),

@@ -300,11 +300,12 @@ impl<'de> Hessian2Reader<'de> {
 
     /// Deserializes the next value of the stream into `T`.
     ///
-    /// `T` may borrow from the input: `&'de str`, `&'de [u8]` and `#[serde(borrow)]
-    /// Cow<'de, str>` fields take strings and binaries sent in one chunk (Java splits
-    /// only those over 32 K chars or bytes) without copying them, as long as the string
-    /// is valid UTF-8 (CESU-8 differs from it only for chars outside the BMP). A `&str` field fails on a string that cannot be borrowed; `Cow`
-    /// copies those instead, so it is the type to use for text from the wire.
+    /// `T` may borrow from the input: [`CowStr`], `&'de str` and `&'de [u8]` take strings
+    /// and binaries sent in one chunk (Java splits only those over 32 K chars or bytes)
+    /// without copying them, as long as the string is valid UTF-8 (CESU-8 differs from it
+    /// only for chars outside the BMP). A `&str` field fails on a string that cannot be
+    /// borrowed; `CowStr` copies those instead, so it is the type to use for text from the
+    /// wire (see *Borrowing from the input* in the crate docs).
     pub fn deserialize<T: Deserialize<'de>>(&mut self) -> Result<T, Error> {
         self.top_level(|r| T::deserialize(r))
     }

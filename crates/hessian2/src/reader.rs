@@ -327,7 +327,6 @@ impl<'de> Hessian2Reader<'de> {
     fn skip_scalar_as(&self, p: usize, exact: bool) -> Option<usize> {
         let input = self.input;
         let tag = *input.get(p)?;
-        let b = |i: usize| input.get(p + i).map(|&x| usize::from(x));
         let end = match tag {
             BC_NULL | BC_TRUE | BC_FALSE => p + 1,
             0x80..=0xbf | 0xd8..=0xef | BC_DOUBLE_ZERO | BC_DOUBLE_ONE => p + 1,
@@ -335,19 +334,16 @@ impl<'de> Hessian2Reader<'de> {
             0xd0..=0xd7 | 0x38..=0x3f | BC_DOUBLE_SHORT => p + 3,
             BC_INT | BC_LONG_INT | BC_DOUBLE_MILL | BC_DATE_MINUTE => p + 5,
             BC_LONG | BC_DOUBLE | BC_DATE => p + 9,
-            0x20..=0x2f => p + 1 + usize::from(tag - 0x20),
-            0x34..=0x37 => p + 2 + ((usize::from(tag - 0x34) << 8) | b(1)?),
-            BC_BINARY => p + 3 + ((b(1)? << 8) | b(2)?),
+            0x20..=0x2f | 0x34..=0x37 | BC_BINARY => {
+                let (hdr, len) = self.final_chunk_header(p + 1, tag, OneChunk::Binary)?;
+                p + 1 + hdr + len
+            }
             0x00..=0x1f | 0x30..=0x33 | BC_STRING => {
-                let (hdr, units) = match tag {
-                    0x00..=0x1f => (1, usize::from(tag)),
-                    0x30..=0x33 => (2, (usize::from(tag - 0x30) << 8) | b(1)?),
-                    _ => (3, (b(1)? << 8) | b(2)?),
-                };
+                let (hdr, units) = self.final_chunk_header(p + 1, tag, OneChunk::String)?;
                 if exact {
-                    return self.skip_units(p + hdr, units);
+                    return self.skip_units(p + 1 + hdr, units);
                 }
-                p + hdr + units
+                p + 1 + hdr + units
             }
             _ => return None,
         };
@@ -546,15 +542,12 @@ impl<'de> Hessian2Reader<'de> {
     /// Decodes a string whose first tag was already consumed (handles `R` chunks).
     #[inline]
     pub(crate) fn string_after_tag(&mut self, tag: u8) -> Result<String, Error> {
-        // Most strings on the wire are short and valid UTF-8 (ASCII, or without
-        // surrogate pairs): copy them straight out of the input. Longer ones go the
-        // general way, which copies in pieces (see `copy`).
-        if matches!(tag, 0x00..=0x1f | 0x30..=0x33) {
-            if let Some(s) = self.borrow_str_after_tag(tag) {
-                return Ok(s.to_owned());
-            }
+        // Nearly every string on the wire is one chunk of valid UTF-8 (ASCII, or without
+        // surrogate pairs): copy it straight out of the input.
+        match self.borrow_str_after_tag(tag) {
+            Some(s) => Ok(crate::copy::to_string(s)),
+            None => self.string_after_tag_general(tag),
         }
-        self.string_after_tag_general(tag)
     }
 
     /// The string whose tag was just read, as a slice of the input, when it is one chunk
@@ -578,7 +571,7 @@ impl<'de> Hessian2Reader<'de> {
     fn borrow_str_after_tag_general(&mut self, tag: u8) -> Option<&'de str> {
         let input: &'de [u8] = self.input;
         let p = self.pos;
-        let (hdr, units) = self.final_chunk_header(tag, OneChunk::String)?;
+        let (hdr, units) = self.final_chunk_header(p, tag, OneChunk::String)?;
         if units > self.limits.max_string_len {
             return None;
         }
@@ -596,17 +589,17 @@ impl<'de> Hessian2Reader<'de> {
         Some(s)
     }
 
-    /// For a string or binary whose tag was just read and that is a single (final) chunk:
-    /// how many length bytes follow the tag, and the length (UTF-16 units or bytes).
-    #[inline]
-    fn final_chunk_header(&self, tag: u8, kind: OneChunk) -> Option<(usize, usize)> {
+    /// For a string or binary in a single (final) chunk whose `tag` sits just before
+    /// `at`: how many length bytes follow the tag, and the length (UTF-16 units or bytes).
+    #[inline(always)]
+    fn final_chunk_header(&self, at: usize, tag: u8, kind: OneChunk) -> Option<(usize, usize)> {
         // (first tag with the length in it, how many such tags, first tag with one length
         // byte after it, tag with two length bytes)
         let (short, shorts, medium, long) = match kind {
             OneChunk::String => (0x00, 0x20, 0x30, BC_STRING),
             OneChunk::Binary => (0x20, 0x10, 0x34, BC_BINARY),
         };
-        let b = |i: usize| self.input.get(self.pos + i).map(|&x| usize::from(x));
+        let b = |i: usize| self.input.get(at + i).map(|&x| usize::from(x));
         if tag.wrapping_sub(short) < shorts {
             Some((0, usize::from(tag - short)))
         } else if tag.wrapping_sub(medium) < 4 {
@@ -624,7 +617,7 @@ impl<'de> Hessian2Reader<'de> {
     pub(crate) fn borrow_binary_after_tag(&mut self, tag: u8) -> Option<&'de [u8]> {
         let input: &'de [u8] = self.input;
         let p = self.pos;
-        let (hdr, len) = self.final_chunk_header(tag, OneChunk::Binary)?;
+        let (hdr, len) = self.final_chunk_header(p, tag, OneChunk::Binary)?;
         if len > self.limits.max_binary_len {
             return None;
         }
@@ -633,26 +626,10 @@ impl<'de> Hessian2Reader<'de> {
         Some(data)
     }
 
+    /// [`string_after_tag`](Self::string_after_tag) for what cannot be borrowed: chunked
+    /// strings, CESU-8 surrogate pairs, bad input (which gets its error here).
     #[inline(never)]
-    fn string_after_tag_general(&mut self, mut tag: u8) -> Result<String, Error> {
-        // Fast path: one chunk of ASCII.
-        let (len, hdr) = match tag {
-            0x00..=0x1f => (usize::from(tag), 0),
-            0x30..=0x33 => match self.input.get(self.pos) {
-                Some(&b) => ((usize::from(tag - 0x30) << 8) | usize::from(b), 1),
-                None => return Err(self.truncated()),
-            },
-            _ => (usize::MAX, 0),
-        };
-        if len != usize::MAX && len <= self.limits.max_string_len {
-            let start = self.pos + hdr;
-            if let Some(s) = self.input.get(start..start + len) {
-                if let Some(st) = ascii_string(s) {
-                    self.pos = start + len;
-                    return Ok(st);
-                }
-            }
-        }
+    pub(crate) fn string_after_tag_general(&mut self, mut tag: u8) -> Result<String, Error> {
         let mut out = String::new();
         let mut pending: Option<u32> = None;
         let mut total = 0usize;
@@ -703,17 +680,16 @@ impl<'de> Hessian2Reader<'de> {
         let input: &'de [u8] = self.input;
         // Fast path: all ASCII.
         if pending.is_none() {
-            if let Some(s) = input.get(self.pos..self.pos + units) {
-                if s.is_ascii() {
-                    if out.capacity() == 0 {
-                        out.reserve_exact(units);
-                    }
-                    // ASCII is valid UTF-8.
-                    crate::copy::push_ascii(out, s)
-                        .map_err(|_| Error::InvalidString { position: self.pos })?;
-                    self.pos += units;
-                    return Ok(());
+            if let Some(s) = input
+                .get(self.pos..self.pos + units)
+                .and_then(crate::copy::ascii_str)
+            {
+                if out.capacity() == 0 {
+                    out.reserve_exact(units);
                 }
+                crate::copy::push_str(out, s);
+                self.pos += units;
+                return Ok(());
             }
         }
         out.reserve(units.min(self.remaining()));
@@ -848,11 +824,14 @@ impl<'de> Hessian2Reader<'de> {
         // definition's bytes up before parsing (and allocating) its strings again.
         let start = self.pos;
         let input: &'de [u8] = self.input;
+        // The definition's bytes, found (at most once) when the recent ones do not match.
+        let mut key = None;
         let hit = class_def_cache::recent(input.get(start..).unwrap_or_default()).or_else(|| {
-            let key = self
+            let k = self
                 .class_def_end(start)
                 .and_then(|end| input.get(start..end))?;
-            class_def_cache::get(key).map(|def| (key.len(), def))
+            key = Some(k);
+            class_def_cache::get(k).map(|def| (k.len(), def))
         });
         if let Some((len, def)) = hit {
             self.pos = start + len;
@@ -861,9 +840,6 @@ impl<'de> Hessian2Reader<'de> {
             }
             return Ok(());
         }
-        let key = self
-            .class_def_end(start)
-            .and_then(|end| self.input.get(start..end));
         let def = Rc::new(self.parse_class_def()?);
         if let Some(key) = key {
             class_def_cache::put(key, &def);
@@ -1159,17 +1135,6 @@ impl<'de> Hessian2Reader<'de> {
             class: def.name.clone(),
             fields,
         }))
-    }
-}
-
-/// `s` as a `String` if it is all ASCII. Short strings are copied byte by byte while
-/// checking (cheaper than `is_ascii` + `str::from_utf8` + a copy, in safe code).
-#[inline]
-fn ascii_string(s: &[u8]) -> Option<String> {
-    if s.is_ascii() {
-        String::from_utf8(crate::copy::to_vec(s)).ok()
-    } else {
-        None
     }
 }
 

@@ -16,10 +16,7 @@ fn bench_cases_encode_to_java_sizes() {
             "{}: Rust size differs from Java's",
             c.name
         );
-        (c.check)(&buf).unwrap();
-        if let Some((_, check)) = &c.borrowed {
-            check(&buf).unwrap();
-        }
+        c.check_all(&buf).unwrap();
     }
 }
 

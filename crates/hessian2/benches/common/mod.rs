@@ -231,6 +231,18 @@ pub struct Case {
     pub copy: Option<Vec<u8>>,
 }
 
+impl Case {
+    /// Decodes `bytes` into the case's type, and into its borrowing variant if it has
+    /// one, and compares both with the case's value.
+    pub fn check_all(&self, bytes: &[u8]) -> Result<(), String> {
+        (self.check)(bytes)?;
+        match &self.borrowed {
+            Some((_, check)) => check(bytes),
+            None => Ok(()),
+        }
+    }
+}
+
 /// One copy of `src` into the reused `dst`, in 2 KiB pieces, as the writer copies
 /// (glibc's `rep movsb` for larger copies is much slower at some alignments on AMD).
 #[inline]

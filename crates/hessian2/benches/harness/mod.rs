@@ -200,10 +200,7 @@ pub fn main() {
                 .unwrap_or_else(|e| die(&format!("cannot read {}: {e}", path.display())));
             let mut buf = Vec::new();
             let rust = (c.encode)(&mut buf);
-            let same = (c.check)(&java).and_then(|()| match &c.borrowed {
-                Some((_, check)) => check(&java),
-                None => Ok(()),
-            });
+            let same = c.check_all(&java);
             if let Err(e) = &same {
                 eprintln!("java-bytes: {e}");
             }
@@ -230,27 +227,11 @@ pub fn main() {
     }
 
     if let Some(n) = iters {
-        let mut buf: Vec<u8> = Vec::with_capacity(1 << 17);
+        let mut buf: Vec<u8> = Vec::new();
         for c in all.iter().filter(|c| selected(c.name)) {
             (c.encode)(&mut buf);
-            let bytes = buf.clone();
-            for _ in 0..n {
-                if ops.iter().any(|o| o == "encode") {
-                    (c.encode)(std::hint::black_box(&mut buf));
-                }
-                if ops.iter().any(|o| o == "decode") {
-                    (c.decode)(std::hint::black_box(&bytes));
-                }
-                if let Some((decode, _)) = c
-                    .borrowed
-                    .as_ref()
-                    .filter(|_| ops.iter().any(|o| o == "decode-borrowed"))
-                {
-                    decode(std::hint::black_box(&bytes));
-                }
-                if let Some(src) = c.copy.as_ref().filter(|_| ops.iter().any(|o| o == "copy")) {
-                    common::copy_into(std::hint::black_box(src), &mut buf);
-                }
+            for (_, mut run) in case_ops(c, &buf, &ops) {
+                run(n);
             }
         }
         return;
@@ -270,75 +251,18 @@ pub fn main() {
         "case", "op", "ns/op", "ops/s", "bytes", "samples", "spread", "cpu_ns/op", "cpu_p10"
     );
     let mut results = Vec::new();
-    let mut buf: Vec<u8> = Vec::with_capacity(1 << 17);
     for c in all.iter().filter(|c| selected(c.name)) {
-        let n = (c.encode)(&mut buf);
-        let bytes = buf.clone();
-        if let Err(e) = (c.check)(&bytes).and_then(|()| match &c.borrowed {
-            Some((_, check)) => check(&bytes),
-            None => Ok(()),
-        }) {
+        let mut bytes = Vec::new();
+        let n = (c.encode)(&mut bytes);
+        if let Err(e) = c.check_all(&bytes) {
             die(&format!(
                 "{}: decode(encode(v)) differs from v: {e}",
                 c.name
             ));
         }
-        if ops.iter().any(|o| o == "encode") {
-            eprintln!("# {} encode", c.name);
-            let mut enc = |k: u64| {
-                let mut total = 0usize;
-                for _ in 0..k {
-                    total += (c.encode)(std::hint::black_box(&mut buf));
-                }
-                std::hint::black_box(total);
-            };
-            let r = time(c.name, "encode", &mut enc, n, warmup_ms, measure_ms);
-            print_row(&mut out, &r);
-            results.push(r);
-        }
-        if ops.iter().any(|o| o == "decode") {
-            eprintln!("# {} decode", c.name);
-            let mut dec = |k: u64| {
-                for _ in 0..k {
-                    (c.decode)(std::hint::black_box(&bytes));
-                }
-            };
-            let r = time(c.name, "decode", &mut dec, n, warmup_ms, measure_ms);
-            print_row(&mut out, &r);
-            results.push(r);
-        }
-        if let Some((decode, _)) = c
-            .borrowed
-            .as_ref()
-            .filter(|_| ops.iter().any(|o| o == "decode-borrowed"))
-        {
-            eprintln!("# {} decode-borrowed", c.name);
-            let mut dec = |k: u64| {
-                for _ in 0..k {
-                    decode(std::hint::black_box(&bytes));
-                }
-            };
-            let r = time(
-                c.name,
-                "decode-borrowed",
-                &mut dec,
-                n,
-                warmup_ms,
-                measure_ms,
-            );
-            print_row(&mut out, &r);
-            results.push(r);
-        }
-        if let Some(src) = c.copy.as_ref().filter(|_| ops.iter().any(|o| o == "copy")) {
-            eprintln!("# {} copy", c.name);
-            let mut dst: Vec<u8> = Vec::with_capacity(src.len());
-            let mut copy = |k: u64| {
-                for _ in 0..k {
-                    common::copy_into(std::hint::black_box(src), &mut dst);
-                }
-                std::hint::black_box(&dst);
-            };
-            let r = time(c.name, "copy", &mut copy, n, warmup_ms, measure_ms);
+        for (op, mut run) in case_ops(c, &bytes, &ops) {
+            eprintln!("# {} {op}", c.name);
+            let r = time(c.name, op, &mut *run, n, warmup_ms, measure_ms);
             print_row(&mut out, &r);
             results.push(r);
         }
@@ -365,6 +289,66 @@ pub fn main() {
         }
         std::fs::write(&csv, s).unwrap_or_else(|e| die(&format!("cannot write {csv}: {e}")));
     }
+}
+
+/// One operation of a case: runs it `k` times per call.
+type Op<'a> = Box<dyn FnMut(u64) + 'a>;
+
+/// The operations of `c` selected by `ops`, in table order, over `bytes` (its encoding).
+fn case_ops<'a>(
+    c: &'a common::Case,
+    bytes: &'a [u8],
+    ops: &[String],
+) -> Vec<(&'static str, Op<'a>)> {
+    let wanted = |op: &str| ops.iter().any(|o| o == op);
+    let mut selected: Vec<(&'static str, Op<'a>)> = Vec::new();
+    if wanted("encode") {
+        // Java reuses one output buffer too.
+        let mut buf: Vec<u8> = Vec::with_capacity(1 << 17);
+        selected.push((
+            "encode",
+            Box::new(move |k| {
+                let mut total = 0usize;
+                for _ in 0..k {
+                    total += (c.encode)(std::hint::black_box(&mut buf));
+                }
+                std::hint::black_box(total);
+            }),
+        ));
+    }
+    if wanted("decode") {
+        selected.push((
+            "decode",
+            Box::new(move |k| {
+                for _ in 0..k {
+                    (c.decode)(std::hint::black_box(bytes));
+                }
+            }),
+        ));
+    }
+    if let Some((decode, _)) = c.borrowed.as_ref().filter(|_| wanted("decode-borrowed")) {
+        selected.push((
+            "decode-borrowed",
+            Box::new(move |k| {
+                for _ in 0..k {
+                    decode(std::hint::black_box(bytes));
+                }
+            }),
+        ));
+    }
+    if let Some(src) = c.copy.as_ref().filter(|_| wanted("copy")) {
+        let mut dst: Vec<u8> = Vec::with_capacity(src.len());
+        selected.push((
+            "copy",
+            Box::new(move |k| {
+                for _ in 0..k {
+                    common::copy_into(std::hint::black_box(src), &mut dst);
+                }
+                std::hint::black_box(&dst);
+            }),
+        ));
+    }
+    selected
 }
 
 fn print_row(out: &mut impl std::io::Write, r: &Result) {
