@@ -126,4 +126,23 @@ impl<'de> Visitor<'de> for CowStrVisitor {
     fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
         Ok(CowStr(Cow::Owned(v)))
     }
+    // UTF-8 bytes are accepted as text, as `String` accepts them.
+    fn visit_borrowed_bytes<E: de::Error>(self, v: &'de [u8]) -> Result<Self::Value, E> {
+        match std::str::from_utf8(v) {
+            Ok(s) => Ok(CowStr(Cow::Borrowed(s))),
+            Err(_) => Err(E::invalid_value(de::Unexpected::Bytes(v), &self)),
+        }
+    }
+    fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Self::Value, E> {
+        match std::str::from_utf8(v) {
+            Ok(s) => self.visit_str(s),
+            Err(_) => Err(E::invalid_value(de::Unexpected::Bytes(v), &self)),
+        }
+    }
+    fn visit_byte_buf<E: de::Error>(self, v: Vec<u8>) -> Result<Self::Value, E> {
+        match String::from_utf8(v) {
+            Ok(s) => Ok(CowStr(Cow::Owned(s))),
+            Err(e) => Err(E::invalid_value(de::Unexpected::Bytes(e.as_bytes()), &self)),
+        }
+    }
 }

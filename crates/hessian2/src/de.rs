@@ -795,6 +795,8 @@ impl<'de> de::Deserializer<'de> for &mut Hessian2Reader<'de> {
                     None => visitor.visit_string(self.string_after_tag_general(t)?),
                 }
             }
+            // Text visitors may take UTF-8 bytes too: offer them borrowed as well.
+            Some(t) if is_binary_tag(t) => self.deserialize_bytes(visitor),
             _ => self.deserialize_any(visitor),
         }
     }

@@ -1016,6 +1016,26 @@ fn borrowed_strings_point_into_the_input_or_are_copied() {
 }
 
 #[test]
+fn cow_str_takes_what_string_takes() {
+    use dubbo_hessian2::CowStr;
+    // Found by the decode_value fuzz target: a map whose value is a one-byte binary. `String`
+    // accepts UTF-8 bytes as text, so `CowStr` must too; non-UTF-8 bytes fail for both.
+    let input = hex("57 48 01 00 21 52 5a 5a");
+    let owned = from_slice::<Vec<BTreeMap<String, String>>>(&input).unwrap();
+    let borrowed = from_slice::<Vec<BTreeMap<CowStr, CowStr>>>(&input).unwrap();
+    assert_eq!(owned[0]["\0"], "R");
+    assert_eq!(borrowed[0]["\0"], "R");
+    assert!(borrowed[0]["\0"].is_borrowed());
+    let bad = hex("57 48 01 00 21 ff 5a 5a");
+    assert!(from_slice::<Vec<BTreeMap<String, String>>>(&bad).is_err());
+    assert!(from_slice::<Vec<BTreeMap<CowStr, CowStr>>>(&bad).is_err());
+    // Chunked bytes (owned on the way in) too.
+    let text = "b".repeat(40_000);
+    let bytes = to_vec(&serde_bytes::ByteBuf::from(text.clone().into_bytes())).unwrap();
+    assert_eq!(from_slice::<CowStr>(&bytes).unwrap(), text.as_str());
+}
+
+#[test]
 fn borrowed_binaries_point_into_the_input() {
     let small = serde_bytes::ByteBuf::from(vec![1u8, 2, 3]);
     let bytes = to_vec(&small).unwrap();
