@@ -3,19 +3,25 @@
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Local, per-call state that filters, routers and protocols share.
 ///
 /// It is passed explicitly with the [`Invocation`](crate::Invocation) rather than kept in a
 /// thread-local, so it follows the call across tasks and awaits.
-#[derive(Default)]
+///
+/// Cloning is cheap: typed attributes are shared (`Arc`), so a clone sent to a second provider
+/// by a fault-tolerance strategy sees the same attributes. An attribute that must collect
+/// something from inner layers (a [`CallReport`](crate::CallReport), a reply slot) is therefore
+/// shared by every attempt of one call.
+#[derive(Default, Clone)]
 pub struct CallContext {
     deadline: Option<Instant>,
     remote_addr: Option<SocketAddr>,
     local_addr: Option<SocketAddr>,
     encoded_result_ok: bool,
-    attributes: HashMap<TypeId, Box<dyn Any + Send + Sync>>,
+    attributes: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
 }
 
 impl CallContext {
@@ -88,18 +94,27 @@ impl CallContext {
             .and_then(|b| b.downcast_ref::<T>())
     }
 
-    /// Stores a typed attribute, one per type, returning the previous one.
-    pub fn insert<T: Any + Send + Sync>(&mut self, value: T) -> Option<T> {
+    /// A typed attribute as a shared handle, for one that inner layers fill in (e.g. a
+    /// [`CallReport`](crate::CallReport)) and the caller reads after the call.
+    pub fn get_shared<T: Any + Send + Sync>(&self) -> Option<Arc<T>> {
         self.attributes
-            .insert(TypeId::of::<T>(), Box::new(value))
-            .and_then(|b| b.downcast::<T>().ok().map(|b| *b))
+            .get(&TypeId::of::<T>())
+            .and_then(|b| Arc::clone(b).downcast::<T>().ok())
+    }
+
+    /// Stores a typed attribute, one per type, returning the previous one (shared with any
+    /// clone of this context that still holds it).
+    pub fn insert<T: Any + Send + Sync>(&mut self, value: T) -> Option<Arc<T>> {
+        self.attributes
+            .insert(TypeId::of::<T>(), Arc::new(value))
+            .and_then(|b| b.downcast::<T>().ok())
     }
 
     /// Removes a typed attribute.
-    pub fn remove<T: Any + Send + Sync>(&mut self) -> Option<T> {
+    pub fn remove<T: Any + Send + Sync>(&mut self) -> Option<Arc<T>> {
         self.attributes
             .remove(&TypeId::of::<T>())
-            .and_then(|b| b.downcast::<T>().ok().map(|b| *b))
+            .and_then(|b| b.downcast::<T>().ok())
     }
 }
 
@@ -132,8 +147,10 @@ mod tests {
         let mut cx = CallContext::new();
         assert!(cx.insert(7u32).is_none());
         assert_eq!(cx.get::<u32>(), Some(&7));
-        assert_eq!(cx.insert(8u32), Some(7));
-        assert_eq!(cx.remove::<u32>(), Some(8));
+        assert_eq!(cx.insert(8u32).as_deref(), Some(&7));
+        let copy = cx.clone();
+        assert_eq!(cx.remove::<u32>().as_deref(), Some(&8));
         assert!(cx.get::<u32>().is_none());
+        assert_eq!(copy.get::<u32>(), Some(&8), "a clone keeps its attributes");
     }
 }

@@ -54,6 +54,20 @@ pub trait LoadBalance: Send + Sync + 'static {
         invokers: &[Arc<dyn Invoker>],
         invocation: &Invocation,
     ) -> Option<Arc<dyn Invoker>>;
+
+    /// Told of every attempt's result on the provider it selected, for balancers that learn
+    /// from results (shortest response, adaptive). The framework's
+    /// [`StatsStore`](crate::StatsStore) already holds the counters every balancer can read;
+    /// this hook is for state of the balancer's own.
+    fn on_result(
+        &self,
+        provider: &dyn Invoker,
+        invocation: &Invocation,
+        result: &crate::RpcResult,
+        elapsed: std::time::Duration,
+    ) {
+        let _ = (provider, invocation, result, elapsed);
+    }
 }
 
 /// A directory whose providers are set by its owner: direct URLs, or a registry listener that

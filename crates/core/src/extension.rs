@@ -36,6 +36,19 @@ impl Extensions {
             .cloned()
     }
 
+    /// Every extension of type `T`, sorted by name.
+    pub fn all<T: ?Sized + Send + Sync + 'static>(&self) -> Vec<Arc<T>> {
+        let entries = self.entries.read().unwrap_or_else(|e| e.into_inner());
+        let id = TypeId::of::<Arc<T>>();
+        let mut found: Vec<(&String, Arc<T>)> = entries
+            .iter()
+            .filter(|((t, _), _)| *t == id)
+            .filter_map(|((_, n), b)| b.downcast_ref::<Arc<T>>().map(|e| (n, e.clone())))
+            .collect();
+        found.sort_by(|a, b| a.0.cmp(b.0));
+        found.into_iter().map(|(_, e)| e).collect()
+    }
+
     /// The names registered for type `T`, sorted.
     pub fn names<T: ?Sized + Send + Sync + 'static>(&self) -> Vec<String> {
         let entries = self.entries.read().unwrap_or_else(|e| e.into_inner());
@@ -82,5 +95,6 @@ mod tests {
         assert!(ext.get::<dyn Greeter>("fr").is_none());
         assert!(ext.get::<String>("en").is_none());
         assert_eq!(ext.names::<dyn Greeter>(), vec!["en".to_owned()]);
+        assert_eq!(ext.all::<dyn Greeter>().len(), 1);
     }
 }

@@ -60,17 +60,103 @@ impl<'a> Next<'a> {
     }
 }
 
-/// A filter with its activation data, the Rust form of Dubbo's `@Activate`.
+/// Where in the call path a filter runs.
+///
+/// A consumer's call passes two chains: the [`Cluster`](Stage::Cluster) chain once per call,
+/// before a provider is chosen (Java's `ClusterFilter`), then the [`Consumer`](Stage::Consumer)
+/// chain of the chosen provider, once per attempt (Java's consumer `Filter`). A provider runs
+/// its [`Provider`](Stage::Provider) chain between the protocol and the implementation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Stage {
+    /// In the provider, between the protocol and the service implementation.
+    Provider,
+    /// In the consumer, once per call, before routing and load balancing.
+    Cluster,
+    /// In the consumer, around each provider's invoker, once per attempt.
+    Consumer,
+}
+
+impl Stage {
+    /// The side this stage runs on.
+    pub fn side(self) -> Side {
+        match self {
+            Stage::Provider => Side::Provider,
+            Stage::Cluster | Stage::Consumer => Side::Consumer,
+        }
+    }
+
+    /// The URL parameter that selects filters for this stage, before the shared `filter`.
+    pub fn url_key(self) -> &'static str {
+        match self {
+            Stage::Provider => "service.filter",
+            Stage::Cluster | Stage::Consumer => "reference.filter",
+        }
+    }
+}
+
+/// A filter with its activation data, the Rust form of Dubbo's `@Activate`. Register it in
+/// the framework's extension table under its name
+/// (`framework.extensions().register::<FilterSpec>(name, Arc::new(spec))`); every chain is
+/// built from that table.
 #[derive(Clone)]
 pub struct FilterSpec {
     /// The name used in the URL's `filter` parameter (`filter=-echo` removes it).
     pub name: &'static str,
     /// Lower orders run first (outermost).
     pub order: i32,
-    /// The sides it is active on by default.
-    pub sides: &'static [Side],
+    /// The stages it runs at when selected.
+    pub stages: &'static [Stage],
+    /// Whether it is in a chain unless the URL removes it; otherwise the URL's `filter`
+    /// parameter must name it.
+    pub default_active: bool,
+    /// When not empty, a default filter is only active on URLs that have one of these
+    /// parameters (or a `<method>.<key>` form of one), like `@Activate(value = "token")`.
+    pub url_keys: &'static [&'static str],
     /// The filter itself.
     pub filter: Arc<dyn Filter>,
+}
+
+impl FilterSpec {
+    /// A filter active by default at `stages`.
+    pub fn new(
+        name: &'static str,
+        order: i32,
+        stages: &'static [Stage],
+        filter: Arc<dyn Filter>,
+    ) -> Self {
+        Self {
+            name,
+            order,
+            stages,
+            default_active: true,
+            url_keys: &[],
+            filter,
+        }
+    }
+
+    /// A filter that runs only where a URL's `filter` parameter names it.
+    pub fn on_request(mut self) -> Self {
+        self.default_active = false;
+        self
+    }
+
+    /// Active by default only on URLs carrying one of `keys`.
+    pub fn when_url_has(mut self, keys: &'static [&'static str]) -> Self {
+        self.url_keys = keys;
+        self
+    }
+
+    fn url_activates(&self, url: &Url) -> bool {
+        self.url_keys.is_empty()
+            || self.url_keys.iter().any(|k| {
+                url.parameter(k)
+                    .is_some_and(|v| !v.is_empty() && v != "false")
+                    || url.params().keys().any(|name| {
+                        name.strip_suffix(k)
+                            .is_some_and(|method| method.ends_with('.'))
+                    })
+            })
+    }
 }
 
 impl std::fmt::Debug for FilterSpec {
@@ -78,9 +164,63 @@ impl std::fmt::Debug for FilterSpec {
         f.debug_struct("FilterSpec")
             .field("name", &self.name)
             .field("order", &self.order)
-            .field("sides", &self.sides)
+            .field("stages", &self.stages)
+            .field("default_active", &self.default_active)
             .finish()
     }
+}
+
+/// Picks, in order, the filters of `specs` that run at `stage` for `url`.
+///
+/// The URL's `service.filter` (provider) or `reference.filter` (consumer) parameter, else
+/// `filter`, follows Dubbo: a comma-separated list where a name adds a registered filter that
+/// is not active by default, `-name` removes one, `-default` removes every default filter, and
+/// `default` marks where the defaults go among the named ones (named filters otherwise run
+/// after the defaults, in the order given).
+pub fn select_filters(specs: &[Arc<FilterSpec>], stage: Stage, url: &Url) -> Vec<Arc<dyn Filter>> {
+    let param = url
+        .parameter(stage.url_key())
+        .or_else(|| url.parameter("filter"))
+        .unwrap_or("");
+    let words: Vec<&str> = param
+        .split(',')
+        .map(str::trim)
+        .filter(|w| !w.is_empty())
+        .collect();
+    let removed = |name: &str| words.iter().any(|w| w.strip_prefix('-') == Some(name));
+    let no_defaults = words.contains(&"-default");
+    let at_stage = |s: &&Arc<FilterSpec>| s.stages.contains(&stage);
+    let mut defaults: Vec<&Arc<FilterSpec>> = if no_defaults {
+        Vec::new()
+    } else {
+        specs
+            .iter()
+            .filter(at_stage)
+            .filter(|s| s.default_active && s.url_activates(url) && !removed(s.name))
+            .filter(|s| !words.contains(&s.name))
+            .collect()
+    };
+    defaults.sort_by_key(|s| s.order);
+    let mut chosen: Vec<Arc<dyn Filter>> = Vec::new();
+    let mut defaults_placed = false;
+    for w in &words {
+        if *w == "default" {
+            chosen.extend(defaults.iter().map(|s| s.filter.clone()));
+            defaults_placed = true;
+        } else if !w.starts_with('-') {
+            if let Some(s) = specs.iter().filter(at_stage).find(|s| s.name == *w) {
+                if !removed(s.name) {
+                    chosen.push(s.filter.clone());
+                }
+            }
+        }
+    }
+    if !defaults_placed {
+        let named = chosen;
+        chosen = defaults.iter().map(|s| s.filter.clone()).collect();
+        chosen.extend(named);
+    }
+    chosen
 }
 
 /// An invoker wrapped by an ordered list of filters.
@@ -98,39 +238,20 @@ impl FilterChain {
         }
     }
 
-    /// Picks the filters active on `side` for `url` and wraps `target` in them.
-    ///
-    /// The URL's `filter` parameter follows Dubbo: a comma-separated list where a name adds a
-    /// registered filter that is not active by default, `-name` removes one, and `-default`
-    /// removes every default filter.
-    pub fn build(specs: &[FilterSpec], side: Side, url: &Url, target: Arc<dyn Invoker>) -> Self {
-        let key = match side {
-            Side::Provider => "service.filter",
-            Side::Consumer => "reference.filter",
-        };
-        let param = url
-            .parameter(key)
-            .or_else(|| url.parameter("filter"))
-            .unwrap_or("");
-        let words: Vec<&str> = param
-            .split(',')
-            .map(str::trim)
-            .filter(|w| !w.is_empty())
-            .collect();
-        let no_defaults = words.contains(&"-default");
-        let mut chosen: Vec<&FilterSpec> = specs
-            .iter()
-            .filter(|s| {
-                let removed = words.iter().any(|w| w.strip_prefix('-') == Some(s.name));
-                let added = words.contains(&s.name);
-                !removed && (added || (!no_defaults && s.sides.contains(&side)))
-            })
-            .collect();
-        chosen.sort_by_key(|s| s.order);
-        Self::new(
-            chosen.into_iter().map(|s| s.filter.clone()).collect(),
-            target,
-        )
+    /// Wraps `target` in the filters of `specs` that [`select_filters`] picks for `stage`
+    /// and `url`.
+    pub fn build(
+        specs: &[Arc<FilterSpec>],
+        stage: Stage,
+        url: &Url,
+        target: Arc<dyn Invoker>,
+    ) -> Self {
+        Self::new(select_filters(specs, stage, url), target)
+    }
+
+    /// The invoker at the end of the chain.
+    pub fn target(&self) -> &Arc<dyn Invoker> {
+        &self.target
     }
 
     /// Number of filters in the chain.

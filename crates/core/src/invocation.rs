@@ -14,11 +14,15 @@ use crate::service_key::ServiceKey;
 /// Arguments are dynamic Hessian [`Value`]s, the common currency of every protocol and of
 /// generic calls: typed stubs convert to and from them with serde, and routers can read them
 /// (`arguments[0]` in a condition rule) without knowing the service's types.
-#[derive(Debug)]
+///
+/// Cloning is cheap: the arguments are shared until one side changes them
+/// ([`args_mut`](Self::args_mut) copies on write), so fault-tolerance strategies (failover,
+/// forking, broadcast, failback) can send one call several times.
+#[derive(Debug, Clone)]
 pub struct Invocation {
     service: ServiceKey,
     method: Arc<MethodSignature>,
-    args: Vec<Value>,
+    args: Arc<Vec<Value>>,
     attachments: Attachments,
     context: CallContext,
 }
@@ -29,7 +33,7 @@ impl Invocation {
         Self {
             service,
             method,
-            args,
+            args: Arc::new(args),
             attachments: Attachments::new(),
             context: CallContext::new(),
         }
@@ -60,9 +64,9 @@ impl Invocation {
         &self.args
     }
 
-    /// The arguments, mutable.
+    /// The arguments, mutable (copied first if a clone of this invocation shares them).
     pub fn args_mut(&mut self) -> &mut Vec<Value> {
-        &mut self.args
+        Arc::make_mut(&mut self.args)
     }
 
     /// The attachments sent with the request.
@@ -96,7 +100,7 @@ impl Invocation {
         InvocationParts {
             service: self.service,
             method: self.method,
-            args: self.args,
+            args: Arc::try_unwrap(self.args).unwrap_or_else(|shared| Vec::clone(&shared)),
             attachments: self.attachments,
             context: self.context,
         }
@@ -107,7 +111,7 @@ impl Invocation {
         Self {
             service: parts.service,
             method: parts.method,
-            args: parts.args,
+            args: Arc::new(parts.args),
             attachments: parts.attachments,
             context: parts.context,
         }

@@ -8,7 +8,6 @@ use arc_swap::ArcSwap;
 use dubbo_url::Url;
 
 use crate::error::{ErrorCode, RpcError};
-use crate::filter::{FilterChain, FilterSpec, Side};
 use crate::invoker::{BoxFuture, Invoker};
 use crate::service_key::ServiceKey;
 
@@ -33,7 +32,8 @@ pub trait Protocol: Send + Sync + 'static {
     fn default_port(&self) -> u16;
 
     /// Starts serving `invoker` under the service key and port of `url`. The first export on a
-    /// port opens the server; later ones share it.
+    /// port opens the server; later ones share it. `invoker` is served as given: the caller
+    /// wraps it in the provider's filter chain (protocols add no filters of their own).
     fn export(
         &self,
         url: Url,
@@ -50,16 +50,21 @@ pub trait Protocol: Send + Sync + 'static {
 
 /// A handle on one exported service. Dropping it keeps the export; call
 /// [`unexport`](Self::unexport) to withdraw it.
+#[derive(Clone)]
 pub struct Exporter {
     key: ServiceKey,
     url: Url,
-    registry: ExporterRegistry,
+    withdraw: Arc<dyn Fn() + Send + Sync>,
 }
 
 impl Exporter {
-    /// Records the export of `key` in `registry` and returns its handle.
-    pub fn new(key: ServiceKey, url: Url, registry: ExporterRegistry) -> Self {
-        Self { key, url, registry }
+    /// A handle on the export of `key` at `url`; `withdraw` stops serving it.
+    pub fn new(key: ServiceKey, url: Url, withdraw: impl Fn() + Send + Sync + 'static) -> Self {
+        Self {
+            key,
+            url,
+            withdraw: Arc::new(withdraw),
+        }
     }
 
     /// The exported service's key.
@@ -67,14 +72,15 @@ impl Exporter {
         &self.key
     }
 
-    /// The URL the service was exported with.
+    /// The URL the service is served at, with the port actually bound.
     pub fn url(&self) -> &Url {
         &self.url
     }
 
-    /// Stops serving the service: later calls get "service not found".
+    /// Stops serving the service: later calls get "service not found". A later export of the
+    /// same key (by another module, or a re-export with new settings) is left alone.
     pub fn unexport(&self) {
-        self.registry.remove(&self.key);
+        (self.withdraw)()
     }
 }
 
@@ -87,12 +93,12 @@ impl std::fmt::Debug for Exporter {
 /// The exported services of one server, looked up on every request without a lock: readers
 /// load an immutable snapshot, the rare writer swaps in a new one.
 #[derive(Clone, Default)]
-pub struct ExporterRegistry {
+pub struct ExportTable {
     map: Arc<ArcSwap<HashMap<ServiceKey, Arc<dyn Invoker>>>>,
 }
 
-impl ExporterRegistry {
-    /// An empty registry.
+impl ExportTable {
+    /// An empty table.
     pub fn new() -> Self {
         Self::default()
     }
@@ -117,15 +123,28 @@ impl ExporterRegistry {
         found
     }
 
-    /// Exports `invoker` for the provider `url`: wraps it in the provider-side filters of
-    /// `filters` that the URL selects, serves it under [`exported_service_key`], and returns
-    /// the handle, whose URL carries `bound_port` (the server's real port, which differs from
-    /// the URL's when an ephemeral one was asked for).
+    /// Removes `key` only while it still serves `invoker`, returning whether it did.
+    pub fn remove_if_same(&self, key: &ServiceKey, invoker: &Arc<dyn Invoker>) -> bool {
+        let mut found = false;
+        self.map.rcu(|m| {
+            let mut m = HashMap::clone(m);
+            found = m.get(key).is_some_and(|i| same_invoker(i, invoker));
+            if found {
+                m.remove(key);
+            }
+            m
+        });
+        found
+    }
+
+    /// Serves `invoker` (already wrapped in its filter chain) for the provider `url` under
+    /// [`exported_service_key`], replacing an earlier export of that key, and returns the
+    /// handle, whose URL carries `bound_port` (the server's real port, which differs from the
+    /// URL's when an ephemeral one was asked for).
     pub fn export(
         &self,
         url: Url,
         invoker: Arc<dyn Invoker>,
-        filters: &[FilterSpec],
         bound_port: u16,
     ) -> Result<Exporter, RpcError> {
         let key = exported_service_key(&url);
@@ -135,9 +154,12 @@ impl ExporterRegistry {
                 format!("cannot export {url}: it names no path or interface"),
             ));
         }
-        let chain = FilterChain::build(filters, Side::Provider, &url, invoker);
-        self.insert(key.clone(), Arc::new(chain));
-        Ok(Exporter::new(key, url.with_port(bound_port), self.clone()))
+        self.insert(key.clone(), invoker.clone());
+        let table = self.clone();
+        let withdraw_key = key.clone();
+        Ok(Exporter::new(key, url.with_port(bound_port), move || {
+            table.remove_if_same(&withdraw_key, &invoker);
+        }))
     }
 
     /// The invoker exported under exactly `key`.
@@ -182,7 +204,13 @@ impl ExporterRegistry {
     }
 }
 
-impl std::fmt::Debug for ExporterRegistry {
+/// Whether two handles point at the same invoker (data pointers only: vtables of one type may
+/// differ between codegen units).
+fn same_invoker(a: &Arc<dyn Invoker>, b: &Arc<dyn Invoker>) -> bool {
+    std::ptr::addr_eq(Arc::as_ptr(a), Arc::as_ptr(b))
+}
+
+impl std::fmt::Debug for ExportTable {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_list().entries(self.map.load().keys()).finish()
     }

@@ -10,7 +10,10 @@ use dubbo_core::Protocol;
 use crate::config::{ConfigError, DubboConfig, ProtocolConfig};
 use crate::error::DubboError;
 use crate::framework::Framework;
+use crate::lifecycle::{HookFuture, ShutdownHooks, ShutdownPhase};
 use crate::module::Module;
+use crate::tasks::BackgroundTasks;
+use crate::view::{ExportedService, ReferredService};
 
 /// How long graceful shutdown may take when the configuration does not say (Java's
 /// `dubbo.service.shutdown.wait`).
@@ -81,6 +84,8 @@ impl ApplicationBuilder {
             protocols: Mutex::new(HashMap::new()),
             modules: Mutex::new(Vec::new()),
             shut_down: AtomicBool::new(false),
+            hooks: ShutdownHooks::default(),
+            tasks: BackgroundTasks::default(),
             #[cfg(feature = "triple")]
             triple: std::sync::OnceLock::new(),
         });
@@ -98,6 +103,8 @@ pub(crate) struct AppInner {
     protocols: Mutex<HashMap<String, Arc<dyn Protocol>>>,
     modules: Mutex<Vec<Module>>,
     shut_down: AtomicBool,
+    hooks: ShutdownHooks,
+    tasks: BackgroundTasks,
     #[cfg(feature = "triple")]
     triple: std::sync::OnceLock<Arc<dubbo_protocol_triple::TripleProtocol>>,
 }
@@ -159,6 +166,36 @@ impl Application {
         module
     }
 
+    /// Every service the application's modules serve, one entry per protocol.
+    pub fn exported(&self) -> Vec<ExportedService> {
+        let modules: Vec<Module> = lock(&self.inner.modules).clone();
+        modules.iter().flat_map(Module::exported).collect()
+    }
+
+    /// Every remote service the application's modules refer to.
+    pub fn referred(&self) -> Vec<ReferredService> {
+        let modules: Vec<Module> = lock(&self.inner.modules).clone();
+        modules.iter().flat_map(Module::referred).collect()
+    }
+
+    /// Runs `hook` once during [`shutdown`](Self::shutdown), at `phase` (see
+    /// [`ShutdownPhase`] for the order). Hooks of one phase run one after the other, in the
+    /// order they were added.
+    pub fn on_shutdown<F, Fut>(&self, phase: ShutdownPhase, hook: F)
+    where
+        F: FnOnce() -> Fut + Send + 'static,
+        Fut: std::future::Future<Output = ()> + Send + 'static,
+    {
+        self.inner
+            .hooks
+            .add(phase, Box::new(move || -> HookFuture { Box::pin(hook()) }));
+    }
+
+    /// The application's background tasks, stopped (newest first) when it shuts down.
+    pub fn tasks(&self) -> &BackgroundTasks {
+        &self.inner.tasks
+    }
+
     /// Whether [`shutdown`](Self::shutdown) has begun.
     pub fn is_shut_down(&self) -> bool {
         self.inner.shut_down.load(Ordering::Acquire)
@@ -210,9 +247,10 @@ impl Application {
             .clone()
     }
 
-    /// Graceful shutdown: every module withdraws its services, each protocol tells its
-    /// consumers, lets in-flight calls finish within the configured wait (default 10 s), and
-    /// closes. References are released. Calling it again does nothing.
+    /// Graceful shutdown, in the phases of [`ShutdownPhase`]: registries are told first, then
+    /// consumers; each protocol refuses new calls and lets in-flight calls finish within the
+    /// configured wait (default 10 s), then closes; references are released and background
+    /// tasks stopped. Calling it again does nothing.
     pub async fn shutdown(&self) {
         if self.inner.shut_down.swap(true, Ordering::AcqRel) {
             return;
@@ -224,19 +262,21 @@ impl Application {
             .shutdown_wait
             .map(Duration::from_millis)
             .unwrap_or(DEFAULT_SHUTDOWN_WAIT);
+        let hooks = &self.inner.hooks;
+        hooks.run(ShutdownPhase::Unregister).await;
+        hooks.run(ShutdownPhase::Notify).await;
         let protocols: Vec<Arc<dyn Protocol>> =
             lock(&self.inner.protocols).values().cloned().collect();
-        // Servers first, so consumers hear "read-only" while the exports are still answering
-        // in-flight calls; the exports go when the servers have drained.
-        let mut drains = Vec::new();
-        for p in &protocols {
-            drains.push(p.shutdown(grace));
-        }
-        futures::future::join_all(drains).await;
+        // Each protocol sends read-only / GOAWAY, drains and closes its servers; the exports
+        // stay in place until then so in-flight calls are answered.
+        futures::future::join_all(protocols.iter().map(|p| p.shutdown(grace))).await;
+        hooks.run(ShutdownPhase::Drain).await;
         let modules: Vec<Module> = lock(&self.inner.modules).clone();
         for m in modules {
             m.release();
         }
+        self.inner.tasks.stop_all(grace).await;
+        hooks.run(ShutdownPhase::Close).await;
         tracing::info!(application = %self.inner.name, "application shut down");
     }
 

@@ -2,7 +2,8 @@
 
 use std::sync::Arc;
 
-use dubbo_core::{Extensions, Protocol};
+use dubbo_core::filters::register_builtin_filters;
+use dubbo_core::{Extensions, FilterSpec, Protocol, StatsStore};
 
 /// Creates a protocol instance for an application.
 pub trait ProtocolFactory: Send + Sync + 'static {
@@ -24,16 +25,21 @@ where
 ///
 /// There is no process-wide instance: create one with [`Framework::new`] and build applications
 /// from it, or let [`Application::builder`](crate::Application::builder) create a private one.
+///
+/// It also owns the per-provider call statistics ([`StatsStore`]) that load balancers and
+/// limits read, so two frameworks never mix their numbers.
 #[derive(Debug)]
 pub struct Framework {
     extensions: Extensions,
+    stats: Arc<StatsStore>,
 }
 
 impl Framework {
     /// A framework with the built-in protocols `dubbo` and `tri` (alias `triple`), as far as
-    /// their cargo features are enabled.
+    /// their cargo features are enabled, and the built-in filters.
     pub fn new() -> Arc<Self> {
         let extensions = Extensions::new();
+        register_builtin_filters(&extensions);
         #[cfg(feature = "dubbo")]
         {
             let dubbo: Arc<dyn ProtocolFactory> = Arc::new(|| -> Arc<dyn Protocol> {
@@ -51,12 +57,52 @@ impl Framework {
             extensions.register::<dyn ProtocolFactory>("tri", tri.clone());
             extensions.register::<dyn ProtocolFactory>("triple", tri);
         }
-        Arc::new(Self { extensions })
+        Arc::new(Self {
+            extensions,
+            stats: Arc::new(StatsStore::new()),
+        })
     }
 
     /// The extension tables; register your own protocols, filters, ... here.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use dubbo_rs::core::{BoxFuture, Filter, FilterSpec, Invocation, Next, RpcResult, Stage};
+    ///
+    /// /// Counts calls.
+    /// struct Audit(std::sync::atomic::AtomicU64);
+    /// impl Filter for Audit {
+    ///     fn invoke<'a>(&'a self, call: Invocation, next: Next<'a>) -> BoxFuture<'a, RpcResult> {
+    ///         self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    ///         next.run(call)
+    ///     }
+    /// }
+    ///
+    /// let framework = dubbo_rs::Framework::new();
+    /// // Runs wherever a URL says `filter=audit`, on both sides.
+    /// let spec = FilterSpec::new("audit", 0, &[Stage::Provider, Stage::Consumer], Arc::new(Audit(Default::default())))
+    ///     .on_request();
+    /// framework.register_filter(spec);
+    /// ```
     pub fn extensions(&self) -> &Extensions {
         &self.extensions
+    }
+
+    /// Adds (or replaces) a filter under its name; chains built after this include it where
+    /// its spec and the URLs' `filter` parameters say.
+    pub fn register_filter(&self, spec: FilterSpec) {
+        self.extensions
+            .register::<FilterSpec>(spec.name, Arc::new(spec));
+    }
+
+    /// Every registered filter.
+    pub fn filters(&self) -> Vec<Arc<FilterSpec>> {
+        self.extensions.all::<FilterSpec>()
+    }
+
+    /// The statistics of every provider this framework's consumers call.
+    pub fn stats(&self) -> &Arc<StatsStore> {
+        &self.stats
     }
 
     /// A new protocol instance by name, if a factory is registered.

@@ -50,15 +50,21 @@ pub mod config;
 mod error;
 mod framework;
 mod generic;
+mod lifecycle;
 mod module;
 mod options;
+mod tasks;
+mod view;
 
 pub use application::{wait_for_signal, Application, ApplicationBuilder, DEFAULT_SHUTDOWN_WAIT};
 pub use error::DubboError;
 pub use framework::{Framework, ProtocolFactory};
 pub use generic::GenericClient;
+pub use lifecycle::ShutdownPhase;
 pub use module::{Module, Reference};
 pub use options::{ReferenceOptions, ServiceOptions};
+pub use tasks::BackgroundTasks;
+pub use view::{ExportedService, ReferredService};
 
 /// The service macro: see the crate documentation.
 pub use dubbo_macros::service;

@@ -4,12 +4,11 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use dubbo_core::filters::builtin_filters;
 #[cfg(feature = "triple")]
 use dubbo_core::Protocol;
 use dubbo_core::{
-    BoxFuture, Exporter, FilterChain, Invocation, Invoker, RpcResult, ServiceHandler,
-    ServiceInvoker, ServiceKey, Side,
+    BoxFuture, Exporter, FilterChain, Invocation, Invoker, MeasuredInvoker, RpcResult,
+    ServiceHandler, ServiceInvoker, ServiceKey, Stage,
 };
 use dubbo_url::Url;
 
@@ -32,7 +31,7 @@ struct ModuleInner {
     name: String,
     app: Application,
     exporters: Mutex<Vec<Exporter>>,
-    references: Mutex<Vec<Arc<dyn Invoker>>>,
+    references: Mutex<Vec<Arc<ReferenceInvoker>>>,
 }
 
 impl Module {
@@ -205,7 +204,8 @@ impl Module {
             let url = build_url(&name, &host, port, &interface, &p)?;
             let invoker: Arc<dyn Invoker> =
                 Arc::new(ServiceInvoker::new(handler.clone(), url.clone()));
-            let exporter = protocol.export(url, invoker).await?;
+            let chain = self.provider_chain(&url, invoker);
+            let exporter = protocol.export(url, chain).await?;
             let url = exporter.url().clone();
             tracing::info!(application = %app.name(), url = %url, "exported service");
             lock(&self.inner.exporters).push(exporter);
@@ -263,9 +263,38 @@ impl Module {
         // Registering the protocol with the application makes shutdown drain this server too.
         app.protocol("tri")?;
         let server = triple.server_for(&url).await?;
-        server.add_idl_service(service);
+        let service: Arc<dyn dubbo_protocol_triple::IdlService> = Arc::new(service);
+        let invoker: Arc<dyn Invoker> = Arc::new(dubbo_protocol_triple::server::IdlInvoker::new(
+            service.clone(),
+            url.clone(),
+        ));
+        let chain = self.provider_chain(&url, invoker);
+        let exporter = server.export_idl(service, chain, url);
+        let url = exporter.url().clone();
         tracing::info!(application = %app.name(), url = %url, "exported IDL service");
+        lock(&self.inner.exporters).push(exporter);
         Ok(url)
+    }
+
+    /// `invoker` wrapped in the provider filters the framework has and `url` selects.
+    fn provider_chain(&self, url: &Url, invoker: Arc<dyn Invoker>) -> Arc<dyn Invoker> {
+        let filters = self.inner.app.framework().filters();
+        Arc::new(FilterChain::build(&filters, Stage::Provider, url, invoker))
+    }
+
+    /// The consumer's call path to one provider: the cluster-level filters (once per call),
+    /// the measuring stage that records per-provider statistics and call reports, then the
+    /// per-provider consumer filters around the protocol's invoker.
+    fn consumer_chain(&self, url: &Url, remote: Arc<dyn Invoker>) -> Arc<dyn Invoker> {
+        let framework = self.inner.app.framework();
+        let filters = framework.filters();
+        let per_provider: Arc<dyn Invoker> =
+            Arc::new(FilterChain::build(&filters, Stage::Consumer, url, remote));
+        let measured: Arc<dyn Invoker> = Arc::new(MeasuredInvoker::new(
+            per_provider,
+            framework.stats().clone(),
+        ));
+        Arc::new(FilterChain::build(&filters, Stage::Cluster, url, measured))
     }
 
     /// Refers to a remote service and returns the invoker that typed clients and
@@ -362,12 +391,7 @@ impl Module {
         })?;
         let url = build_url(&scheme, host, port, &options.interface, &params)?;
         let remote = protocol.refer(url.clone()).await?;
-        let chain: Arc<dyn Invoker> = Arc::new(FilterChain::build(
-            &builtin_filters(),
-            Side::Consumer,
-            &url,
-            remote,
-        ));
+        let chain = self.consumer_chain(&url, remote);
         let key = ServiceKey::new(
             options.interface.as_str(),
             options.group.as_deref(),
@@ -378,6 +402,31 @@ impl Module {
         };
         lock(&self.inner.references).push(reference.inner.clone());
         Ok(reference)
+    }
+
+    /// The services this module serves, one entry per protocol, with the URLs they are
+    /// served at.
+    pub fn exported(&self) -> Vec<ExportedService> {
+        lock(&self.inner.exporters)
+            .iter()
+            .map(|e| ExportedService {
+                module: self.inner.name.clone(),
+                key: e.key().clone(),
+                url: e.url().clone(),
+            })
+            .collect()
+    }
+
+    /// The services this module refers to.
+    pub fn referred(&self) -> Vec<ReferredService> {
+        lock(&self.inner.references)
+            .iter()
+            .map(|r| ReferredService {
+                module: self.inner.name.clone(),
+                key: r.key.clone(),
+                url: r.next.url().clone(),
+            })
+            .collect()
     }
 
     /// Withdraws every service of this module and releases its references; the rest of the
@@ -405,6 +454,8 @@ impl std::fmt::Debug for Module {
             .finish()
     }
 }
+
+pub use crate::view::{ExportedService, ReferredService};
 
 /// A referred remote service: an [`Invoker`] to build clients on.
 #[derive(Clone)]

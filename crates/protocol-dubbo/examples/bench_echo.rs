@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use dubbo_core::{
-    invoker_fn, ExporterRegistry, Invocation, MethodSignature, RpcResponse, ServiceKey, Value,
+    invoker_fn, ExportTable, Invocation, MethodSignature, RpcResponse, ServiceKey, Value,
 };
 use dubbo_protocol_dubbo::{ClientConfig, DubboClient, DubboServer, ServerConfig};
 use dubbo_url::Url;
@@ -20,16 +20,16 @@ async fn main() {
     let calls: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(200_000);
     let concurrency: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(64);
 
-    let registry = ExporterRegistry::new();
+    let exports = ExportTable::new();
     let url = Url::parse("dubbo://127.0.0.1:0/org.example.Greeter").expect("url");
-    registry.insert(
+    exports.insert(
         ServiceKey::interface_only("org.example.Greeter"),
         Arc::new(invoker_fn(url, |inv: Invocation| async move {
             let name = inv.args().first().and_then(|v| v.as_str()).unwrap_or("?");
             Ok(RpcResponse::new(Value::String(format!("Hello {name}"))))
         })),
     );
-    let server = DubboServer::bind("127.0.0.1:0", ServerConfig::default(), registry)
+    let server = DubboServer::bind("127.0.0.1:0", ServerConfig::default(), exports)
         .await
         .expect("bind");
     let client = DubboClient::connect(server.local_addr().to_string(), ClientConfig::default())

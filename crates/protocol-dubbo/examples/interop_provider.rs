@@ -11,7 +11,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use dubbo_core::{invoker_fn, Invocation, Protocol};
+use dubbo_core::filters::builtin_filters;
+use dubbo_core::{invoker_fn, FilterChain, Invocation, Protocol, Stage};
 use dubbo_protocol_dubbo::DubboProtocol;
 use dubbo_url::Url;
 
@@ -36,7 +37,8 @@ async fn main() {
         let invoker = Arc::new(invoker_fn(url.clone(), move |inv: Invocation| {
             serve(inv, v2)
         }));
-        if let Err(e) = protocol.export(url.clone(), invoker).await {
+        let served = FilterChain::build(&builtin_filters(), Stage::Provider, &url, invoker);
+        if let Err(e) = protocol.export(url.clone(), Arc::new(served)).await {
             eprintln!("export failed: {e}");
             std::process::exit(1);
         }

@@ -18,22 +18,22 @@
 //!
 //! ```
 //! use std::sync::Arc;
-//! use dubbo_core::{invoker_fn, ExporterRegistry, Invocation, MethodSignature, RpcResponse, ServiceKey, Value};
+//! use dubbo_core::{invoker_fn, ExportTable, Invocation, MethodSignature, RpcResponse, ServiceKey, Value};
 //! use dubbo_protocol_dubbo::{ClientConfig, DubboClient, DubboServer, ServerConfig};
 //! use dubbo_url::Url;
 //!
 //! # tokio::runtime::Runtime::new().unwrap().block_on(async {
 //! // Provider: export a greeter on a free port.
-//! let registry = ExporterRegistry::new();
+//! let exports = ExportTable::new();
 //! let url = Url::parse("dubbo://127.0.0.1:0/org.example.Greeter").unwrap();
-//! registry.insert(
+//! exports.insert(
 //!     ServiceKey::interface_only("org.example.Greeter"),
 //!     Arc::new(invoker_fn(url, |inv: Invocation| async move {
 //!         let name = inv.args().first().and_then(|v| v.as_str()).unwrap_or("?").to_owned();
 //!         Ok(RpcResponse::new(Value::String(format!("Hello {name}"))))
 //!     })),
 //! );
-//! let server = DubboServer::bind("127.0.0.1:0", ServerConfig::default(), registry).await.unwrap();
+//! let server = DubboServer::bind("127.0.0.1:0", ServerConfig::default(), exports).await.unwrap();
 //!
 //! // Consumer: one multiplexed connection to it.
 //! let client = DubboClient::connect(server.local_addr().to_string(), ClientConfig::default()).await.unwrap();

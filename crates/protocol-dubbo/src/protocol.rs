@@ -5,8 +5,7 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
-use dubbo_core::filters::builtin_filters;
-use dubbo_core::{BoxFuture, ErrorCode, Exporter, ExporterRegistry, Invoker, Protocol, RpcError};
+use dubbo_core::{BoxFuture, ErrorCode, ExportTable, Exporter, Invoker, Protocol, RpcError};
 use dubbo_url::Url;
 
 use crate::config::{ClientConfig, ServerConfig};
@@ -21,11 +20,10 @@ pub const DEFAULT_PORT: u16 = 20880;
 /// exported on it, and one shared [`DubboClient`] per provider address for every invoker that
 /// refers to it (unless the URL asks for dedicated `connections`).
 ///
-/// **Provider filters.** [`export`](Protocol::export) wraps the given invoker in the provider
-/// side of [`builtin_filters`] (echo, generic...) selected by the URL's `service.filter` /
-/// `filter` parameter, so `$echo` and `$invoke` work on every exported service; pass the bare
-/// service invoker. Code that builds its own chain can use [`DubboServer`] and an
-/// [`ExporterRegistry`] directly.
+/// **Provider filters.** [`export`](Protocol::export) serves the invoker as given: the
+/// application wraps it in the provider filter chain it selects from the framework's
+/// extension table (echo, generic, token, ...). Code that uses the protocol alone wraps it with
+/// [`dubbo_core::FilterChain`]. [`DubboServer`] and an [`ExportTable`] can be used directly.
 ///
 /// **Bind address.** `bind.ip`/`bind.port` when present, else the URL's host and port
 /// (`anyhost=true` binds `0.0.0.0`); a URL without a port binds 20880. `bind.port=0` picks a
@@ -80,7 +78,7 @@ impl DubboProtocol {
             }
         }
         let config = ServerConfig::from_url(url);
-        let server = DubboServer::bind(key.as_str(), config, ExporterRegistry::new())
+        let server = DubboServer::bind(key.as_str(), config, ExportTable::new())
             .await
             .map_err(|e| {
                 RpcError::framework(
@@ -154,10 +152,7 @@ impl Protocol for DubboProtocol {
         Box::pin(async move {
             let server = self.server_for(&url).await?;
             let bound = server.local_addr();
-            let exporter =
-                server
-                    .registry()
-                    .export(url, invoker, &builtin_filters(), bound.port())?;
+            let exporter = server.exports().export(url, invoker, bound.port())?;
             tracing::info!(service = %exporter.key(), address = %bound, "exported over dubbo://");
             Ok(exporter)
         })

@@ -5,8 +5,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use dubbo_core::{
-    invoker_fn, ErrorCode, ExporterRegistry, Invocation, Invoker, MethodSignature, Protocol,
-    RpcError, RpcResponse, ServiceKey, Value,
+    filters::builtin_filters, invoker_fn, ErrorCode, ExportTable, FilterChain, Invocation, Invoker,
+    MethodSignature, Protocol, RpcError, RpcResponse, ServiceKey, Stage, Value,
 };
 use dubbo_protocol_dubbo::body;
 use dubbo_protocol_dubbo::{
@@ -69,9 +69,9 @@ fn greeter() -> Arc<dyn Invoker> {
 }
 
 async fn server_with(config: ServerConfig) -> DubboServer {
-    let registry = ExporterRegistry::new();
-    registry.insert(ServiceKey::interface_only(GREETER), greeter());
-    DubboServer::bind("127.0.0.1:0", config, registry)
+    let exports = ExportTable::new();
+    exports.insert(ServiceKey::interface_only(GREETER), greeter());
+    DubboServer::bind("127.0.0.1:0", config, exports)
         .await
         .unwrap()
 }
@@ -250,18 +250,18 @@ async fn unknown_service_is_service_not_found() {
 
 #[tokio::test]
 async fn group_and_version_select_the_exporter() {
-    let registry = ExporterRegistry::new();
+    let exports = ExportTable::new();
     let url = Url::parse("dubbo://127.0.0.1:0/a.B").unwrap();
     for (g, v, answer) in [(None, None, "plain"), (Some("g1"), Some("1.0.0"), "g1v1")] {
         let url = url.clone();
-        registry.insert(
+        exports.insert(
             ServiceKey::new("a.B", g, v),
             Arc::new(invoker_fn(url, move |_inv: Invocation| async move {
                 Ok(RpcResponse::new(Value::String(answer.into())))
             })),
         );
     }
-    let server = DubboServer::bind("127.0.0.1:0", ServerConfig::default(), registry)
+    let server = DubboServer::bind("127.0.0.1:0", ServerConfig::default(), exports)
         .await
         .unwrap();
     let client = client_for(&server, ClientConfig::default()).await;
@@ -661,9 +661,9 @@ async fn failed_connect_is_a_network_error_with_backoff() {
 
 #[tokio::test]
 async fn lazy_client_reconnects_after_the_connection_dies() {
-    let registry = ExporterRegistry::new();
-    registry.insert(ServiceKey::interface_only(GREETER), greeter());
-    let server = DubboServer::bind("127.0.0.1:0", ServerConfig::default(), registry.clone())
+    let exports = ExportTable::new();
+    exports.insert(ServiceKey::interface_only(GREETER), greeter());
+    let server = DubboServer::bind("127.0.0.1:0", ServerConfig::default(), exports.clone())
         .await
         .unwrap();
     let addr = server.local_addr();
@@ -687,7 +687,7 @@ async fn lazy_client_reconnects_after_the_connection_dies() {
         .await
         .is_err());
     // A provider back on the same port is found again by the next calls.
-    let server = DubboServer::bind(addr, ServerConfig::default(), registry)
+    let server = DubboServer::bind(addr, ServerConfig::default(), exports)
         .await
         .unwrap();
     tokio::time::sleep(Duration::from_millis(50)).await;
@@ -706,7 +706,11 @@ async fn protocol_export_refer_echo_and_generic() {
         "dubbo://127.0.0.1:0/org.example.Greeter?bind.port=0&version=1.0.0&heartbeat=60000",
     )
     .unwrap();
-    let exporter = protocol.export(url.clone(), greeter()).await.unwrap();
+    let served = FilterChain::build(&builtin_filters(), Stage::Provider, &url, greeter());
+    let exporter = protocol
+        .export(url.clone(), Arc::new(served))
+        .await
+        .unwrap();
     let addr = protocol.server_addr(&url).unwrap();
     let consumer = Url::parse(&format!(
         "dubbo://{addr}/org.example.Greeter?version=1.0.0&timeout=2000"
@@ -804,9 +808,9 @@ async fn method_level_timeout_from_url() {
 async fn oneway_calls_do_not_wait() {
     let hits = Arc::new(AtomicUsize::new(0));
     let h = hits.clone();
-    let registry = ExporterRegistry::new();
+    let exports = ExportTable::new();
     let url = Url::parse("dubbo://127.0.0.1:0/a.B").unwrap();
-    registry.insert(
+    exports.insert(
         ServiceKey::interface_only("a.B"),
         Arc::new(invoker_fn(url, move |_inv: Invocation| {
             let h = h.clone();
@@ -816,7 +820,7 @@ async fn oneway_calls_do_not_wait() {
             }
         })),
     );
-    let server = DubboServer::bind("127.0.0.1:0", ServerConfig::default(), registry)
+    let server = DubboServer::bind("127.0.0.1:0", ServerConfig::default(), exports)
         .await
         .unwrap();
     let client = client_for(&server, ClientConfig::default()).await;

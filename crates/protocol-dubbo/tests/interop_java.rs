@@ -10,7 +10,10 @@ use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
-use dubbo_core::{invoker_fn, Invocation, MethodSignature, Protocol, ServiceKey, Value};
+use dubbo_core::filters::builtin_filters;
+use dubbo_core::{
+    invoker_fn, FilterChain, Invocation, MethodSignature, Protocol, ServiceKey, Stage, Value,
+};
 use dubbo_protocol_dubbo::{ClientConfig, DubboClient, DubboProtocol};
 use dubbo_url::Url;
 use support::interop_service::{serve, SERVICE};
@@ -103,7 +106,11 @@ async fn java_consumer_calls_rust_provider() {
         let invoker = Arc::new(invoker_fn(url.clone(), move |inv: Invocation| {
             serve(inv, v2)
         }));
-        protocol.export(url.clone(), invoker).await.unwrap();
+        let served = FilterChain::build(&builtin_filters(), Stage::Provider, &url, invoker);
+        protocol
+            .export(url.clone(), Arc::new(served))
+            .await
+            .unwrap();
         addr = protocol.server_addr(&url);
     }
     let addr = addr.expect("bound");

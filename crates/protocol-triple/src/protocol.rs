@@ -4,7 +4,6 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use dubbo_core::filters::builtin_filters;
 use dubbo_core::{BoxFuture, ErrorCode, Exporter, Invoker, Protocol, RpcError};
 use dubbo_url::Url;
 
@@ -18,8 +17,8 @@ pub const DEFAULT_PORT: u16 = 50051;
 
 /// `tri://` as a core [`Protocol`].
 ///
-/// `export` serves an interface-mode invoker (wrapped in the provider's built-in filters, so
-/// `$echo` and `$invoke` work) on the port of its URL, sharing one [`TripleServer`] per port;
+/// `export` serves an interface-mode invoker (already wrapped in its provider filter chain by
+/// the caller) on the port of its URL, sharing one [`TripleServer`] per port;
 /// the same server answers IDL services added with [`server_for`](Self::server_for) and the
 /// HTTP/1.1 JSON form. `refer` returns a wrapper-mode [`TripleInvoker`] over a channel shared
 /// by every reference to the same `host:port`.
@@ -142,10 +141,7 @@ impl Protocol for TripleProtocol {
         Box::pin(async move {
             let server = self.server_for(&url).await?;
             let bound = server.local_addr();
-            let exporter =
-                server
-                    .exporters()
-                    .export(url, invoker, &builtin_filters(), bound.port())?;
+            let exporter = server.exporters().export(url, invoker, bound.port())?;
             tracing::info!(service = %exporter.key(), address = %bound, "exported over tri://");
             Ok(exporter)
         })

@@ -4,7 +4,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use dubbo_core::{ErrorCode, Invocation, Invoker, MethodSignature, Protocol, ServiceKey, Value};
+use dubbo_core::filters::builtin_filters;
+use dubbo_core::{
+    ErrorCode, FilterChain, Invocation, Invoker, MethodSignature, Protocol, ServiceKey, Stage,
+    Value,
+};
 mod common;
 use common::interop_invoker;
 use dubbo_protocol_triple::wrapper::{decode_hessian, TripleRequestWrapper, TripleResponseWrapper};
@@ -19,8 +23,14 @@ async fn setup() -> (TripleProtocol, Arc<dyn Invoker>, String) {
         "tri://127.0.0.1/{IFACE}?version=1.0.0&bind.port=0"
     ))
     .unwrap();
+    let served = FilterChain::build(
+        &builtin_filters(),
+        Stage::Provider,
+        &url,
+        interop_invoker(url.clone()),
+    );
     let exporter = protocol
-        .export(url.clone(), interop_invoker(url.clone()))
+        .export(url.clone(), Arc::new(served))
         .await
         .unwrap();
     assert_eq!(exporter.key(), &ServiceKey::new(IFACE, None, Some("1.0.0")));

@@ -8,22 +8,28 @@ pub use generic::{generalize, GenericFilter};
 
 use std::sync::Arc;
 
-use crate::filter::{FilterSpec, Side};
+use crate::extension::Extensions;
+use crate::filter::{FilterSpec, Stage};
 
-/// The filters every provider and consumer gets unless its URL removes them.
-pub fn builtin_filters() -> Vec<FilterSpec> {
-    vec![
-        FilterSpec {
-            name: "echo",
-            order: -110_000,
-            sides: &[Side::Provider],
-            filter: Arc::new(EchoFilter),
-        },
-        FilterSpec {
-            name: "generic",
-            order: -20_000,
-            sides: &[Side::Provider],
-            filter: Arc::new(GenericFilter),
-        },
+/// The built-in filters, each active by default where its spec says.
+pub fn builtin_filters() -> Vec<Arc<FilterSpec>> {
+    [
+        FilterSpec::new("echo", -110_000, &[Stage::Provider], Arc::new(EchoFilter)),
+        FilterSpec::new(
+            "generic",
+            -20_000,
+            &[Stage::Provider],
+            Arc::new(GenericFilter),
+        ),
     ]
+    .into_iter()
+    .map(Arc::new)
+    .collect()
+}
+
+/// Registers every built-in filter in `extensions` under its name.
+pub fn register_builtin_filters(extensions: &Extensions) {
+    for spec in builtin_filters() {
+        extensions.register::<FilterSpec>(spec.name, spec);
+    }
 }

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use dubbo_core::{ErrorCode, ExporterRegistry, Invocation, RpcError, RpcResult};
+use dubbo_core::{ErrorCode, ExportTable, Invocation, RpcError, RpcResult};
 use futures::{FutureExt, StreamExt};
 use tokio::net::{TcpListener, TcpStream, ToSocketAddrs};
 use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore};
@@ -27,7 +27,7 @@ use crate::status::{status_for_error, Status, NOT_FOUND_EXPORTED, REMOTING_EXCEP
 /// Requests a connection's reader dispatches before it steps behind their handlers.
 const PIPELINE_RUN: usize = 16;
 
-/// A dubbo:// server on one address, serving the invokers of an [`ExporterRegistry`].
+/// A dubbo:// server on one address, serving the invokers of an [`ExportTable`].
 ///
 /// Requests are looked up by service key (`path`, `group` and `version` from the
 /// attachments) and handed to the exported invoker; the invoker is called as registered, so
@@ -38,7 +38,7 @@ pub struct DubboServer {
 }
 
 struct ServerShared {
-    registry: ExporterRegistry,
+    exports: ExportTable,
     config: ServerConfig,
     local_addr: SocketAddr,
     signatures: SignatureCache,
@@ -78,17 +78,17 @@ impl std::fmt::Debug for DubboServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("DubboServer")
             .field("local_addr", &self.shared.local_addr)
-            .field("services", &self.shared.registry)
+            .field("services", &self.shared.exports)
             .finish()
     }
 }
 
 impl DubboServer {
-    /// Binds `addr` (port 0 picks a free port) and starts serving `registry`.
+    /// Binds `addr` (port 0 picks a free port) and starts serving `exports`.
     pub async fn bind(
         addr: impl ToSocketAddrs,
         config: ServerConfig,
-        registry: ExporterRegistry,
+        exports: ExportTable,
     ) -> std::io::Result<DubboServer> {
         let listener = TcpListener::bind(addr).await?;
         let local_addr = listener.local_addr()?;
@@ -96,7 +96,7 @@ impl DubboServer {
         let queue = (config.queues > 0 && workers.is_some())
             .then(|| Arc::new(Semaphore::new(config.queues)));
         let shared = Arc::new(ServerShared {
-            registry,
+            exports,
             config,
             local_addr,
             signatures: SignatureCache::new(),
@@ -123,8 +123,8 @@ impl DubboServer {
     }
 
     /// The exported services.
-    pub fn registry(&self) -> &ExporterRegistry {
-        &self.shared.registry
+    pub fn exports(&self) -> &ExportTable {
+        &self.shared.exports
     }
 
     /// The settings.
@@ -499,7 +499,7 @@ async fn process(
         }
     };
     let key = req.service_key();
-    let Some(invoker) = shared.registry.get(&key) else {
+    let Some(invoker) = shared.exports.get(&key) else {
         let msg = not_found_message(shared, conn, &key, &method_text(&req.method));
         tracing::warn!(consumer = %conn.peer, "{msg}");
         return two_way.then(|| {
@@ -590,7 +590,7 @@ fn not_found_message(
     const MAX_LISTED: usize = 20;
     let port = shared.local_addr.port();
     let mut keys: Vec<String> = shared
-        .registry
+        .exports
         .keys()
         .iter()
         .map(|k| format!("{k}:{port}"))

@@ -179,7 +179,7 @@ pub fn add_interop_service(server: &dubbo_protocol_triple::TripleServer) {
     use std::sync::Arc;
 
     use dubbo_core::filters::builtin_filters;
-    use dubbo_core::{invoker_fn, FilterChain, Invocation, ServiceKey, Side};
+    use dubbo_core::{invoker_fn, FilterChain, Invocation, ServiceKey, Stage};
 
     let url = match dubbo_url::Url::parse(&format!(
         "tri://{}/{INTEROP_SERVICE}?version=1.0.0",
@@ -194,7 +194,7 @@ pub fn add_interop_service(server: &dubbo_protocol_triple::TripleServer) {
     let invoker = invoker_fn(url.clone(), |inv: Invocation| async move {
         interop_call(inv).await
     });
-    let chain = FilterChain::build(&builtin_filters(), Side::Provider, &url, Arc::new(invoker));
+    let chain = FilterChain::build(&builtin_filters(), Stage::Provider, &url, Arc::new(invoker));
     server.export_invoker(
         ServiceKey::new(INTEROP_SERVICE, None, Some("1.0.0")),
         Arc::new(chain),

@@ -6,6 +6,7 @@
 
 pub mod grpc;
 pub mod http1_json;
+pub mod idl;
 pub mod interface;
 pub mod routing;
 pub mod shutdown;
@@ -22,10 +23,13 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinSet;
 
-use dubbo_core::{ExporterRegistry, Invoker, ServiceKey};
+use dubbo_core::{ExportTable, Exporter, Invoker, ServiceKey};
+use dubbo_url::Url;
 
 use crate::config::TripleConfig;
 use crate::status::Status;
+use idl::IdlEntry;
+pub use idl::{IdlInvoker, IdlServerCall};
 use routing::Router;
 pub use routing::{BoxFuture, IdlService, MethodKind, ServerCall, ServerReply};
 use shutdown::ShutdownSignal;
@@ -37,7 +41,7 @@ pub const H2_PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 pub(crate) struct ServerShared {
     pub(crate) config: TripleConfig,
     pub(crate) router: Router,
-    pub(crate) exporters: ExporterRegistry,
+    pub(crate) exporters: ExportTable,
 }
 
 impl ServerShared {
@@ -50,15 +54,18 @@ impl ServerShared {
                 .rsplit_once('/')
                 .and_then(|(_, last)| self.router.idl(last))
         });
-        if let Some(svc) = idl {
-            if svc.method_kind(&method).is_none() {
+        if let Some(entry) = idl {
+            if entry.service.method_kind(&method).is_none() {
                 return Box::pin(async move {
                     Err(Status::unimplemented(format!(
                         "method {method} not found in service {service}"
                     )))
                 });
             }
-            return svc.call(&method, call);
+            if entry.invoker.is_none() {
+                return entry.service.call(&method, call);
+            }
+            return Box::pin(idl::serve(entry, call));
         }
         let key = interface::request_service_key(&service, &call.metadata);
         let invoker = self.exporters.get_with_fallback(&key).or_else(|| {
@@ -119,7 +126,7 @@ impl TripleServer {
         let shared = Arc::new(ServerShared {
             config,
             router: Router::default(),
-            exporters: ExporterRegistry::new(),
+            exporters: ExportTable::new(),
         });
         let signal = ShutdownSignal::new();
         let grace = Arc::new(Mutex::new(Duration::from_secs(10)));
@@ -148,24 +155,51 @@ impl TripleServer {
         &self.shared.config
     }
 
-    /// Serves an IDL service (a generated `...Server<T>`) under its full name.
+    /// Serves an IDL service (a generated `...Server<T>`) under its full name, with no
+    /// filters. Applications export IDL services with [`export_idl`](Self::export_idl), which
+    /// runs their calls through the provider's filter chain.
     pub fn add_idl_service<S: IdlService>(&self, service: S) {
-        self.shared.router.add_idl(Arc::new(service));
+        self.add_idl_service_arc(Arc::new(service));
     }
 
-    /// Serves an already shared IDL service.
+    /// Serves an already shared IDL service, with no filters.
     pub fn add_idl_service_arc(&self, service: Arc<dyn IdlService>) {
-        self.shared.router.add_idl(service);
+        self.shared.router.add_idl(IdlEntry {
+            service,
+            invoker: None,
+        });
+    }
+
+    /// Serves `service` with every call going through `invoker`, which must end in an
+    /// [`IdlInvoker`] for the same service (typically a provider
+    /// [`FilterChain`](dubbo_core::FilterChain) around one), and returns the handle that
+    /// withdraws it. `url` describes the export; its port is replaced by the bound one.
+    pub fn export_idl(
+        &self,
+        service: Arc<dyn IdlService>,
+        invoker: Arc<dyn Invoker>,
+        url: Url,
+    ) -> Exporter {
+        let name = service.service_name().to_owned();
+        self.shared.router.add_idl(IdlEntry {
+            service,
+            invoker: Some(invoker.clone()),
+        });
+        let router = self.shared.router.clone();
+        let key = ServiceKey::new(name.as_str(), url.group(), url.version());
+        Exporter::new(key, url.with_port(self.local_addr.port()), move || {
+            router.remove_idl(&name, Some(&invoker));
+        })
     }
 
     /// Stops serving the IDL service named `name`; returns whether it was served.
     pub fn remove_idl_service(&self, name: &str) -> bool {
-        self.shared.router.remove_idl(name)
+        self.shared.router.remove_idl(name, None)
     }
 
     /// The interface-mode services this server answers (wrapper mode and HTTP/1.1 JSON),
     /// keyed by service key. [`TripleProtocol`](crate::TripleProtocol) exports into it.
-    pub fn exporters(&self) -> &ExporterRegistry {
+    pub fn exporters(&self) -> &ExportTable {
         &self.shared.exporters
     }
 

@@ -11,6 +11,9 @@ use bytes::Bytes;
 use futures::stream::BoxStream;
 use http::HeaderMap;
 
+use dubbo_core::Invoker;
+
+use super::idl::IdlEntry;
 use crate::flow_control::InboundMessages;
 use crate::status::Status;
 
@@ -90,33 +93,44 @@ pub trait IdlService: Send + Sync + 'static {
     fn call(&self, method: &str, call: ServerCall) -> BoxFuture<Result<ServerReply, Status>>;
 }
 
-/// The services one server answers.
+/// The IDL services one server answers, by full service name.
 #[derive(Clone, Default)]
 pub(crate) struct Router {
-    idl: Arc<ArcSwap<HashMap<String, Arc<dyn IdlService>>>>,
+    idl: Arc<ArcSwap<HashMap<String, IdlEntry>>>,
 }
 
 impl Router {
-    pub(crate) fn add_idl(&self, svc: Arc<dyn IdlService>) {
-        let name = svc.service_name().to_owned();
+    pub(crate) fn add_idl(&self, entry: IdlEntry) {
+        let name = entry.service.service_name().to_owned();
         self.idl.rcu(|m| {
             let mut m = HashMap::clone(m);
-            m.insert(name.clone(), svc.clone());
+            m.insert(name.clone(), entry.clone());
             m
         });
     }
 
-    pub(crate) fn remove_idl(&self, name: &str) -> bool {
+    /// Removes `name`; with `only` set, only while it is still served by that invoker.
+    pub(crate) fn remove_idl(&self, name: &str, only: Option<&Arc<dyn Invoker>>) -> bool {
         let mut found = false;
         self.idl.rcu(|m| {
             let mut m = HashMap::clone(m);
-            found = m.remove(name).is_some();
+            found = match (m.get(name), only) {
+                (Some(e), Some(inv)) => e
+                    .invoker
+                    .as_ref()
+                    .is_some_and(|i| std::ptr::addr_eq(Arc::as_ptr(i), Arc::as_ptr(inv))),
+                (Some(_), None) => true,
+                (None, _) => false,
+            };
+            if found {
+                m.remove(name);
+            }
             m
         });
         found
     }
 
-    pub(crate) fn idl(&self, name: &str) -> Option<Arc<dyn IdlService>> {
+    pub(crate) fn idl(&self, name: &str) -> Option<IdlEntry> {
         self.idl.load().get(name).cloned()
     }
 }

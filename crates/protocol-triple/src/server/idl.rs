@@ -1,0 +1,151 @@
+//! IDL (protobuf) services on the provider's common call path.
+//!
+//! An IDL call is handled by its generated service at the byte level (a [`ServerCall`] in, a
+//! [`ServerReply`] out, streams both ways), which does not fit an [`Invocation`]'s Hessian
+//! arguments. So that provider filters (token, limits, metrics, user filters) still see every
+//! IDL call once, the server wraps the call in an invocation with no arguments and carries the
+//! byte-level call and its reply through an [`IdlServerCall`] in the invocation's context;
+//! [`IdlInvoker`], at the end of the filter chain, hands them to the service. A filter that
+//! answers on its own (a refused token, a limit) never reaches the service, and its error goes
+//! back as the call's gRPC status.
+
+use std::sync::{Arc, Mutex};
+
+use dubbo_core::{
+    Attachments, BoxFuture, ErrorCode, Invocation, Invoker, MethodSignature, RpcError, RpcResponse,
+    RpcResult,
+};
+use dubbo_url::Url;
+
+use super::routing::{IdlService, ServerCall, ServerReply};
+use crate::headers::{core_attachments, TRI_CONSUMER_APPNAME};
+use crate::status::Status;
+
+/// The byte-level side of one IDL call, shared between the server and [`IdlInvoker`] through
+/// the invocation's context.
+#[derive(Debug, Default)]
+pub struct IdlServerCall {
+    call: Mutex<Option<ServerCall>>,
+    reply: Mutex<Option<Result<ServerReply, Status>>>,
+}
+
+impl IdlServerCall {
+    fn new(call: ServerCall) -> Self {
+        Self {
+            call: Mutex::new(Some(call)),
+            reply: Mutex::new(None),
+        }
+    }
+
+    /// Takes the call out, once.
+    pub fn take_call(&self) -> Option<ServerCall> {
+        self.call.lock().ok()?.take()
+    }
+
+    /// Stores what the service answered.
+    pub fn set_reply(&self, reply: Result<ServerReply, Status>) {
+        if let Ok(mut r) = self.reply.lock() {
+            *r = Some(reply);
+        }
+    }
+
+    fn take_reply(&self) -> Option<Result<ServerReply, Status>> {
+        self.reply.lock().ok()?.take()
+    }
+}
+
+/// The innermost provider stage of an IDL service: calls the generated service with the
+/// byte-level call found in the invocation's context.
+pub struct IdlInvoker {
+    service: Arc<dyn IdlService>,
+    url: Url,
+}
+
+impl IdlInvoker {
+    /// Serves `service`, described by `url`.
+    pub fn new(service: Arc<dyn IdlService>, url: Url) -> Self {
+        Self { service, url }
+    }
+}
+
+impl Invoker for IdlInvoker {
+    fn invoke(&self, invocation: Invocation) -> BoxFuture<'_, RpcResult> {
+        Box::pin(async move {
+            let slot = invocation.context().get_shared::<IdlServerCall>();
+            let Some((slot, call)) = slot.and_then(|s| s.take_call().map(|c| (s, c))) else {
+                return Err(RpcError::framework(
+                    ErrorCode::BadRequest,
+                    format!(
+                        "IDL service {} can only be called over Triple",
+                        self.service.service_name()
+                    ),
+                ));
+            };
+            match self.service.call(invocation.method_name(), call).await {
+                Ok(reply) => {
+                    slot.set_reply(Ok(reply));
+                    Ok(RpcResponse::default())
+                }
+                Err(status) => {
+                    let err = RpcError::from(status.clone());
+                    slot.set_reply(Err(status));
+                    Err(err)
+                }
+            }
+        })
+    }
+
+    fn url(&self) -> &Url {
+        &self.url
+    }
+}
+
+/// One served IDL service: what it answers, and the chain its calls go through.
+#[derive(Clone)]
+pub(crate) struct IdlEntry {
+    pub(crate) service: Arc<dyn IdlService>,
+    /// The provider chain; `None` serves the service directly, with no filters.
+    pub(crate) invoker: Option<Arc<dyn Invoker>>,
+}
+
+/// Runs one IDL call through `entry`'s chain and returns the service's reply, or the status of
+/// the error a filter (or the service) ended it with.
+pub(crate) async fn serve(entry: IdlEntry, call: ServerCall) -> Result<ServerReply, Status> {
+    let Some(invoker) = entry.invoker else {
+        let method = call.method.clone();
+        return entry.service.call(&method, call).await;
+    };
+    let key = super::interface::request_service_key(&call.service, &call.metadata);
+    let method = Arc::new(MethodSignature::new::<&str>(&call.method, &[], ""));
+    let mut attachments = Attachments::new();
+    core_attachments(&call.metadata, &mut attachments);
+    if let Some(app) = call
+        .metadata
+        .get(TRI_CONSUMER_APPNAME)
+        .and_then(|v| v.to_str().ok())
+    {
+        attachments.insert("remote.application", app);
+    }
+    let deadline = call.deadline;
+    let remote = call.remote_addr;
+    let slot = IdlServerCall::new(call);
+    let mut inv = Invocation::new(key, method, Vec::new());
+    *inv.attachments_mut() = attachments;
+    if let Some(d) = deadline {
+        inv.context_mut().set_deadline(d);
+    }
+    if let Some(addr) = remote {
+        inv.context_mut().set_remote_addr(addr);
+    }
+    inv.context_mut().insert(slot);
+    let slot = inv.context().get_shared::<IdlServerCall>();
+    let result = invoker.invoke(inv).await;
+    let reply = slot.and_then(|s| s.take_reply());
+    match (result, reply) {
+        (_, Some(reply)) => reply,
+        (Err(e), None) => Err(Status::from(e)),
+        (Ok(_), None) => Err(Status::internal(
+            "a provider filter answered an IDL call without calling the service",
+        )),
+    }
+}
