@@ -1,8 +1,9 @@
 //! The interface-mode (wrapper) invoker: core [`Invocation`]s sent as Triple calls.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
+use arc_swap::ArcSwapOption;
 use dubbo_core::{
     Attachments, BoxFuture, BusinessError, ErrorCode, Invocation, Invoker, RpcError, RpcResponse,
     RpcResult,
@@ -34,16 +35,19 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(1000);
 ///
 /// The timeout of a call is its context's deadline when set, else the URL's
 /// `<method>.timeout`, else `timeout`, else 1000 ms.
+///
+/// [`destroy`](Invoker::destroy) lets go of the client: the channel's connection closes once
+/// no other invoker or client uses it.
 pub struct TripleInvoker {
     url: Url,
-    client: TripleClient,
-    destroyed: AtomicBool,
+    client: ArcSwapOption<TripleClient>,
 }
 
 impl std::fmt::Debug for TripleInvoker {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let client = self.client.load();
         f.debug_struct("TripleInvoker")
-            .field("addr", &self.client.channel().addr())
+            .field("addr", &client.as_ref().map(|c| c.channel().addr()))
             .finish()
     }
 }
@@ -53,14 +57,13 @@ impl TripleInvoker {
     pub fn new(url: Url, client: TripleClient) -> Self {
         Self {
             url,
-            client,
-            destroyed: AtomicBool::new(false),
+            client: ArcSwapOption::from_pointee(client),
         }
     }
 
-    /// The client.
-    pub fn client(&self) -> &TripleClient {
-        &self.client
+    /// The client; `None` once the invoker is destroyed.
+    pub fn client(&self) -> Option<Arc<TripleClient>> {
+        self.client.load_full()
     }
 
     fn timeout_for(&self, inv: &Invocation) -> Duration {
@@ -77,12 +80,12 @@ impl TripleInvoker {
     }
 
     async fn call(&self, inv: Invocation) -> RpcResult {
-        if self.destroyed.load(Ordering::Acquire) {
+        let Some(client) = self.client.load_full() else {
             return Err(RpcError::framework(
                 ErrorCode::Network,
-                format!("invoker for {} is destroyed", self.client.channel().addr()),
+                format!("invoker for {} is destroyed", self.url.address()),
             ));
-        }
+        };
         let timeout = self.timeout_for(&inv);
         let service = inv.service().clone();
         let path = format!("/{}/{}", service.interface(), inv.method_name());
@@ -104,8 +107,7 @@ impl TripleInvoker {
         set(&mut headers, TRI_CONSUMER_APPNAME, self.url.application());
         let wrapper = TripleRequestWrapper::hessian(inv.args(), inv.method().parameter_types())
             .map_err(to_rpc)?;
-        let raw = self
-            .client
+        let raw = client
             .unary_raw(&path, &headers, wrapper.encode(), Some(timeout))
             .await
             .map_err(to_rpc)?;
@@ -169,10 +171,15 @@ impl Invoker for TripleInvoker {
     }
 
     fn is_available(&self) -> bool {
-        !self.destroyed.load(Ordering::Acquire) && self.client.channel().is_available()
+        self.client
+            .load()
+            .as_ref()
+            .is_some_and(|c| c.channel().is_available())
     }
 
     fn destroy(&self) {
-        self.destroyed.store(true, Ordering::Release);
+        // Dropping this handle on the shared channel closes its connection when it was the
+        // last one; calls still running keep their own handles and finish.
+        self.client.store(None);
     }
 }
