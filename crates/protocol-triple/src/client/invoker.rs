@@ -12,11 +12,14 @@ use dubbo_hessian2::{Encoded, Value};
 use dubbo_url::Url;
 use http::{HeaderMap, HeaderValue};
 
+use super::idl_call::IdlCall;
+use super::idl_send::send_idl;
 use super::unary::TripleClient;
 use crate::headers::{
     core_attachments, put_core_attachments, TRI_CONSUMER_APPNAME, TRI_EXCEPTION_CODE,
     TRI_SERVICE_GROUP, TRI_SERVICE_VERSION,
 };
+use crate::server::MethodKind;
 use crate::status::Status;
 use crate::wrapper::{decode_hessian, TripleRequestWrapper, TripleResponseWrapper};
 
@@ -35,6 +38,15 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(1000);
 ///
 /// The timeout of a call is its context's deadline when set, else the URL's
 /// `<method>.timeout`, else `timeout`, else 1000 ms.
+///
+/// **IDL mode.** An invocation whose context holds an [`IdlCall`] (made by a generated client
+/// built with `from_invoker`) is sent as a gRPC call instead: the argument, `Value::Binary`,
+/// is the encoded request message, sent as is with `application/grpc+proto`; the result is the
+/// encoded response message as `Value::Binary`, with the response headers and trailers as
+/// attachments, and a non-OK `grpc-status` is the matching [`RpcError`]. Streams travel in the
+/// call's [`IdlStreams`](super::idl_call::IdlStreams). Unary and client-streaming calls have the
+/// timeout above; server- and bidi-streaming calls only the context's deadline, if any, since
+/// a stream lasts as long as the application reads it.
 ///
 /// [`destroy`](Invoker::destroy) lets go of the client: the channel's connection closes once
 /// no other invoker or client uses it.
@@ -79,16 +91,10 @@ impl TripleInvoker {
             .unwrap_or(DEFAULT_TIMEOUT)
     }
 
-    async fn call(&self, inv: Invocation) -> RpcResult {
-        let Some(client) = self.client.load_full() else {
-            return Err(RpcError::framework(
-                ErrorCode::Network,
-                format!("invoker for {} is destroyed", self.url.address()),
-            ));
-        };
-        let timeout = self.timeout_for(&inv);
-        let service = inv.service().clone();
-        let path = format!("/{}/{}", service.interface(), inv.method_name());
+    /// The request headers of a call: its attachments (less the ones Triple carries in its own
+    /// headers), the service's version and group, the consumer's application.
+    fn call_headers(&self, inv: &Invocation) -> HeaderMap {
+        let service = inv.service();
         let mut headers = HeaderMap::new();
         let mut attachments = inv.attachments().clone();
         for k in ["timeout", "version", "group", "interface", "path"] {
@@ -105,6 +111,29 @@ impl TripleInvoker {
         set(&mut headers, TRI_SERVICE_VERSION, service.version());
         set(&mut headers, TRI_SERVICE_GROUP, service.group());
         set(&mut headers, TRI_CONSUMER_APPNAME, self.url.application());
+        headers
+    }
+
+    async fn call(&self, inv: Invocation) -> RpcResult {
+        let Some(client) = self.client.load_full() else {
+            return Err(RpcError::framework(
+                ErrorCode::Network,
+                format!("invoker for {} is destroyed", self.url.address()),
+            ));
+        };
+        if let Some(idl) = inv.context().get::<IdlCall>().cloned() {
+            let timeout = match idl.kind() {
+                MethodKind::Unary | MethodKind::ClientStreaming => Some(self.timeout_for(&inv)),
+                MethodKind::ServerStreaming | MethodKind::BidiStreaming => {
+                    inv.context().remaining()
+                }
+            };
+            let headers = self.call_headers(&inv);
+            return send_idl(&client, inv, idl, headers, timeout).await;
+        }
+        let timeout = self.timeout_for(&inv);
+        let path = format!("/{}/{}", inv.service().interface(), inv.method_name());
+        let headers = self.call_headers(&inv);
         let wrapper = TripleRequestWrapper::hessian(inv.args(), inv.method().parameter_types())
             .map_err(to_rpc)?;
         let raw = client

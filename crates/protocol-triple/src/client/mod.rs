@@ -3,6 +3,9 @@
 
 mod backoff;
 pub mod channel;
+pub mod idl_call;
+mod idl_send;
+pub mod idl_transport;
 pub mod invoker;
 pub mod streaming;
 pub mod unary;
