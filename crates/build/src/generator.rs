@@ -55,6 +55,12 @@ fn rust_type(t: &str) -> String {
     }
 }
 
+/// A message's full protobuf name without the leading dot the descriptor gives it
+/// (`.pkg.Msg` is `pkg.Msg`), as Dubbo names IDL parameter types.
+fn proto_type(t: &str) -> &str {
+    t.strip_prefix('.').unwrap_or(t)
+}
+
 fn doc(lines: &[String], indent: &str, buf: &mut String) {
     for l in lines {
         let _ = writeln!(
@@ -100,10 +106,10 @@ impl TripleServiceGenerator {
         doc(&s.comments.leading, "    ", buf);
         let _ = writeln!(
             buf,
-            "    /// Calls `{full}` over a shared Triple (HTTP/2) channel."
+            "    /// Calls `{full}` over a shared Triple (HTTP/2) channel, or through an invoker."
         );
         let _ = writeln!(buf, "    #[derive(Debug, Clone)]");
-        let _ = writeln!(buf, "    pub struct {client} {{ inner: TripleClient }}");
+        let _ = writeln!(buf, "    pub struct {client} {{ inner: IdlTransport }}");
         let _ = writeln!(buf, "    impl {client} {{");
         let _ = writeln!(buf, "        /// The service's full name.");
         let _ = writeln!(
@@ -111,11 +117,21 @@ impl TripleServiceGenerator {
             "        pub const SERVICE_NAME: &'static str = \"{full}\";"
         );
         let _ = writeln!(buf, "        /// A client on `channel`.");
-        let _ = writeln!(buf, "        pub fn new(channel: {k}::TripleChannel) -> Self {{ Self {{ inner: TripleClient::new(channel) }} }}");
+        let _ = writeln!(buf, "        pub fn new(channel: {k}::TripleChannel) -> Self {{ Self::from_client(TripleClient::new(channel)) }}");
         let _ = writeln!(buf, "        /// A client from a configured [`TripleClient`] (version, group, timeout, encoding).");
         let _ = writeln!(
             buf,
-            "        pub fn from_client(inner: TripleClient) -> Self {{ Self {{ inner }} }}"
+            "        pub fn from_client(inner: TripleClient) -> Self {{ Self {{ inner: IdlTransport::Direct(inner) }} }}"
+        );
+        let _ = writeln!(buf, "        /// A client whose calls go through `invoker` (filters, cluster, a `TripleInvoker`), each as one");
+        let _ = writeln!(buf, "        /// invocation of `{full}` with the encoded request as its `Value::Binary` argument; the");
+        let _ = writeln!(
+            buf,
+            "        /// invoker URL's `group` and `version` complete the service key."
+        );
+        let _ = writeln!(
+            buf,
+            "        pub fn from_invoker(invoker: ::std::sync::Arc<dyn Invoker>) -> Self {{ Self {{ inner: IdlTransport::Invoker(invoker) }} }}"
         );
         let _ = writeln!(
             buf,
@@ -127,10 +143,18 @@ impl TripleServiceGenerator {
         );
         let _ = writeln!(buf, "            Ok(Self::new({k}::TripleChannel::connect(addr, {k}::TripleConfig::default()).await?))");
         let _ = writeln!(buf, "        }}");
-        let _ = writeln!(buf, "        /// The underlying client.");
         let _ = writeln!(
             buf,
-            "        pub fn inner(&self) -> &TripleClient {{ &self.inner }}"
+            "        /// The underlying client; `None` for a client made with `from_invoker`."
+        );
+        let _ = writeln!(
+            buf,
+            "        pub fn inner(&self) -> Option<&TripleClient> {{ match &self.inner {{ IdlTransport::Direct(c) => Some(c), IdlTransport::Invoker(_) => None }} }}"
+        );
+        let _ = writeln!(buf, "        /// Where the calls go.");
+        let _ = writeln!(
+            buf,
+            "        pub fn transport(&self) -> &IdlTransport {{ &self.inner }}"
         );
         for m in &s.methods {
             let path = format!("/{full}/{}", m.proto_name);
@@ -138,22 +162,32 @@ impl TripleServiceGenerator {
             let output = rust_type(&m.output_type);
             doc(&m.comments.leading, "        ", buf);
             let _ = writeln!(buf, "        /// Calls `{path}`.");
+            let descriptor = format!(
+                "const METHOD: IdlMethod = IdlMethod {{ path: \"{path}\", service: \"{full}\", method: \"{}\", request_type: \"{}\", response_type: \"{}\" }};",
+                m.proto_name,
+                proto_type(&m.input_proto_type),
+                proto_type(&m.output_proto_type)
+            );
             match (m.client_streaming, m.server_streaming) {
                 (false, false) => {
                     let _ = writeln!(buf, "        pub async fn {}(&self, request: impl IntoRequest<{input}>) -> Result<{output}, Status> {{", m.name);
-                    let _ = writeln!(buf, "            self.inner.unary::<{input}, {output}>(\"{path}\", request.into_request()).await.map(Response::into_inner)");
+                    let _ = writeln!(buf, "            {descriptor}");
+                    let _ = writeln!(buf, "            self.inner.unary::<{input}, {output}>(&METHOD, request.into_request()).await.map(Response::into_inner)");
                 }
                 (false, true) => {
                     let _ = writeln!(buf, "        pub async fn {}(&self, request: impl IntoRequest<{input}>) -> Result<Streaming<{output}>, Status> {{", m.name);
-                    let _ = writeln!(buf, "            self.inner.server_streaming::<{input}, {output}>(\"{path}\", request.into_request()).await.map(Response::into_inner)");
+                    let _ = writeln!(buf, "            {descriptor}");
+                    let _ = writeln!(buf, "            self.inner.server_streaming::<{input}, {output}>(&METHOD, request.into_request()).await.map(Response::into_inner)");
                 }
                 (true, false) => {
                     let _ = writeln!(buf, "        pub async fn {}(&self, request: impl IntoStreamingRequest<Message = {input}>) -> Result<{output}, Status> {{", m.name);
-                    let _ = writeln!(buf, "            self.inner.client_streaming::<_, {input}, {output}>(\"{path}\", request.into_streaming_request()).await.map(Response::into_inner)");
+                    let _ = writeln!(buf, "            {descriptor}");
+                    let _ = writeln!(buf, "            self.inner.client_streaming::<_, {input}, {output}>(&METHOD, request.into_streaming_request()).await.map(Response::into_inner)");
                 }
                 (true, true) => {
                     let _ = writeln!(buf, "        pub async fn {}(&self, request: impl IntoStreamingRequest<Message = {input}>) -> Result<Streaming<{output}>, Status> {{", m.name);
-                    let _ = writeln!(buf, "            self.inner.bidi_streaming::<_, {input}, {output}>(\"{path}\", request.into_streaming_request()).await.map(Response::into_inner)");
+                    let _ = writeln!(buf, "            {descriptor}");
+                    let _ = writeln!(buf, "            self.inner.bidi_streaming::<_, {input}, {output}>(&METHOD, request.into_streaming_request()).await.map(Response::into_inner)");
                 }
             }
             let _ = writeln!(buf, "        }}");
@@ -287,5 +321,14 @@ mod tests {
     fn snake_case() {
         assert_eq!(snake("Greeter"), "greeter");
         assert_eq!(snake("MetadataServiceV2"), "metadata_service_v2");
+    }
+
+    #[test]
+    fn proto_type_names() {
+        assert_eq!(
+            proto_type(".org.apache.dubbo.interop.tri.GreeterRequest"),
+            "org.apache.dubbo.interop.tri.GreeterRequest"
+        );
+        assert_eq!(proto_type("Plain"), "Plain");
     }
 }

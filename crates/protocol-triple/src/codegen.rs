@@ -7,11 +7,13 @@ use std::future::Future;
 use futures::{Stream, StreamExt};
 use http::HeaderMap;
 
+pub use crate::client::idl_transport::{IdlMethod, IdlTransport};
 pub use crate::client::TripleClient;
 pub use crate::message::{IntoRequest, IntoStreamingRequest, Request, Response};
 pub use crate::server::{BoxFuture, IdlService, MethodKind, ServerCall, ServerReply};
 pub use crate::status::Status;
 pub use crate::streaming::Streaming;
+pub use dubbo_core::Invoker;
 pub use futures::Stream as FuturesStream;
 
 use crate::codec::{decode_prost, encode_prost};

@@ -34,6 +34,12 @@ pub struct TripleConfig {
     pub connect_timeout: Duration,
     /// Largest HTTP/1.1 JSON request body accepted. Default 8 MiB.
     pub max_http1_body: usize,
+    /// Client: wait after a failed connect before the next attempt; it doubles with each
+    /// further failure up to `reconnect_backoff_max` and resets once a connect succeeds.
+    /// Calls made during the wait fail at once with `UNAVAILABLE`. Default 100 ms.
+    pub reconnect_backoff: Duration,
+    /// Client: the longest wait between connect attempts. Default 3 s.
+    pub reconnect_backoff_max: Duration,
 }
 
 impl Default for TripleConfig {
@@ -49,6 +55,8 @@ impl Default for TripleConfig {
             send_encoding: Encoding::Identity,
             connect_timeout: Duration::from_secs(3),
             max_http1_body: MIB_8 as usize,
+            reconnect_backoff: Duration::from_millis(100),
+            reconnect_backoff_max: Duration::from_secs(3),
         }
     }
 }

@@ -52,6 +52,8 @@ pub mod status;
 pub mod streaming;
 pub mod wrapper;
 
+pub use client::idl_call::{IdlCall, IdlStreams};
+pub use client::idl_transport::{IdlMethod, IdlTransport};
 pub use client::invoker::TripleInvoker;
 pub use client::{RawResponse, TripleChannel, TripleClient};
 pub use compression::Encoding;

@@ -1,12 +1,13 @@
 //! [`TripleProtocol`]: the core [`Protocol`] for `tri://`.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use dubbo_core::{BoxFuture, ErrorCode, Exporter, Invoker, Protocol, RpcError};
 use dubbo_url::Url;
 
+use crate::client::channel::Inner as ChannelInner;
 use crate::client::invoker::TripleInvoker;
 use crate::client::{TripleChannel, TripleClient};
 use crate::config::TripleConfig;
@@ -20,12 +21,15 @@ pub const DEFAULT_PORT: u16 = 50051;
 /// `export` serves an interface-mode invoker (already wrapped in its provider filter chain by
 /// the caller) on the port of its URL, sharing one [`TripleServer`] per port;
 /// the same server answers IDL services added with [`server_for`](Self::server_for) and the
-/// HTTP/1.1 JSON form. `refer` returns a wrapper-mode [`TripleInvoker`] over a channel shared
-/// by every reference to the same `host:port`.
+/// HTTP/1.1 JSON form. `refer` returns a [`TripleInvoker`] (wrapper mode, or IDL mode for calls
+/// from generated clients) over a channel shared by every reference to the same `host:port`,
+/// whatever else their URLs say. The protocol holds channels weakly: a channel's connection is
+/// closed once the last invoker using it is destroyed or dropped, and the next `refer` to that
+/// address opens a new one.
 pub struct TripleProtocol {
     config: TripleConfig,
     servers: tokio::sync::Mutex<HashMap<String, Arc<TripleServer>>>,
-    channels: Mutex<HashMap<String, TripleChannel>>,
+    channels: Mutex<HashMap<String, Weak<ChannelInner>>>,
 }
 
 impl Default for TripleProtocol {
@@ -112,15 +116,29 @@ impl TripleProtocol {
         Ok(server)
     }
 
-    /// The channel shared by every reference to `addr` (`host:port`).
+    /// The channel shared by every reference to `addr` (`host:port`) while one is in use; a
+    /// new (lazy) channel when none is.
     pub fn channel_for(&self, addr: &str) -> TripleChannel {
         let Ok(mut channels) = self.channels.lock() else {
             return TripleChannel::lazy(addr, self.config.clone());
         };
-        channels
-            .entry(addr.to_owned())
-            .or_insert_with(|| TripleChannel::lazy(addr, self.config.clone()))
-            .clone()
+        if let Some(c) = channels.get(addr).and_then(TripleChannel::upgrade) {
+            if !c.is_closed() {
+                return c;
+            }
+        }
+        channels.retain(|_, w| w.strong_count() > 0);
+        let c = TripleChannel::lazy(addr, self.config.clone());
+        channels.insert(addr.to_owned(), c.downgrade());
+        c
+    }
+
+    /// How many channels are in use (held by some invoker or client), for monitoring.
+    pub fn open_channels(&self) -> usize {
+        self.channels
+            .lock()
+            .map(|c| c.values().filter(|w| w.strong_count() > 0).count())
+            .unwrap_or(0)
     }
 }
 
@@ -165,7 +183,11 @@ impl Protocol for TripleProtocol {
             let channels: Vec<TripleChannel> = self
                 .channels
                 .lock()
-                .map(|mut c| c.drain().map(|(_, ch)| ch).collect())
+                .map(|mut c| {
+                    c.drain()
+                        .filter_map(|(_, w)| TripleChannel::upgrade(&w))
+                        .collect()
+                })
                 .unwrap_or_default();
             for c in channels {
                 c.close().await;

@@ -166,6 +166,23 @@ impl<T> Stream for Streaming<T> {
     }
 }
 
+impl Streaming<Bytes> {
+    /// The same stream with each payload decoded as the protobuf message `M`; for a stream of
+    /// payloads as received (the raw calls of [`TripleClient`](crate::TripleClient)), as a
+    /// generated client calling through an invoker gets it.
+    pub fn decode_as<M: prost::Message + Default>(self) -> Streaming<M> {
+        Streaming {
+            inner: self.inner,
+            decode: crate::codec::decode_prost::<M>,
+            expect_status: self.expect_status,
+            done: self.done,
+            trailers: self.trailers,
+            deadline: self.deadline,
+            _tasks: self._tasks,
+        }
+    }
+}
+
 use std::future::Future as _;
 
 /// Decodes raw payloads: the identity "codec" for lower-level users.

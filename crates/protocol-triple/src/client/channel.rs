@@ -1,7 +1,8 @@
 //! [`TripleChannel`]: one shared HTTP/2 connection to a provider, carrying every call's stream.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex as SyncMutex, Weak};
+use std::time::Instant;
 
 use bytes::Bytes;
 use h2::client::{ResponseFuture, SendRequest};
@@ -9,6 +10,7 @@ use h2::SendStream;
 use tokio::net::TcpStream;
 use tokio::sync::Mutex;
 
+use super::backoff::Backoff;
 use crate::config::TripleConfig;
 use crate::status::Status;
 
@@ -29,12 +31,12 @@ impl Drop for Conn {
     }
 }
 
-struct Inner {
+pub(crate) struct Inner {
     addr: String,
     config: TripleConfig,
     conn: Mutex<Option<Conn>>,
     next_gen: AtomicU64,
-    available: AtomicBool,
+    backoff: SyncMutex<Backoff>,
     closed: AtomicBool,
 }
 
@@ -45,7 +47,13 @@ struct Inner {
 /// The connection is opened on first use (or by [`connect`](Self::connect)). When it breaks or
 /// the server sends GOAWAY, the next call opens a new one; a call that could not even be started
 /// on a connection that was going away is retried once on the new connection, since it never
-/// reached the server.
+/// reached the server. After a failed connect, calls fail at once with `UNAVAILABLE` for
+/// [`TripleConfig::reconnect_backoff`] (doubling with each further failure, up to
+/// [`TripleConfig::reconnect_backoff_max`]); the first call after the wait tries again, so a
+/// provider that comes back is used again by the same channel.
+///
+/// The connection is closed by [`close`](Self::close), or once the last clone is dropped and
+/// the calls still running on it have finished.
 #[derive(Clone)]
 pub struct TripleChannel {
     inner: Arc<Inner>,
@@ -68,7 +76,7 @@ impl TripleChannel {
                 config,
                 conn: Mutex::new(None),
                 next_gen: AtomicU64::new(1),
-                available: AtomicBool::new(true),
+                backoff: SyncMutex::new(Backoff::default()),
                 closed: AtomicBool::new(false),
             }),
         }
@@ -94,10 +102,27 @@ impl TripleChannel {
         &self.inner.config
     }
 
-    /// Whether the last connection attempt succeeded and the connection has not been lost or
-    /// told to go away since.
+    /// Whether calls can go out now: the channel is not closed and is not waiting out a
+    /// reconnect backoff (a lost connection is re-opened by the next call, so it does not make
+    /// the channel unavailable by itself; a failed attempt to re-open it does, for the wait).
     pub fn is_available(&self) -> bool {
-        !self.inner.closed.load(Ordering::Acquire) && self.inner.available.load(Ordering::Acquire)
+        !self.inner.closed.load(Ordering::Acquire)
+            && self.inner.backoff().remaining(Instant::now()).is_none()
+    }
+
+    /// Whether [`close`](Self::close) was called.
+    pub fn is_closed(&self) -> bool {
+        self.inner.closed.load(Ordering::Acquire)
+    }
+
+    /// A handle that does not keep the connection open.
+    pub(crate) fn downgrade(&self) -> Weak<Inner> {
+        Arc::downgrade(&self.inner)
+    }
+
+    /// The channel behind a weak handle, while some clone of it is alive.
+    pub(crate) fn upgrade(weak: &Weak<Inner>) -> Option<TripleChannel> {
+        weak.upgrade().map(|inner| TripleChannel { inner })
     }
 
     /// Closes the connection; later calls fail with `UNAVAILABLE`.
@@ -157,15 +182,35 @@ impl TripleChannel {
             }
         }
         *guard = None;
+        {
+            let b = self.inner.backoff();
+            if let Some(wait) = b.remaining(Instant::now()) {
+                return Err(Status::unavailable(format!(
+                    "{} (next connect attempt in {} ms)",
+                    b.last_error(),
+                    wait.as_millis()
+                )));
+            }
+        }
         match self.open().await {
             Ok(c) => {
+                self.inner.backoff().succeeded();
                 let s = (c.send.clone(), c.gen);
+                // A close that raced with the connect must not leave the connection open.
+                if self.inner.closed.load(Ordering::Acquire) {
+                    c.task.abort();
+                    return Err(Status::unavailable("channel closed"));
+                }
                 *guard = Some(c);
-                self.inner.available.store(true, Ordering::Release);
                 Ok(s)
             }
             Err(e) => {
-                self.inner.available.store(false, Ordering::Release);
+                let cfg = &self.inner.config;
+                self.inner.backoff().failed(
+                    cfg.reconnect_backoff,
+                    cfg.reconnect_backoff_max,
+                    e.message().to_owned(),
+                );
                 Err(e)
             }
         }
@@ -209,8 +254,14 @@ impl TripleChannel {
                 }
             }
         }
-        self.inner.available.store(false, Ordering::Release);
         Err(last_err.unwrap_or_else(|| Status::unavailable("could not start stream")))
+    }
+}
+
+impl Inner {
+    fn backoff(&self) -> std::sync::MutexGuard<'_, Backoff> {
+        // The guarded state is plain data that every writer leaves consistent.
+        self.backoff.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
 

@@ -1,8 +1,9 @@
 //! The interface-mode (wrapper) invoker: core [`Invocation`]s sent as Triple calls.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
+use arc_swap::ArcSwapOption;
 use dubbo_core::{
     Attachments, BoxFuture, BusinessError, ErrorCode, Invocation, Invoker, RpcError, RpcResponse,
     RpcResult,
@@ -11,11 +12,14 @@ use dubbo_hessian2::{Encoded, Value};
 use dubbo_url::Url;
 use http::{HeaderMap, HeaderValue};
 
+use super::idl_call::IdlCall;
+use super::idl_send::send_idl;
 use super::unary::TripleClient;
 use crate::headers::{
     core_attachments, put_core_attachments, TRI_CONSUMER_APPNAME, TRI_EXCEPTION_CODE,
     TRI_SERVICE_GROUP, TRI_SERVICE_VERSION,
 };
+use crate::server::MethodKind;
 use crate::status::Status;
 use crate::wrapper::{decode_hessian, TripleRequestWrapper, TripleResponseWrapper};
 
@@ -34,16 +38,28 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(1000);
 ///
 /// The timeout of a call is its context's deadline when set, else the URL's
 /// `<method>.timeout`, else `timeout`, else 1000 ms.
+///
+/// **IDL mode.** An invocation whose context holds an [`IdlCall`] (made by a generated client
+/// built with `from_invoker`) is sent as a gRPC call instead: the argument, `Value::Binary`,
+/// is the encoded request message, sent as is with `application/grpc+proto`; the result is the
+/// encoded response message as `Value::Binary`, with the response headers and trailers as
+/// attachments, and a non-OK `grpc-status` is the matching [`RpcError`]. Streams travel in the
+/// call's [`IdlStreams`](super::idl_call::IdlStreams). Unary and client-streaming calls have the
+/// timeout above; server- and bidi-streaming calls only the context's deadline, if any, since
+/// a stream lasts as long as the application reads it.
+///
+/// [`destroy`](Invoker::destroy) lets go of the client: the channel's connection closes once
+/// no other invoker or client uses it.
 pub struct TripleInvoker {
     url: Url,
-    client: TripleClient,
-    destroyed: AtomicBool,
+    client: ArcSwapOption<TripleClient>,
 }
 
 impl std::fmt::Debug for TripleInvoker {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let client = self.client.load();
         f.debug_struct("TripleInvoker")
-            .field("addr", &self.client.channel().addr())
+            .field("addr", &client.as_ref().map(|c| c.channel().addr()))
             .finish()
     }
 }
@@ -53,14 +69,13 @@ impl TripleInvoker {
     pub fn new(url: Url, client: TripleClient) -> Self {
         Self {
             url,
-            client,
-            destroyed: AtomicBool::new(false),
+            client: ArcSwapOption::from_pointee(client),
         }
     }
 
-    /// The client.
-    pub fn client(&self) -> &TripleClient {
-        &self.client
+    /// The client; `None` once the invoker is destroyed.
+    pub fn client(&self) -> Option<Arc<TripleClient>> {
+        self.client.load_full()
     }
 
     fn timeout_for(&self, inv: &Invocation) -> Duration {
@@ -76,16 +91,10 @@ impl TripleInvoker {
             .unwrap_or(DEFAULT_TIMEOUT)
     }
 
-    async fn call(&self, inv: Invocation) -> RpcResult {
-        if self.destroyed.load(Ordering::Acquire) {
-            return Err(RpcError::framework(
-                ErrorCode::Network,
-                format!("invoker for {} is destroyed", self.client.channel().addr()),
-            ));
-        }
-        let timeout = self.timeout_for(&inv);
-        let service = inv.service().clone();
-        let path = format!("/{}/{}", service.interface(), inv.method_name());
+    /// The request headers of a call: its attachments (less the ones Triple carries in its own
+    /// headers), the service's version and group, the consumer's application.
+    fn call_headers(&self, inv: &Invocation) -> HeaderMap {
+        let service = inv.service();
         let mut headers = HeaderMap::new();
         let mut attachments = inv.attachments().clone();
         for k in ["timeout", "version", "group", "interface", "path"] {
@@ -102,10 +111,32 @@ impl TripleInvoker {
         set(&mut headers, TRI_SERVICE_VERSION, service.version());
         set(&mut headers, TRI_SERVICE_GROUP, service.group());
         set(&mut headers, TRI_CONSUMER_APPNAME, self.url.application());
+        headers
+    }
+
+    async fn call(&self, inv: Invocation) -> RpcResult {
+        let Some(client) = self.client.load_full() else {
+            return Err(RpcError::framework(
+                ErrorCode::Network,
+                format!("invoker for {} is destroyed", self.url.address()),
+            ));
+        };
+        if let Some(idl) = inv.context().get::<IdlCall>().cloned() {
+            let timeout = match idl.kind() {
+                MethodKind::Unary | MethodKind::ClientStreaming => Some(self.timeout_for(&inv)),
+                MethodKind::ServerStreaming | MethodKind::BidiStreaming => {
+                    inv.context().remaining()
+                }
+            };
+            let headers = self.call_headers(&inv);
+            return send_idl(&client, inv, idl, headers, timeout).await;
+        }
+        let timeout = self.timeout_for(&inv);
+        let path = format!("/{}/{}", inv.service().interface(), inv.method_name());
+        let headers = self.call_headers(&inv);
         let wrapper = TripleRequestWrapper::hessian(inv.args(), inv.method().parameter_types())
             .map_err(to_rpc)?;
-        let raw = self
-            .client
+        let raw = client
             .unary_raw(&path, &headers, wrapper.encode(), Some(timeout))
             .await
             .map_err(to_rpc)?;
@@ -169,10 +200,15 @@ impl Invoker for TripleInvoker {
     }
 
     fn is_available(&self) -> bool {
-        !self.destroyed.load(Ordering::Acquire) && self.client.channel().is_available()
+        self.client
+            .load()
+            .as_ref()
+            .is_some_and(|c| c.channel().is_available())
     }
 
     fn destroy(&self) {
-        self.destroyed.store(true, Ordering::Release);
+        // Dropping this handle on the shared channel closes its connection when it was the
+        // last one; calls still running keep their own handles and finish.
+        self.client.store(None);
     }
 }

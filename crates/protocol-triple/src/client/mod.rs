@@ -1,7 +1,11 @@
 //! The Triple client: a shared HTTP/2 channel per provider, calls of the four kinds on it, and
 //! the interface-mode invoker.
 
+mod backoff;
 pub mod channel;
+pub mod idl_call;
+mod idl_send;
+pub mod idl_transport;
 pub mod invoker;
 pub mod streaming;
 pub mod unary;
