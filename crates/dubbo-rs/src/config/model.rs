@@ -86,10 +86,12 @@ pub struct ProtocolConfig {
     /// `dubbo` or `tri`; defaults to the id.
     #[serde(default, deserialize_with = "lenient::text")]
     pub name: Option<String>,
-    /// The port to listen on; `-1` or absent means the protocol's default.
+    /// The port to listen on: `0` binds a free one; `-1` or absent means the protocol's default
+    /// (20880 / 50051).
     #[serde(default, deserialize_with = "lenient::number")]
     pub port: Option<i32>,
-    /// The address to bind and to advertise.
+    /// The address to bind and to advertise; absent or an any-address (`0.0.0.0`) binds every
+    /// interface and advertises the machine's address (see `DUBBO_IP_TO_REGISTRY`).
     #[serde(default, deserialize_with = "lenient::text")]
     pub host: Option<String>,
     /// Handler concurrency of the worker pool.
@@ -206,13 +208,14 @@ pub struct ConsumerConfig {
     /// Default cluster strategy.
     #[serde(default, deserialize_with = "lenient::text")]
     pub cluster: Option<String>,
-    /// Whether a reference fails at start when no provider is available.
+    /// Whether a reference fails at start when its provider cannot be reached (default true;
+    /// `false`: calls fail until it is up).
     #[serde(default, deserialize_with = "lenient::flag")]
     pub check: Option<bool>,
     /// Filter list.
     #[serde(default, deserialize_with = "lenient::text")]
     pub filter: Option<String>,
-    /// Default protocol.
+    /// Protocol of a direct reference address given without a scheme.
     #[serde(default, deserialize_with = "lenient::text")]
     pub protocol: Option<String>,
     /// Connections per provider.
@@ -288,7 +291,7 @@ pub struct ReferenceConfig {
     /// The group.
     #[serde(default, deserialize_with = "lenient::text")]
     pub group: Option<String>,
-    /// `dubbo` or `tri`.
+    /// `dubbo` or `tri`: which providers to use; never rewrites the scheme of `url`.
     #[serde(default, deserialize_with = "lenient::text")]
     pub protocol: Option<String>,
     /// Timeout in ms.
@@ -303,7 +306,8 @@ pub struct ReferenceConfig {
     /// Cluster strategy.
     #[serde(default, deserialize_with = "lenient::text")]
     pub cluster: Option<String>,
-    /// Whether a reference fails at start when no provider is available.
+    /// Whether a reference fails at start when its provider cannot be reached (default true;
+    /// `false`: calls fail until it is up).
     #[serde(default, deserialize_with = "lenient::flag")]
     pub check: Option<bool>,
     /// Filter list.
