@@ -1,6 +1,6 @@
 //! The application scope: one named application with its protocols, modules and lifecycle.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -20,67 +20,150 @@ use crate::view::{ExportedService, ReferredService};
 pub const DEFAULT_SHUTDOWN_WAIT: Duration = Duration::from_millis(10_000);
 
 /// Builds an [`Application`] from code, a configuration, or both.
+///
+/// Builder calls are recorded and applied at [`build`](Self::build), so their order does not
+/// matter. Precedence, from lowest to highest:
+///
+/// 1. the configuration given to [`config`](Self::config) (or an empty one);
+/// 2. the protocols added with [`protocol`](Self::protocol) and
+///    [`protocol_config`](Self::protocol_config), in call order: `protocol` sets the name and
+///    port of the protocol with that id and keeps its other configured settings,
+///    `protocol_config` replaces the whole entry;
+/// 3. [`host`](Self::host), which applies to every protocol, configured or added;
+/// 4. [`env`](Self::env), which replaces the deployment variables.
+///
+/// The name given to [`Application::builder`] is used when the configuration names no
+/// application. Without [`env`](Self::env), the deployment variables (`DUBBO_IP_TO_REGISTRY`,
+/// ...) are those the configuration was loaded with, or the process environment's when no
+/// configuration is given.
 pub struct ApplicationBuilder {
     framework: Option<Arc<Framework>>,
-    config: DubboConfig,
+    name: String,
+    config: Option<DubboConfig>,
+    protocols: Vec<(String, ProtocolSetting)>,
+    host: Option<String>,
+    env: Option<BTreeMap<String, String>>,
+}
+
+/// A protocol added from code.
+enum ProtocolSetting {
+    Port(u16),
+    Full(Box<ProtocolConfig>),
 }
 
 impl ApplicationBuilder {
+    fn new(name: String, config: Option<DubboConfig>) -> Self {
+        ApplicationBuilder {
+            framework: None,
+            name,
+            config,
+            protocols: Vec::new(),
+            host: None,
+            env: None,
+        }
+    }
+
     /// Uses `framework` instead of a private one, so several applications share its extensions.
     pub fn framework(mut self, framework: Arc<Framework>) -> Self {
         self.framework = Some(framework);
         self
     }
 
-    /// Starts from a loaded configuration; later builder calls override it.
+    /// Starts from a loaded configuration; the other builder calls override it, whatever their
+    /// order. Calling it again replaces the earlier configuration.
     pub fn config(mut self, config: DubboConfig) -> Self {
-        let name = self.config.application.name.take();
-        self.config = config;
-        if self.config.application.name.is_none() {
-            self.config.application.name = name;
-        }
+        self.config = Some(config);
         self
     }
 
-    /// Adds (or replaces) a protocol with id and name `name` on `port`.
+    /// Adds a protocol with id and name `name` on `port`, or sets the name and port of the
+    /// configured protocol with that id. Port `0` binds a free port.
     pub fn protocol(mut self, name: &str, port: u16) -> Self {
-        let entry = self.config.protocols.entry(name.to_owned()).or_default();
-        entry.name = Some(name.to_owned());
-        entry.port = Some(i32::from(port));
+        self.protocols
+            .push((name.to_owned(), ProtocolSetting::Port(port)));
         self
     }
 
-    /// Adds a fully specified protocol under `id`.
+    /// Adds a fully specified protocol under `id`, replacing any configured one.
     pub fn protocol_config(mut self, id: &str, config: ProtocolConfig) -> Self {
-        self.config.protocols.insert(id.to_owned(), config);
+        self.protocols
+            .push((id.to_owned(), ProtocolSetting::Full(Box::new(config))));
         self
     }
 
-    /// The host every protocol binds to and advertises (default `0.0.0.0`).
+    /// The host every protocol binds to and advertises, whether it was configured or added
+    /// before or after this call. Without it, a protocol binds `0.0.0.0` and advertises the
+    /// machine's address (see [`Module::export`](crate::Module::export)).
     pub fn host(mut self, host: &str) -> Self {
-        for p in self.config.protocols.values_mut() {
-            p.host = Some(host.to_owned());
-        }
-        if let Some(p) = self.config.protocol.as_mut() {
-            p.host = Some(host.to_owned());
-        }
+        self.host = Some(host.to_owned());
         self
     }
 
-    /// Creates the application. Nothing is opened until a service is exported or referred.
+    /// The deployment variables (`DUBBO_IP_TO_REGISTRY`, `DUBBO_PORT_TO_BIND`, ...) to read
+    /// instead of the environment: pairs such as `("DUBBO_IP_TO_REGISTRY", "10.0.0.5")`.
+    pub fn env<K, V>(mut self, env: impl IntoIterator<Item = (K, V)>) -> Self
+    where
+        K: AsRef<str>,
+        V: AsRef<str>,
+    {
+        self.env = Some(crate::config::deployment_vars(env));
+        self
+    }
+
+    /// The configuration the application will run with: the given one with every builder
+    /// setting applied, validated.
+    fn resolved_config(self) -> Result<(Option<Arc<Framework>>, DubboConfig), ConfigError> {
+        let given = self.config.is_some();
+        let mut config = self.config.unwrap_or_default();
+        if config.application.name.is_none() {
+            config.application.name = Some(self.name);
+        }
+        for (id, setting) in self.protocols {
+            match setting {
+                ProtocolSetting::Port(port) => {
+                    let entry = config.protocols.entry(id.clone()).or_default();
+                    entry.name = Some(id);
+                    entry.port = Some(i32::from(port));
+                }
+                ProtocolSetting::Full(pc) => {
+                    config.protocols.insert(id, *pc);
+                }
+            }
+        }
+        if let Some(host) = &self.host {
+            for p in config.protocols.values_mut() {
+                p.host = Some(host.clone());
+            }
+            if let Some(p) = config.protocol.as_mut() {
+                p.host = Some(host.clone());
+            }
+        }
+        if let Some(env) = self.env {
+            config.environment = env;
+        } else if !given {
+            config.environment = crate::config::deployment_vars(std::env::vars());
+        }
+        crate::config::validate::validate(&config)?;
+        crate::config::refuse_unimplemented(&config)?;
+        Ok((self.framework, config))
+    }
+
+    /// Creates the application, after checking the configuration: every key is valid, and no
+    /// key asks for something not implemented yet (a registry). Nothing is opened until a
+    /// service is exported or referred.
     pub fn build(self) -> Result<Application, DubboError> {
-        let name = self
-            .config
+        let (framework, config) = self.resolved_config()?;
+        let name = config
             .application
             .name
             .clone()
             .filter(|n| !n.trim().is_empty())
             .ok_or_else(|| ConfigError::invalid("dubbo.application.name", "is required"))?;
-        let framework = self.framework.unwrap_or_else(Framework::new);
+        let framework = framework.unwrap_or_else(Framework::new);
         let inner = Arc::new(AppInner {
             name,
             framework,
-            config: self.config,
+            config,
             protocols: Mutex::new(HashMap::new()),
             modules: Mutex::new(Vec::new()),
             shut_down: AtomicBool::new(false),
@@ -120,23 +203,15 @@ pub struct Application {
 }
 
 impl Application {
-    /// Starts building an application called `name`.
+    /// Starts building an application called `name` (used when a configuration given to the
+    /// builder names none).
     pub fn builder(name: impl Into<String>) -> ApplicationBuilder {
-        let mut config = DubboConfig::default();
-        config.application.name = Some(name.into());
-        ApplicationBuilder {
-            framework: None,
-            config,
-        }
+        ApplicationBuilder::new(name.into(), None)
     }
 
     /// An application entirely described by `config`.
     pub fn from_config(config: DubboConfig) -> Result<Application, DubboError> {
-        ApplicationBuilder {
-            framework: None,
-            config,
-        }
-        .build()
+        ApplicationBuilder::new(String::new(), Some(config)).build()
     }
 
     /// The application name.

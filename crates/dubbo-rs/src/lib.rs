@@ -45,6 +45,7 @@
 
 #![warn(missing_docs)]
 
+mod address;
 mod application;
 pub mod config;
 mod error;

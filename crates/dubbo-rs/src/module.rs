@@ -12,8 +12,9 @@ use dubbo_core::{
 };
 use dubbo_url::Url;
 
+use crate::address::{self, ProviderAddress};
 use crate::application::{lock, Application};
-use crate::config::{ConfigError, ProtocolConfig};
+use crate::config::{ConfigError, ConsumerConfig, ProtocolConfig, ReferenceConfig, ServiceConfig};
 use crate::error::DubboError;
 use crate::options::{ReferenceOptions, ServiceOptions};
 
@@ -72,7 +73,10 @@ impl Module {
             .interface
             .clone()
             .unwrap_or_else(|| handler.interface().to_owned());
-        let service_config = config.services.get(&interface).cloned().unwrap_or_default();
+        let (service_id, service_config) = match config.service_for(&interface)? {
+            Some((id, c)) => (id, c),
+            None => (interface.clone(), ServiceConfig::default()),
+        };
         let mut protocol_ids = if options.protocols.is_empty() {
             service_config.protocols.clone()
         } else {
@@ -93,7 +97,7 @@ impl Module {
                 .map(|(_, c)| c.clone())
                 .ok_or_else(|| {
                     ConfigError::invalid(
-                        format!("dubbo.services.{interface}.protocols"),
+                        format!("dubbo.services.{service_id}.protocols"),
                         format!("no protocol with id {id:?} is configured"),
                     )
                 })?;
@@ -148,6 +152,11 @@ impl Module {
             "weight",
             service_config.weight.map(|t| t.to_string()),
         );
+        put(
+            &mut params,
+            "executes",
+            service_config.executes.map(|t| t.to_string()),
+        );
         params.extend(options.parameters.clone());
         put(&mut params, "version", options.version.clone());
         put(&mut params, "group", options.group.clone());
@@ -163,6 +172,7 @@ impl Module {
         params.insert("dubbo".into(), DUBBO_PROTOCOL_VERSION.into());
         params.insert("release".into(), crate::RELEASE.into());
         params.insert("pid".into(), std::process::id().to_string());
+        params.insert("timestamp".into(), now_millis());
 
         let handler = Arc::new(handler);
         let mut urls = Vec::new();
@@ -193,20 +203,20 @@ impl Module {
                     .clone()
                     .unwrap_or_else(|| "hessian2".into()),
             );
-            let host = pc.host.clone().unwrap_or_else(|| "0.0.0.0".to_owned());
-            if host == "0.0.0.0" {
-                p.insert("anyhost".into(), "true".into());
-            }
-            let port = match pc.port {
-                Some(port) if port >= 0 => port as u16,
-                _ => protocol.default_port(),
-            };
-            let url = build_url(&name, &host, port, &interface, &p)?;
+            let address = resolve_address(app, &id, &name, &pc, protocol.default_port())?;
+            put_address(&mut p, &address);
+            let url = build_url(
+                &name,
+                &address.advertised_host,
+                address.advertised_port.unwrap_or(address.bind_port),
+                &interface,
+                &p,
+            )?;
             let invoker: Arc<dyn Invoker> =
                 Arc::new(ServiceInvoker::new(handler.clone(), url.clone()));
             let chain = self.provider_chain(&url, invoker);
             let exporter = protocol.export(url, chain).await?;
-            let url = exporter.url().clone();
+            let url = advertised_url(exporter.url());
             tracing::info!(application = %app.name(), url = %url, "exported service");
             lock(&self.inner.exporters).push(exporter);
             urls.push(url);
@@ -247,22 +257,30 @@ impl Module {
             .into());
         }
         let triple = app.triple();
-        let host = pc.host.clone().unwrap_or_else(|| "0.0.0.0".to_owned());
-        let port = match pc.port {
-            Some(port) if port >= 0 => port as u16,
-            _ => triple.default_port(),
-        };
+        let address = resolve_address(app, &id, "tri", &pc, triple.default_port())?;
         let mut params = BTreeMap::new();
         params.insert("application".to_owned(), app.name().to_owned());
         params.insert("interface".to_owned(), name.clone());
         params.insert("side".to_owned(), "provider".to_owned());
-        if host == "0.0.0.0" {
-            params.insert("anyhost".to_owned(), "true".to_owned());
-        }
-        let url = build_url("tri", &host, port, &name, &params)?;
+        params.insert("timestamp".to_owned(), now_millis());
+        put_address(&mut params, &address);
+        let url = build_url(
+            "tri",
+            &address.advertised_host,
+            address.advertised_port.unwrap_or(address.bind_port),
+            &name,
+            &params,
+        )?;
         // Registering the protocol with the application makes shutdown drain this server too.
         app.protocol("tri")?;
         let server = triple.server_for(&url).await?;
+        let bound = server.local_addr().port();
+        let url = url.with_parameter("bind.port", &bound.to_string());
+        let url = if url.port() == 0 {
+            url.with_port(bound)
+        } else {
+            url
+        };
         let service: Arc<dyn dubbo_protocol_triple::IdlService> = Arc::new(service);
         let invoker: Arc<dyn Invoker> = Arc::new(dubbo_protocol_triple::server::IdlInvoker::new(
             service.clone(),
@@ -270,7 +288,7 @@ impl Module {
         ));
         let chain = self.provider_chain(&url, invoker);
         let exporter = server.export_idl(service, chain, url);
-        let url = exporter.url().clone();
+        let url = advertised_url(exporter.url());
         tracing::info!(application = %app.name(), url = %url, "exported IDL service");
         lock(&self.inner.exporters).push(exporter);
         Ok(url)
@@ -300,16 +318,34 @@ impl Module {
     /// Refers to a remote service and returns the invoker that typed clients and
     /// [`GenericClient`](crate::GenericClient) call through.
     ///
-    /// Settings come from `dubbo.consumer` and then `options`. Every call made through the
-    /// returned invoker is addressed to the reference's interface, group and version.
+    /// Settings come from, in rising priority: `dubbo.consumer`, the `dubbo.references.<id>`
+    /// entry for the interface (keyed by it, or naming it in `interface`), and `options`. Every
+    /// call made through the returned invoker is addressed to the reference's interface, group
+    /// and version.
+    ///
+    /// With `check` (the default, as in Java) the provider must be reachable now, else this
+    /// fails; with `check: false` the reference is returned anyway and calls fail until the
+    /// provider is up.
     pub async fn refer(&self, options: ReferenceOptions) -> Result<Reference, DubboError> {
         let app = &self.inner.app;
         app.check_running()?;
         let config = app.config();
         let consumer = &config.consumer;
+        let (reference_id, rc) = match config.reference_for(&options.interface)? {
+            Some((id, c)) => (id, c),
+            None => (options.interface.clone(), ReferenceConfig::default()),
+        };
+        let key = format!("dubbo.references.{reference_id}");
+        let options = ReferenceOptions {
+            url: options.url.or(rc.url.clone()),
+            version: options.version.or(rc.version.clone()),
+            group: options.group.or(rc.group.clone()),
+            timeout: options.timeout.or(rc.timeout.map(Duration::from_millis)),
+            ..options
+        };
         let address = options.url.clone().ok_or_else(|| {
             ConfigError::invalid(
-                format!("dubbo.references.{}.url", options.interface),
+                format!("{key}.url"),
                 "a direct url is required (registries are not available yet)",
             )
         })?;
@@ -322,25 +358,22 @@ impl Module {
             [one] => *one,
             _ => {
                 return Err(ConfigError::invalid(
-                    format!("dubbo.references.{}.url", options.interface),
+                    format!("{key}.url"),
                     "exactly one direct address is supported until the cluster layer lands",
                 )
                 .into())
             }
         };
-        let parsed = Url::parse(target).map_err(|e| DubboError::Url {
-            url: target.to_owned(),
+        let scheme = reference_scheme(&key, target, &options, &rc, consumer)?;
+        let target = if target.contains("://") {
+            target.to_owned()
+        } else {
+            format!("{scheme}://{target}")
+        };
+        let parsed = Url::parse(&target).map_err(|e| DubboError::Url {
+            url: target.clone(),
             reason: e.to_string(),
         })?;
-        let scheme = options
-            .protocol
-            .clone()
-            .unwrap_or_else(|| parsed.protocol().unwrap_or("dubbo").to_owned());
-        let scheme = if scheme == "triple" {
-            "tri".to_owned()
-        } else {
-            scheme
-        };
         let protocol = app.protocol(&scheme)?;
 
         let mut params: BTreeMap<String, String> = BTreeMap::new();
@@ -365,6 +398,25 @@ impl Module {
             consumer.connections.map(|t| t.to_string()),
         );
         put(&mut params, "lazy", consumer.lazy.map(|t| t.to_string()));
+        put(
+            &mut params,
+            "actives",
+            consumer.actives.map(|t| t.to_string()),
+        );
+        params.extend(rc.parameters.clone());
+        put(&mut params, "retries", rc.retries.map(|t| t.to_string()));
+        put(&mut params, "loadbalance", rc.loadbalance.clone());
+        put(&mut params, "cluster", rc.cluster.clone());
+        put(&mut params, "check", rc.check.map(|t| t.to_string()));
+        put(&mut params, "filter", rc.filter.clone());
+        put(
+            &mut params,
+            "connections",
+            rc.connections.map(|t| t.to_string()),
+        );
+        put(&mut params, "lazy", rc.lazy.map(|t| t.to_string()));
+        put(&mut params, "actives", rc.actives.map(|t| t.to_string()));
+        put(&mut params, "generic", rc.generic.clone());
         params.extend(options.parameters.clone());
         put(&mut params, "version", options.version.clone());
         put(&mut params, "group", options.group.clone());
@@ -378,6 +430,7 @@ impl Module {
         params.insert("side".into(), "consumer".into());
         params.insert("dubbo".into(), DUBBO_PROTOCOL_VERSION.into());
         params.insert("release".into(), crate::RELEASE.into());
+        params.insert("timestamp".into(), now_millis());
 
         let port = parsed.port();
         let port = if port == 0 {
@@ -386,7 +439,7 @@ impl Module {
             port
         };
         let host = parsed.host().ok_or_else(|| DubboError::Url {
-            url: target.to_owned(),
+            url: target.clone(),
             reason: "no host".to_owned(),
         })?;
         let url = build_url(&scheme, host, port, &options.interface, &params)?;
@@ -412,7 +465,7 @@ impl Module {
             .map(|e| ExportedService {
                 module: self.inner.name.clone(),
                 key: e.key().clone(),
-                url: e.url().clone(),
+                url: advertised_url(e.url()),
             })
             .collect()
     }
@@ -504,6 +557,102 @@ impl Invoker for ReferenceInvoker {
 
     fn destroy(&self) {
         self.next.destroy()
+    }
+}
+
+/// Where protocol `id` (named `name`) of `app` binds and what it advertises.
+fn resolve_address(
+    app: &Application,
+    id: &str,
+    name: &str,
+    pc: &ProtocolConfig,
+    default_port: u16,
+) -> Result<ProviderAddress, ConfigError> {
+    let config = app.config();
+    let key = if config.protocols.contains_key(id) {
+        format!("dubbo.protocols.{id}")
+    } else {
+        "dubbo.protocol".to_owned()
+    };
+    address::resolve(
+        name,
+        &key,
+        pc,
+        default_port,
+        &config.environment,
+        address::machine_ipv4,
+    )
+}
+
+/// The URL parameters that tell a protocol where to bind: always given, so that port `0`
+/// reaches the protocol as "a free port" rather than "no port".
+fn put_address(params: &mut BTreeMap<String, String>, address: &ProviderAddress) {
+    params.insert("bind.ip".into(), address.bind_host.clone());
+    params.insert("bind.port".into(), address.bind_port.to_string());
+    params.insert("anyhost".into(), address.anyhost.to_string());
+}
+
+/// The exported URL as it is advertised: `bind.ip` and `bind.port` only where they differ
+/// from the URL's host and port.
+fn advertised_url(url: &Url) -> Url {
+    let mut url = url.clone();
+    if url.parameter("bind.ip").is_some() && url.parameter("bind.ip") == url.host() {
+        url = url.without_parameter("bind.ip");
+    }
+    if url.parameter("bind.port") == Some(url.port().to_string().as_str()) {
+        url = url.without_parameter("bind.port");
+    }
+    url
+}
+
+/// Milliseconds since the Unix epoch, for the `timestamp` parameter that load balancing's
+/// warm-up reads.
+fn now_millis() -> String {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis())
+        .unwrap_or(0)
+        .to_string()
+}
+
+/// The protocol a reference to `target` speaks. A direct URL's own scheme is kept: a
+/// reference-level `protocol` (from `options` or `dubbo.references.<id>`) only selects which
+/// providers to use, so one that names another protocol is an error; for an address without a
+/// scheme it is the protocol, else `dubbo.consumer.protocol`, else `dubbo`.
+fn reference_scheme(
+    key: &str,
+    target: &str,
+    options: &ReferenceOptions,
+    rc: &ReferenceConfig,
+    consumer: &ConsumerConfig,
+) -> Result<String, ConfigError> {
+    let normal = |p: &str| {
+        let p = p.trim();
+        if p == "triple" {
+            "tri".to_owned()
+        } else {
+            p.to_owned()
+        }
+    };
+    let wanted = options
+        .protocol
+        .as_deref()
+        .or(rc.protocol.as_deref())
+        .map(normal);
+    match target.split_once("://") {
+        Some((scheme, _)) => {
+            let scheme = normal(scheme);
+            match wanted {
+                Some(w) if w != scheme => Err(ConfigError::invalid(
+                    format!("{key}.protocol"),
+                    format!("{w:?} conflicts with the direct url {target:?}, which is {scheme}"),
+                )),
+                _ => Ok(scheme),
+            }
+        }
+        None => Ok(wanted
+            .or(consumer.protocol.as_deref().map(normal))
+            .unwrap_or_else(|| "dubbo".to_owned())),
     }
 }
 

@@ -78,7 +78,8 @@ impl ReferenceOptions {
         }
     }
 
-    /// Connects directly to `url` (`dubbo://host:port` or `tri://host:port`), with no registry.
+    /// Connects directly to `url` (`dubbo://host:port` or `tri://host:port`; `host:port` speaks
+    /// [`protocol`](Self::protocol), else `dubbo`), with no registry.
     pub fn url(mut self, url: impl Into<String>) -> Self {
         self.url = Some(url.into());
         self
@@ -96,7 +97,10 @@ impl ReferenceOptions {
         self
     }
 
-    /// The protocol (`dubbo` or `tri`) when the URL does not say.
+    /// The protocol (`dubbo` or `tri`) of the providers to use: the protocol of a direct
+    /// address given without a scheme (`127.0.0.1:20880`). It never rewrites a direct URL's
+    /// scheme; naming another protocol than the URL's is an error at
+    /// [`refer`](crate::Module::refer).
     pub fn protocol(mut self, protocol: impl Into<String>) -> Self {
         self.protocol = Some(protocol.into());
         self

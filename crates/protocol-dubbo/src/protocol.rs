@@ -26,8 +26,10 @@ pub const DEFAULT_PORT: u16 = 20880;
 /// [`dubbo_core::FilterChain`]. [`DubboServer`] and an [`ExportTable`] can be used directly.
 ///
 /// **Bind address.** `bind.ip`/`bind.port` when present, else the URL's host and port
-/// (`anyhost=true` binds `0.0.0.0`); a URL without a port binds 20880. `bind.port=0` picks a
-/// free port; [`server_addr`](Self::server_addr) tells which.
+/// (`anyhost=true` binds `0.0.0.0`); a URL without a port (port `0`) binds 20880. `bind.port=0`
+/// picks a free port; [`server_addr`](Self::server_addr) tells which, and so does the
+/// exporter's URL: its `bind.port` is the bound port, and so is its port unless the URL named
+/// another one to advertise.
 #[derive(Default)]
 pub struct DubboProtocol {
     servers: Mutex<HashMap<String, Arc<DubboServer>>>,
@@ -112,6 +114,24 @@ impl DubboProtocol {
 /// The service key an exported URL serves (shared by every protocol).
 pub use dubbo_core::exported_service_key;
 
+/// The exported URL once its server is bound to `bound`, and the port it advertises: a
+/// `bind.port` parameter carries the bound port (it may have asked for `0`, a free one), and
+/// the URL's own port is the bound one unless it names another to advertise (a URL port of `0`
+/// means none).
+fn bound_url(url: Url, bound: u16) -> (Url, u16) {
+    let url = if url.has_parameter("bind.port") {
+        url.with_parameter("bind.port", &bound.to_string())
+    } else {
+        url
+    };
+    let port = match url.port() {
+        0 => bound,
+        p if url.has_parameter("bind.port") => p,
+        _ => bound,
+    };
+    (url, port)
+}
+
 fn bind_address(url: &Url) -> String {
     let host = url
         .parameter("bind.ip")
@@ -152,7 +172,8 @@ impl Protocol for DubboProtocol {
         Box::pin(async move {
             let server = self.server_for(&url).await?;
             let bound = server.local_addr();
-            let exporter = server.exports().export(url, invoker, bound.port())?;
+            let (url, port) = bound_url(url, bound.port());
+            let exporter = server.exports().export(url, invoker, port)?;
             tracing::info!(service = %exporter.key(), address = %bound, "exported over dubbo://");
             Ok(exporter)
         })
@@ -168,7 +189,7 @@ impl Protocol for DubboProtocol {
                 .and_then(|c| c.parse::<usize>().ok())
                 .is_some_and(|n| n > 0);
             let client = if dedicated {
-                let c = DubboClient::new(address, config);
+                let c = DubboClient::new(address.clone(), config);
                 if let Ok(mut d) = self.dedicated.lock() {
                     d.retain(|w| w.strong_count() > 0);
                     d.push(c.downgrade());
@@ -178,7 +199,14 @@ impl Protocol for DubboProtocol {
                 self.shared_client(&address, config)
             };
             if !lazy {
-                client.ensure_connected().await?;
+                if let Err(e) = client.ensure_connected().await {
+                    // `check=false`: the reference is made anyway and calls fail until the
+                    // provider is up (the client reconnects on the next call), as in Java.
+                    if url.parameter_bool_or("check", true) {
+                        return Err(e);
+                    }
+                    tracing::warn!(address = %address, error = %e, "provider not reachable; check=false, referring anyway");
+                }
             }
             let invoker: Arc<dyn Invoker> = Arc::new(DubboInvoker::new(url, client));
             Ok(invoker)

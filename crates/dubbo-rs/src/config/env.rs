@@ -28,6 +28,10 @@ const KNOWN_KEYS: &[&str] = &[
     "provider.group",
     "provider.filter",
     "provider.token",
+    "provider.weight",
+    "provider.retries",
+    "provider.loadbalance",
+    "provider.executes",
     "consumer.timeout",
     "consumer.retries",
     "consumer.loadbalance",
@@ -35,6 +39,9 @@ const KNOWN_KEYS: &[&str] = &[
     "consumer.check",
     "consumer.filter",
     "consumer.connections",
+    "consumer.lazy",
+    "consumer.protocol",
+    "consumer.actives",
 ];
 
 fn env_name(path: &[String]) -> String {
@@ -110,11 +117,31 @@ where
             continue;
         }
         if let Some((_, path)) = names.iter().find(|(n, _)| n == name) {
-            // Typed as YAML would type it, so "20881" is a number and "true" a boolean.
-            let parsed: Value = serde_yaml_ng::from_str(value.as_ref())
-                .unwrap_or_else(|_| Value::String(value.as_ref().to_owned()));
+            // Kept as the text it is, as Java keeps it (`1.10` stays `1.10`); the typed tree
+            // takes numbers and booleans written as text. Only a YAML list or mapping
+            // (`[dubbo, tri]`) is read as one.
+            let raw = value.as_ref();
+            let parsed = match serde_yaml_ng::from_str::<Value>(raw) {
+                Ok(v @ (Value::Sequence(_) | Value::Mapping(_))) => v,
+                _ => Value::String(raw.to_owned()),
+            };
             set_path(root, path, parsed)?;
         }
     }
     Ok(())
+}
+
+/// The deployment variables among `env`: names starting with `DUBBO_` or containing
+/// `_DUBBO_` (Java's per-protocol form, `TRI_DUBBO_IP_TO_BIND`).
+pub(crate) fn deployment_vars<K, V>(
+    env: impl IntoIterator<Item = (K, V)>,
+) -> std::collections::BTreeMap<String, String>
+where
+    K: AsRef<str>,
+    V: AsRef<str>,
+{
+    env.into_iter()
+        .filter(|(k, _)| k.as_ref().starts_with("DUBBO_") || k.as_ref().contains("_DUBBO_"))
+        .map(|(k, v)| (k.as_ref().to_owned(), v.as_ref().to_owned()))
+        .collect()
 }

@@ -20,8 +20,14 @@
 //! ```
 
 mod env;
+mod lenient;
+mod lookup;
 mod model;
-mod validate;
+mod unsupported;
+pub(crate) mod validate;
+
+pub(crate) use env::deployment_vars;
+pub(crate) use unsupported::refuse_unimplemented;
 
 use std::path::Path;
 
@@ -106,8 +112,9 @@ impl DubboConfig {
         if root.is_null() {
             root = serde_yaml_ng::Value::Mapping(Default::default());
         }
-        env::apply_overrides(&mut root, env)?;
-        let config: DubboConfig = serde_path_to_error::deserialize(root).map_err(|e| {
+        let environment = env::deployment_vars(env);
+        env::apply_overrides(&mut root, &environment)?;
+        let mut config: DubboConfig = serde_path_to_error::deserialize(root).map_err(|e| {
             let path = e.path().to_string();
             let key = if path == "." || path.is_empty() {
                 "dubbo".to_owned()
@@ -116,6 +123,7 @@ impl DubboConfig {
             };
             ConfigError::invalid(key, e.into_inner().to_string())
         })?;
+        config.environment = environment;
         validate::validate(&config)?;
         Ok(config)
     }
@@ -127,10 +135,7 @@ impl DubboConfig {
             path: path.display().to_string(),
             reason: e.to_string(),
         })?;
-        Self::from_yaml_with_env(
-            &text,
-            std::env::vars().filter(|(k, _)| k.starts_with("DUBBO_")),
-        )
+        Self::from_yaml_with_env(&text, std::env::vars())
     }
 
     /// Every protocol, by id: `protocols` plus the single `protocol` (id = its name).

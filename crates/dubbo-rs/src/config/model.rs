@@ -4,6 +4,8 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
+use super::lenient;
+
 /// The whole configuration: the `dubbo:` section of a YAML file.
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
@@ -36,6 +38,12 @@ pub struct DubboConfig {
     /// `dubbo.references.<id>`: services to call.
     #[serde(default)]
     pub references: BTreeMap<String, ReferenceConfig>,
+    /// Deployment variables that are not configuration keys (`DUBBO_IP_TO_REGISTRY`,
+    /// `DUBBO_PORT_TO_BIND`, ...): the `DUBBO_*` and `*_DUBBO_*` pairs of the environment the
+    /// configuration was loaded with ([`from_file`](Self::from_file): the process environment;
+    /// [`from_yaml_with_env`](Self::from_yaml_with_env): the pairs given). Never read from YAML.
+    #[serde(skip)]
+    pub environment: BTreeMap<String, String>,
 }
 
 /// `dubbo.application`.
@@ -43,22 +51,31 @@ pub struct DubboConfig {
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct ApplicationConfig {
     /// The application name; required.
+    #[serde(default, deserialize_with = "lenient::text")]
     pub name: Option<String>,
     /// Free-form version of the application.
+    #[serde(default, deserialize_with = "lenient::text")]
     pub version: Option<String>,
     /// Owner, organisation and environment labels.
+    #[serde(default, deserialize_with = "lenient::text")]
     pub owner: Option<String>,
     /// The organisation.
+    #[serde(default, deserialize_with = "lenient::text")]
     pub organization: Option<String>,
     /// `dev`, `test` or `product`.
+    #[serde(default, deserialize_with = "lenient::text")]
     pub environment: Option<String>,
     /// Whether the QoS port is opened.
+    #[serde(default, deserialize_with = "lenient::flag")]
     pub qos_enable: Option<bool>,
     /// The QoS port.
+    #[serde(default, deserialize_with = "lenient::number")]
     pub qos_port: Option<u16>,
     /// `interface`, `instance` or `all`.
+    #[serde(default, deserialize_with = "lenient::text")]
     pub register_mode: Option<String>,
     /// How long graceful shutdown may take, in ms (`dubbo.service.shutdown.wait` in Java).
+    #[serde(default, deserialize_with = "lenient::number")]
     pub shutdown_wait: Option<u64>,
 }
 
@@ -67,27 +84,39 @@ pub struct ApplicationConfig {
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct ProtocolConfig {
     /// `dubbo` or `tri`; defaults to the id.
+    #[serde(default, deserialize_with = "lenient::text")]
     pub name: Option<String>,
-    /// The port to listen on; `-1` or absent means the protocol's default.
+    /// The port to listen on: `0` binds a free one; `-1` or absent means the protocol's default
+    /// (20880 / 50051).
+    #[serde(default, deserialize_with = "lenient::number")]
     pub port: Option<i32>,
-    /// The address to bind and to advertise.
+    /// The address to bind and to advertise; absent or an any-address (`0.0.0.0`) binds every
+    /// interface and advertises the machine's address (see `DUBBO_IP_TO_REGISTRY`).
+    #[serde(default, deserialize_with = "lenient::text")]
     pub host: Option<String>,
     /// Handler concurrency of the worker pool.
+    #[serde(default, deserialize_with = "lenient::number")]
     pub threads: Option<u32>,
     /// `all` (worker pool) or `direct` (on the connection task).
+    #[serde(default, deserialize_with = "lenient::text")]
     pub dispatcher: Option<String>,
     /// `fixed`, `cached`, ... (accepted for compatibility; the pool is always bounded).
+    #[serde(default, deserialize_with = "lenient::text")]
     pub threadpool: Option<String>,
     /// Largest message in bytes.
+    #[serde(default, deserialize_with = "lenient::number")]
     pub payload: Option<u64>,
     /// Heartbeat interval in ms.
+    #[serde(default, deserialize_with = "lenient::number")]
     pub heartbeat: Option<u64>,
     /// Serialization; only `hessian2` for dubbo://.
+    #[serde(default, deserialize_with = "lenient::text")]
     pub serialization: Option<String>,
     /// Preferred serializations advertised to consumers.
+    #[serde(default, deserialize_with = "lenient::text")]
     pub prefer_serialization: Option<String>,
     /// Extra URL parameters.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::text_map")]
     pub parameters: BTreeMap<String, String>,
 }
 
@@ -96,23 +125,31 @@ pub struct ProtocolConfig {
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct RegistryConfig {
     /// e.g. `zookeeper://127.0.0.1:2181`, or `N/A` for none.
+    #[serde(default, deserialize_with = "lenient::text")]
     pub address: Option<String>,
     /// The registry's protocol if `address` has none.
+    #[serde(default, deserialize_with = "lenient::text")]
     pub protocol: Option<String>,
     /// Session / request timeout in ms.
+    #[serde(default, deserialize_with = "lenient::number")]
     pub timeout: Option<u64>,
     /// Root group (ZooKeeper root node).
+    #[serde(default, deserialize_with = "lenient::text")]
     pub group: Option<String>,
     /// Whether to register providers (false: subscribe only).
+    #[serde(default, deserialize_with = "lenient::flag")]
     pub register: Option<bool>,
     /// `interface`, `instance` or `all`.
+    #[serde(default, deserialize_with = "lenient::text")]
     pub register_mode: Option<String>,
     /// Whether the registry also serves as config center.
+    #[serde(default, deserialize_with = "lenient::flag")]
     pub use_as_config_center: Option<bool>,
     /// Whether the registry also serves as metadata center.
+    #[serde(default, deserialize_with = "lenient::flag")]
     pub use_as_metadata_center: Option<bool>,
     /// Extra URL parameters.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::text_map")]
     pub parameters: BTreeMap<String, String>,
 }
 
@@ -121,27 +158,37 @@ pub struct RegistryConfig {
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct ProviderConfig {
     /// Default call timeout in ms advertised to consumers.
+    #[serde(default, deserialize_with = "lenient::number")]
     pub timeout: Option<u64>,
     /// Default version.
+    #[serde(default, deserialize_with = "lenient::text")]
     pub version: Option<String>,
     /// Default group.
+    #[serde(default, deserialize_with = "lenient::text")]
     pub group: Option<String>,
     /// Filter list (`-name` removes one).
+    #[serde(default, deserialize_with = "lenient::text")]
     pub filter: Option<String>,
     /// Retries advertised to consumers.
+    #[serde(default, deserialize_with = "lenient::number")]
     pub retries: Option<i32>,
     /// Load balance advertised to consumers.
+    #[serde(default, deserialize_with = "lenient::text")]
     pub loadbalance: Option<String>,
     /// Weight of this provider.
+    #[serde(default, deserialize_with = "lenient::number")]
     pub weight: Option<u32>,
     /// Token required from consumers (`true` for a random one).
+    #[serde(default, deserialize_with = "lenient::text")]
     pub token: Option<String>,
     /// Maximum concurrent executions per method.
+    #[serde(default, deserialize_with = "lenient::number")]
     pub executes: Option<u32>,
     /// Whether to register with registries.
+    #[serde(default, deserialize_with = "lenient::flag")]
     pub register: Option<bool>,
     /// Extra URL parameters.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::text_map")]
     pub parameters: BTreeMap<String, String>,
 }
 
@@ -150,27 +197,38 @@ pub struct ProviderConfig {
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct ConsumerConfig {
     /// Default timeout in ms.
+    #[serde(default, deserialize_with = "lenient::number")]
     pub timeout: Option<u64>,
     /// Default retries (failover).
+    #[serde(default, deserialize_with = "lenient::number")]
     pub retries: Option<i32>,
     /// Default load balance.
+    #[serde(default, deserialize_with = "lenient::text")]
     pub loadbalance: Option<String>,
     /// Default cluster strategy.
+    #[serde(default, deserialize_with = "lenient::text")]
     pub cluster: Option<String>,
-    /// Whether a reference fails at start when no provider is available.
+    /// Whether a reference fails at start when its provider cannot be reached (default true;
+    /// `false`: calls fail until it is up).
+    #[serde(default, deserialize_with = "lenient::flag")]
     pub check: Option<bool>,
     /// Filter list.
+    #[serde(default, deserialize_with = "lenient::text")]
     pub filter: Option<String>,
-    /// Default protocol.
+    /// Protocol of a direct reference address given without a scheme.
+    #[serde(default, deserialize_with = "lenient::text")]
     pub protocol: Option<String>,
     /// Connections per provider.
+    #[serde(default, deserialize_with = "lenient::number")]
     pub connections: Option<u32>,
     /// Connect on first call instead of at start.
+    #[serde(default, deserialize_with = "lenient::flag")]
     pub lazy: Option<bool>,
     /// Maximum concurrent calls per method.
+    #[serde(default, deserialize_with = "lenient::number")]
     pub actives: Option<u32>,
     /// Extra URL parameters.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::text_map")]
     pub parameters: BTreeMap<String, String>,
 }
 
@@ -179,26 +237,41 @@ pub struct ConsumerConfig {
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct ServiceConfig {
     /// The Java interface name; defaults to the registered service's.
+    #[serde(default, deserialize_with = "lenient::text")]
     pub interface: Option<String>,
     /// The version.
+    #[serde(default, deserialize_with = "lenient::text")]
     pub version: Option<String>,
     /// The group.
+    #[serde(default, deserialize_with = "lenient::text")]
     pub group: Option<String>,
     /// Protocol ids to export on; default: all configured protocols.
-    #[serde(default, alias = "protocol-ids")]
+    #[serde(
+        default,
+        alias = "protocol-ids",
+        deserialize_with = "lenient::text_list"
+    )]
     pub protocols: Vec<String>,
     /// Call timeout in ms advertised to consumers.
+    #[serde(default, deserialize_with = "lenient::number")]
     pub timeout: Option<u64>,
     /// Filter list.
+    #[serde(default, deserialize_with = "lenient::text")]
     pub filter: Option<String>,
     /// Token required from consumers.
+    #[serde(default, deserialize_with = "lenient::text")]
     pub token: Option<String>,
+    /// Maximum concurrent executions per method of this service (`executes`).
+    #[serde(default, deserialize_with = "lenient::number")]
+    pub executes: Option<u32>,
     /// Weight.
+    #[serde(default, deserialize_with = "lenient::number")]
     pub weight: Option<u32>,
     /// Whether to register.
+    #[serde(default, deserialize_with = "lenient::flag")]
     pub register: Option<bool>,
     /// Extra URL parameters.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::text_map")]
     pub parameters: BTreeMap<String, String>,
 }
 
@@ -207,34 +280,52 @@ pub struct ServiceConfig {
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct ReferenceConfig {
     /// The Java interface name; defaults to the id.
+    #[serde(default, deserialize_with = "lenient::text")]
     pub interface: Option<String>,
     /// Direct connection: `dubbo://host:port` or `tri://host:port`, several separated by `;`.
+    #[serde(default, deserialize_with = "lenient::text")]
     pub url: Option<String>,
     /// The version.
+    #[serde(default, deserialize_with = "lenient::text")]
     pub version: Option<String>,
     /// The group.
+    #[serde(default, deserialize_with = "lenient::text")]
     pub group: Option<String>,
-    /// `dubbo` or `tri`.
+    /// `dubbo` or `tri`: which providers to use; never rewrites the scheme of `url`.
+    #[serde(default, deserialize_with = "lenient::text")]
     pub protocol: Option<String>,
     /// Timeout in ms.
+    #[serde(default, deserialize_with = "lenient::number")]
     pub timeout: Option<u64>,
     /// Retries.
+    #[serde(default, deserialize_with = "lenient::number")]
     pub retries: Option<i32>,
     /// Load balance.
+    #[serde(default, deserialize_with = "lenient::text")]
     pub loadbalance: Option<String>,
     /// Cluster strategy.
+    #[serde(default, deserialize_with = "lenient::text")]
     pub cluster: Option<String>,
-    /// Whether a reference fails at start when no provider is available.
+    /// Whether a reference fails at start when its provider cannot be reached (default true;
+    /// `false`: calls fail until it is up).
+    #[serde(default, deserialize_with = "lenient::flag")]
     pub check: Option<bool>,
     /// Filter list.
+    #[serde(default, deserialize_with = "lenient::text")]
     pub filter: Option<String>,
     /// Connections per provider.
+    #[serde(default, deserialize_with = "lenient::number")]
     pub connections: Option<u32>,
     /// Connect on first call.
+    #[serde(default, deserialize_with = "lenient::flag")]
     pub lazy: Option<bool>,
+    /// Maximum concurrent calls per method from this reference (`actives`).
+    #[serde(default, deserialize_with = "lenient::number")]
+    pub actives: Option<u32>,
     /// Generic reference (`true`).
+    #[serde(default, deserialize_with = "lenient::text")]
     pub generic: Option<String>,
     /// Extra URL parameters.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::text_map")]
     pub parameters: BTreeMap<String, String>,
 }

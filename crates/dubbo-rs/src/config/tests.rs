@@ -133,3 +133,87 @@ fn syntax_error() {
     let err = DubboConfig::from_yaml("dubbo: [unclosed").unwrap_err();
     assert_eq!(err.code(), "config.syntax");
 }
+
+#[test]
+fn numbers_and_booleans_are_taken_where_text_is_expected() {
+    let yaml = "dubbo:\n  application:\n    name: 42\n  provider:\n    version: 1.0\n    group: true\n    weight: 100\n    parameters:\n      ratio: 0.5\n      enabled: false\n  services:\n    a:\n      version: 2\n      protocols: dubbo, tri\n  protocols:\n    dubbo: {}\n    tri: {}\n";
+    let c = DubboConfig::from_yaml(yaml).unwrap();
+    assert_eq!(c.application.name.as_deref(), Some("42"));
+    assert_eq!(c.provider.version.as_deref(), Some("1.0"));
+    assert_eq!(c.provider.group.as_deref(), Some("true"));
+    assert_eq!(c.provider.weight, Some(100));
+    assert_eq!(c.provider.parameters["ratio"], "0.5");
+    assert_eq!(c.provider.parameters["enabled"], "false");
+    assert_eq!(c.services["a"].version.as_deref(), Some("2"));
+    assert_eq!(c.services["a"].protocols, vec!["dubbo", "tri"]);
+}
+
+#[test]
+fn environment_values_keep_their_text() {
+    let env = [
+        ("DUBBO_PROVIDER_VERSION", "1.10"),
+        ("DUBBO_PROVIDER_WEIGHT", "100"),
+        ("DUBBO_CONSUMER_CHECK", "false"),
+        ("DUBBO_IP_TO_REGISTRY", "10.0.0.5"),
+        ("TRI_DUBBO_PORT_TO_BIND", "0"),
+        ("PATH", "/bin"),
+    ];
+    let c = DubboConfig::from_yaml_with_env("application: {name: x}", env).unwrap();
+    assert_eq!(c.provider.version.as_deref(), Some("1.10"));
+    assert_eq!(c.provider.weight, Some(100));
+    assert_eq!(c.consumer.check, Some(false));
+    assert_eq!(c.environment["DUBBO_IP_TO_REGISTRY"], "10.0.0.5");
+    assert_eq!(c.environment["TRI_DUBBO_PORT_TO_BIND"], "0");
+    assert!(!c.environment.contains_key("PATH"));
+}
+
+#[test]
+fn numeric_strings_are_taken_where_numbers_are_expected() {
+    let yaml = "dubbo:\n  protocol:\n    port: \"20881\"\n  provider:\n    weight: \"100\"\n    timeout: \" 3000 \"\n  consumer:\n    check: \"false\"\n";
+    let c = DubboConfig::from_yaml(yaml).unwrap();
+    assert_eq!(c.protocol.as_ref().and_then(|p| p.port), Some(20881));
+    assert_eq!(c.provider.weight, Some(100));
+    assert_eq!(c.provider.timeout, Some(3000));
+    assert_eq!(c.consumer.check, Some(false));
+    for (yaml, key) in [
+        (
+            "dubbo:\n  provider:\n    weight: heavy\n",
+            "dubbo.provider.weight",
+        ),
+        (
+            "dubbo:\n  provider:\n    weight: 1.5\n",
+            "dubbo.provider.weight",
+        ),
+        (
+            "dubbo:\n  provider:\n    weight: -1\n",
+            "dubbo.provider.weight",
+        ),
+        (
+            "dubbo:\n  consumer:\n    check: maybe\n",
+            "dubbo.consumer.check",
+        ),
+    ] {
+        let err = DubboConfig::from_yaml(yaml).unwrap_err();
+        assert!(err.to_string().contains(key), "{yaml}: {err}");
+    }
+}
+
+#[test]
+fn entries_are_found_by_id_or_interface() {
+    let yaml = "dubbo:\n  references:\n    adder:\n      interface: org.example.Adder\n    org.example.Other: {}\n    x:\n      interface: org.example.Twice\n    y:\n      interface: org.example.Twice\n";
+    let c = DubboConfig::from_yaml(yaml).unwrap();
+    assert_eq!(
+        c.reference_for("org.example.Adder").unwrap().unwrap().0,
+        "adder"
+    );
+    assert_eq!(
+        c.reference_for("org.example.Other").unwrap().unwrap().0,
+        "org.example.Other"
+    );
+    assert!(c.reference_for("org.example.None").unwrap().is_none());
+    let err = c.reference_for("org.example.Twice").unwrap_err();
+    assert!(
+        err.to_string().contains("dubbo.references.x.interface"),
+        "{err}"
+    );
+}

@@ -4,7 +4,7 @@ use super::{ConfigError, DubboConfig};
 
 const PROTOCOLS: &[&str] = &["dubbo", "tri", "triple"];
 
-pub(super) fn validate(config: &DubboConfig) -> Result<(), ConfigError> {
+pub(crate) fn validate(config: &DubboConfig) -> Result<(), ConfigError> {
     if let Some(name) = &config.application.name {
         if name.trim().is_empty() {
             return Err(ConfigError::invalid(
@@ -114,8 +114,9 @@ pub(super) fn validate(config: &DubboConfig) -> Result<(), ConfigError> {
         let key = format!("dubbo.references.{id}");
         if let Some(urls) = &r.url {
             for u in urls.split(';').map(str::trim).filter(|u| !u.is_empty()) {
-                let scheme = u.split("://").next().unwrap_or("");
-                if !u.contains("://") || !PROTOCOLS.contains(&scheme) {
+                // `host:port` without a scheme speaks the reference's protocol.
+                let scheme = u.split_once("://").map(|(s, _)| s);
+                if scheme.is_some_and(|s| !PROTOCOLS.contains(&s)) {
                     return Err(ConfigError::invalid(
                         format!("{key}.url"),
                         format!("{u:?} is not a dubbo:// or tri:// address"),

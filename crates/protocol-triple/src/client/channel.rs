@@ -92,6 +92,11 @@ impl TripleChannel {
         Ok(ch)
     }
 
+    /// Opens the connection now if none is open; a failure is `UNAVAILABLE`.
+    pub async fn ensure_connected(&self) -> Result<(), Status> {
+        self.sender().await.map(|_| ())
+    }
+
     /// The provider's `host:port`.
     pub fn addr(&self) -> &str {
         &self.inner.addr

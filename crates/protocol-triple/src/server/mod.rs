@@ -173,7 +173,7 @@ impl TripleServer {
     /// Serves `service` with every call going through `invoker`, which must end in an
     /// [`IdlInvoker`] for the same service (typically a provider
     /// [`FilterChain`](dubbo_core::FilterChain) around one), and returns the handle that
-    /// withdraws it. `url` describes the export; its port is replaced by the bound one.
+    /// withdraws it. `url` describes the export (with the port to advertise).
     pub fn export_idl(
         &self,
         service: Arc<dyn IdlService>,
@@ -187,7 +187,7 @@ impl TripleServer {
         });
         let router = self.shared.router.clone();
         let key = ServiceKey::new(name.as_str(), url.group(), url.version());
-        Exporter::new(key, url.with_port(self.local_addr.port()), move || {
+        Exporter::new(key, url, move || {
             router.remove_idl(&name, Some(&invoker));
         })
     }
