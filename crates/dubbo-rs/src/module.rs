@@ -164,6 +164,12 @@ impl Module {
         params.insert("dubbo".into(), DUBBO_PROTOCOL_VERSION.into());
         params.insert("release".into(), crate::RELEASE.into());
         params.insert("pid".into(), std::process::id().to_string());
+        // Java's ServiceConfig: `token=true|default` becomes a random token, `false` none.
+        if let Some(setting) = params.remove("token") {
+            if let Some(token) = dubbo_core::filters::resolve_token(&setting) {
+                params.insert("token".into(), token);
+            }
+        }
 
         let handler = Arc::new(handler);
         let mut urls = Vec::new();
