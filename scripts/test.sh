@@ -96,6 +96,12 @@ RUST_TRI=51051
 JAVA_DUBBO=22880
 JAVA_TRI=52051
 PY_GRPC=53051
+# Providers that require Dubbo's token $TOKEN (--token).
+TOKEN_RUST_DUBBO=21881
+TOKEN_RUST_TRI=51052
+TOKEN_JAVA_DUBBO=22881
+TOKEN_JAVA_TRI=52052
+TOKEN=interop-t0ken
 
 cargo_checks() {
   cargo fmt --all -- --check && cargo clippy --workspace --all-targets --quiet -- -D warnings
@@ -145,6 +151,17 @@ rust_server_up() {
 java_provider_up() {
   start_server java_provider java -cp "$INTEROP_JAVA_DUBBO_JAR" org.apache.dubbo.interop.Provider \
     --dubbo-port $JAVA_DUBBO --tri-port $JAVA_TRI
+}
+
+rust_token_server_up() {
+  start_server rust_token_server target/debug/interop-server \
+    --dubbo-port $TOKEN_RUST_DUBBO --tri-port $TOKEN_RUST_TRI --token "$TOKEN"
+}
+
+java_token_provider_up() {
+  DUBBO_IP_TO_BIND=::ffff:127.0.0.1 DUBBO_IP_TO_REGISTRY=::ffff:127.0.0.1 \
+    start_server java_token_provider java -cp "$INTEROP_JAVA_DUBBO_JAR" org.apache.dubbo.interop.Provider \
+    --dubbo-port $TOKEN_JAVA_DUBBO --tri-port $TOKEN_JAVA_TRI --token "$TOKEN"
 }
 
 rust_client() {
@@ -211,6 +228,22 @@ if [ "$QUICK" -eq 0 ]; then
   step "Rust client -> Java provider, dubbo://" rust_client --url "dubbo://127.0.0.1:$JAVA_DUBBO"
   step "Rust client -> Java provider, tri://" rust_client --url "tri://127.0.0.1:$JAVA_TRI"
   stop_server java_provider >/dev/null 2>&1 || true
+  # Dubbo's token (CONTRACT.md section 4, --token): refused without it or with another one,
+  # served with it; both directions, both protocols.
+  step "start Rust interop server with --token" rust_token_server_up
+  for u in "dubbo://127.0.0.1:$TOKEN_RUST_DUBBO" "tri://127.0.0.1:$TOKEN_RUST_TRI"; do
+    step "Java consumer -> Rust provider with token, ${u%%:*}://, no token refused" java_consumer --url "$u" --expect-forbidden
+    step "Java consumer -> Rust provider with token, ${u%%:*}://, wrong token refused" java_consumer --url "$u" --token wrong --expect-forbidden
+    step "Java consumer -> Rust provider with token, ${u%%:*}://, served with the token" java_consumer --url "$u" --token "$TOKEN"
+  done
+  step "Rust server with --token exits cleanly on SIGTERM" stop_server rust_token_server
+  step "start Java provider with --token" java_token_provider_up
+  for u in "dubbo://127.0.0.1:$TOKEN_JAVA_DUBBO" "tri://127.0.0.1:$TOKEN_JAVA_TRI"; do
+    step "Rust client -> Java provider with token, ${u%%:*}://, no token refused" rust_client --url "$u" --expect-forbidden
+    step "Rust client -> Java provider with token, ${u%%:*}://, wrong token refused" rust_client --url "$u" --token wrong --expect-forbidden
+    step "Rust client -> Java provider with token, ${u%%:*}://, served with the token" rust_client --url "$u" --token "$TOKEN"
+  done
+  stop_server java_token_provider >/dev/null 2>&1 || true
 fi
 
 echo

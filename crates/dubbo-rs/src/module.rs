@@ -173,6 +173,12 @@ impl Module {
         params.insert("release".into(), crate::RELEASE.into());
         params.insert("pid".into(), std::process::id().to_string());
         params.insert("timestamp".into(), now_millis());
+        // Java's ServiceConfig: `token=true|default` becomes a random token, `false` none.
+        if let Some(setting) = params.remove("token") {
+            if let Some(token) = dubbo_core::filters::resolve_token(&setting) {
+                params.insert("token".into(), token);
+            }
+        }
 
         let handler = Arc::new(handler);
         let mut urls = Vec::new();

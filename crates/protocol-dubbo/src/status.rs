@@ -1,5 +1,6 @@
 //! The response status byte, and how it maps to and from [`RpcError`].
 
+use dubbo_core::filters::is_token_refusal;
 use dubbo_core::{ErrorCode, RpcError};
 
 /// The status byte of a response (`org.apache.dubbo.remoting.exchange.Response`).
@@ -65,6 +66,9 @@ pub(crate) const REMOTING_EXCEPTION: &str = "org.apache.dubbo.remoting.RemotingE
 /// The text Java puts in a SERVICE_ERROR response when no exporter matches.
 pub(crate) const NOT_FOUND_EXPORTED: &str = "Not found exported service";
 
+/// The phrase of Java's `ExecuteLimitFilter` refusal (`executes` exceeded).
+const EXECUTES_EXCEEDED: &str = "The service using threads greater than <dubbo:service executes=";
+
 /// The status and message a provider sends for a framework error raised while handling a call.
 ///
 /// Java sends every exception thrown out of the reply handler as SERVICE_ERROR (70) with
@@ -83,6 +87,14 @@ pub fn status_for_error(code: ErrorCode, message: &str) -> (Status, String) {
             Status::ServiceError,
             format!("{REMOTING_EXCEPTION}: {message}"),
         ),
+        // Java's own text, so a Java consumer sees what a Java provider sends; a dubbo-rs
+        // consumer knows these by their phrases.
+        ErrorCode::Forbidden if is_token_refusal(message) => {
+            (Status::ServiceError, format!("{RPC_EXCEPTION}: {message}"))
+        }
+        ErrorCode::LimitExceeded if message.contains(EXECUTES_EXCEEDED) => {
+            (Status::ServiceError, format!("{RPC_EXCEPTION}: {message}"))
+        }
         _ => (
             Status::ServiceError,
             format!("{RPC_EXCEPTION}: [{code}] {message}"),
@@ -125,6 +137,10 @@ fn code_of_service_error(message: &str) -> ErrorCode {
     }
     if message.contains(NOT_FOUND_EXPORTED) {
         ErrorCode::ServiceNotFound
+    } else if is_token_refusal(message) {
+        ErrorCode::Forbidden
+    } else if message.contains(EXECUTES_EXCEEDED) {
+        ErrorCode::LimitExceeded
     } else if message.contains("Not found method") || message.contains("NoSuchMethodException") {
         ErrorCode::MethodNotFound
     } else {
@@ -184,6 +200,16 @@ mod tests {
     }
 
     #[test]
+    fn token_refusals_carry_java_text() {
+        let m = "Invalid token! Forbid invoke remote service interface a.B method m() from consumer 127.0.0.1 to provider 127.0.0.1, consumer incorrect token is null";
+        let (status, msg) = status_for_error(ErrorCode::Forbidden, m);
+        assert_eq!(status, Status::ServiceError);
+        assert_eq!(msg, format!("org.apache.dubbo.rpc.RpcException: {m}"));
+        let e = error_for_status(status.as_u8(), Some(msg), "call");
+        assert_eq!(e.code(), Some(ErrorCode::Forbidden));
+    }
+
+    #[test]
     fn java_messages() {
         let e = error_for_status(
             70,
@@ -191,6 +217,19 @@ mod tests {
             "call",
         );
         assert_eq!(e.code(), Some(ErrorCode::ServiceNotFound));
+        // Java's TokenFilter, with the stack trace Java appends.
+        let e = error_for_status(
+            70,
+            Some("org.apache.dubbo.rpc.RpcException: Invalid token! Forbid invoke remote service interface a.B method m() from consumer 10.0.0.2 to provider 10.0.0.1, consumer incorrect token is null\n\tat org.apache.dubbo.rpc.filter.TokenFilter.invoke(TokenFilter.java:53)".into()),
+            "call",
+        );
+        assert_eq!(e.code(), Some(ErrorCode::Forbidden));
+        let e = error_for_status(
+            70,
+            Some("org.apache.dubbo.rpc.RpcException: Failed to invoke method m in provider dubbo://x, cause: The service using threads greater than <dubbo:service executes=\"1\" /> limited.".into()),
+            "call",
+        );
+        assert_eq!(e.code(), Some(ErrorCode::LimitExceeded));
         let e = error_for_status(70, Some("java.lang.NullPointerException".into()), "c");
         assert_eq!(e.code(), Some(ErrorCode::Internal));
         for (s, c) in [

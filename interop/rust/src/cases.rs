@@ -14,21 +14,27 @@ use crate::service::{InteropServiceClient, User};
 /// The interface name of the contract's service.
 pub const INTEROP_SERVICE: &str = "org.apache.dubbo.interop.InteropService";
 
-/// Runs every InteropService case against the provider at `url`.
+/// The reference to InteropService 1.0.0 at `url`, sending Dubbo's token when one is given.
+pub fn interop_reference(url: &str, token: Option<&str>) -> ReferenceOptions {
+    let options = ReferenceOptions::new(INTEROP_SERVICE)
+        .url(url)
+        .version("1.0.0")
+        .timeout(Duration::from_secs(10));
+    match token {
+        Some(t) => options.parameter("token", t),
+        None => options,
+    }
+}
+
+/// Runs every InteropService case against the provider at `url`, sending `token` if given.
 pub async fn run_interop_cases(
     app: &Application,
     url: &str,
+    token: Option<&str>,
     report: &mut Report,
 ) -> Result<(), DubboError> {
     let module = app.default_module();
-    let reference = module
-        .refer(
-            ReferenceOptions::new(INTEROP_SERVICE)
-                .url(url)
-                .version("1.0.0")
-                .timeout(Duration::from_secs(10)),
-        )
-        .await?;
+    let reference = module.refer(interop_reference(url, token)).await?;
     let c = InteropServiceClient::new(reference.invoker());
 
     report.equal(
@@ -283,11 +289,7 @@ pub async fn run_interop_cases(
     );
 
     let v2 = module
-        .refer(
-            ReferenceOptions::new(INTEROP_SERVICE)
-                .url(url)
-                .version("2.0.0"),
-        )
+        .refer(interop_reference(url, token).version("2.0.0"))
         .await?;
     report.equal(
         "version 2.0.0 selected",

@@ -5,6 +5,7 @@
 
 pub mod args;
 pub mod cases;
+pub mod forbidden;
 pub mod provider;
 pub mod report;
 pub mod service;

@@ -9,12 +9,17 @@ use std::process::ExitCode;
 
 use dubbo_interop::args::Args;
 use dubbo_interop::cases::run_interop_cases;
+use dubbo_interop::forbidden::check_forbidden;
 use dubbo_interop::report::Report;
 use dubbo_rs::prelude::*;
 use dubbo_triple_greeter::{run_client_cases, GreeterClient};
 
-const USAGE: &str =
-    "usage: interop-client --url dubbo://HOST:PORT | --url tri://HOST:PORT | --registry URL [--greeter-only]";
+const USAGE: &str = "usage: interop-client --url dubbo://HOST:PORT | --url tri://HOST:PORT | --registry URL [--greeter-only] [--token T] [--expect-forbidden]
+
+  --token T            send Dubbo's token T with every InteropService call (the Greeter cases,
+                       whose generated client sends no token, are then skipped)
+  --expect-forbidden   instead of the cases, call sayHello once (with --token's token, or none)
+                       and pass only if the provider refuses it as forbidden (ErrorCode::Forbidden)";
 
 #[tokio::main]
 async fn main() -> ExitCode {
@@ -24,7 +29,10 @@ async fn main() -> ExitCode {
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .init();
-    let args = match Args::parse(std::env::args().skip(1), &["greeter-only"]) {
+    let args = match Args::parse(
+        std::env::args().skip(1),
+        &["greeter-only", "expect-forbidden"],
+    ) {
         Ok(a) => a,
         Err(e) => {
             eprintln!("{e}\n{USAGE}");
@@ -53,13 +61,27 @@ async fn run(args: &Args, report: &mut Report) -> Result<(), String> {
     let app = Application::builder("interop-consumer")
         .build()
         .map_err(|e| e.to_string())?;
+    let token = args.get("token");
+    if args.has("expect-forbidden") {
+        check_forbidden(&app, url, token, report)
+            .await
+            .map_err(|e| e.to_string())?;
+        app.shutdown().await;
+        return Ok(());
+    }
     let greeter_only = args.has("greeter-only");
     if !greeter_only {
-        run_interop_cases(&app, url, report)
+        run_interop_cases(&app, url, token, report)
             .await
             .map_err(|e| e.to_string())?;
     }
-    if let Some(addr) = url.strip_prefix("tri://") {
+    // The generated Greeter client sends no Dubbo token: with --token only InteropService runs.
+    let greeter_url = if token.is_some() {
+        None
+    } else {
+        url.strip_prefix("tri://")
+    };
+    if let Some(addr) = greeter_url {
         let addr = addr.trim_end_matches('/').to_owned();
         match GreeterClient::connect(addr.clone()).await {
             Ok(client) => {

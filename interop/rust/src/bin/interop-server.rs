@@ -16,7 +16,7 @@ use dubbo_rs::prelude::*;
 use dubbo_triple_greeter::{ContractGreeter, GreeterServer};
 
 const USAGE: &str =
-    "usage: interop-server [--dubbo-port P] [--tri-port Q] [--registry URL] [--app NAME]";
+    "usage: interop-server [--dubbo-port P] [--tri-port Q] [--registry URL] [--app NAME] [--token T]";
 
 #[tokio::main]
 async fn main() -> ExitCode {
@@ -30,7 +30,7 @@ async fn main() -> ExitCode {
     };
     if let Some(unknown) = args
         .names()
-        .find(|n| !matches!(*n, "dubbo-port" | "tri-port" | "registry" | "app"))
+        .find(|n| !matches!(*n, "dubbo-port" | "tri-port" | "registry" | "app" | "token"))
     {
         eprintln!("unknown flag --{unknown}\n{USAGE}");
         return ExitCode::from(2);
@@ -60,17 +60,24 @@ async fn run(args: &Args) -> Result<(), String> {
         .build()
         .map_err(|e| e.to_string())?;
     let module = app.default_module();
+    // --token T: every call must carry Dubbo's token T (the provider URLs get token=T).
+    let options = |version: &str| match args.get("token") {
+        Some(token) => ServiceOptions::new()
+            .version(version)
+            .parameter("token", token),
+        None => ServiceOptions::new().version(version),
+    };
     module
         .export(
             InteropServiceServer::new(InteropProvider::v1()),
-            ServiceOptions::new().version("1.0.0"),
+            options("1.0.0"),
         )
         .await
         .map_err(|e| e.to_string())?;
     module
         .export(
             InteropServiceServer::new(InteropProvider::v2()),
-            ServiceOptions::new().version("2.0.0"),
+            options("2.0.0"),
         )
         .await
         .map_err(|e| e.to_string())?;

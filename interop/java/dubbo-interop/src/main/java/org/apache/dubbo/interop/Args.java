@@ -13,6 +13,11 @@ final class Args {
     }
 
     static Args parse(String[] args, Set<String> known, String usage) {
+        return parse(args, known, Set.of(), usage);
+    }
+
+    /** As {@link #parse(String[], Set, String)}; {@code switches} take no value (their value is "yes"). */
+    static Args parse(String[] args, Set<String> known, Set<String> switches, String usage) {
         Args parsed = new Args();
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
@@ -31,6 +36,10 @@ final class Args {
                 value = a.substring(eq + 1);
             } else {
                 key = a.substring(2);
+                if (switches.contains(key)) {
+                    parsed.values.put(key, "yes");
+                    continue;
+                }
                 if (i + 1 >= args.length) {
                     die("missing value for --" + key, usage);
                 }

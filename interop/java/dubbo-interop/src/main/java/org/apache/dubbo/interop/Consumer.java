@@ -41,7 +41,14 @@ import org.apache.dubbo.rpc.service.GenericService;
  *
  * <pre>
  *   Consumer --url dubbo://HOST:PORT | --url tri://HOST:PORT [--only CASE1,CASE2] [--list]
+ *            [--token T] [--expect-forbidden]
  * </pre>
+ *
+ * <p>{@code --token T} sends Dubbo's token T with every InteropService call (as the {@code token}
+ * parameter of the direct URL, which Dubbo copies into the attachments); the Greeter cases are then
+ * skipped, as in the Rust client. {@code --expect-forbidden} runs one case instead of all: it calls
+ * {@code sayHello} (with --token's token, or none) and passes only if the provider refuses it with
+ * Dubbo's token error.
  *
  * <p>Prints {@code PASS name} or {@code FAIL name: why} per case and a last line
  * {@code N passed, N failed}; exits 0 only if nothing failed.
@@ -49,7 +56,7 @@ import org.apache.dubbo.rpc.service.GenericService;
 public final class Consumer {
 
     static final String USAGE = "usage: Consumer --url dubbo://HOST:PORT|tri://HOST:PORT [--only CASE1,CASE2] "
-            + "[--timeout MS] [--list yes]";
+            + "[--timeout MS] [--list yes] [--token T] [--expect-forbidden]";
     static final String SERVICE = InteropService.class.getName();
     static final String USER_CLASS = User.class.getName();
 
@@ -85,6 +92,7 @@ public final class Consumer {
     private Greeter greeter; // tri:// only
     private boolean triple;
     private int timeoutMs;
+    private String token; // --token: Dubbo's token to send, or null
 
     private Consumer() {
     }
@@ -94,7 +102,8 @@ public final class Consumer {
         if (System.getProperty("java.net.preferIPv4Stack") == null) {
             System.setProperty("java.net.preferIPv4Stack", "true");
         }
-        Args args = Args.parse(argv, Set.of("url", "only", "timeout", "list"), USAGE);
+        Args args = Args.parse(argv, Set.of("url", "only", "timeout", "list", "token", "expect-forbidden"),
+                Set.of("expect-forbidden"), USAGE);
         Consumer consumer = new Consumer();
         consumer.defineCases();
         if (args.get("list", null) != null) {
@@ -120,12 +129,17 @@ public final class Consumer {
             }
         }
         int timeout = args.getInt("timeout", 5000, USAGE);
+        consumer.token = args.get("token", null);
+        boolean expectForbidden = args.get("expect-forbidden", null) != null;
         Debug.configureLogging();
 
         int code;
         try {
+            if (consumer.token != null) {
+                url = url + (url.contains("?") ? "&" : "?") + "token=" + consumer.token;
+            }
             consumer.connect(url, timeout);
-            code = consumer.runAll(only);
+            code = expectForbidden ? consumer.checkForbidden() : consumer.runAll(only);
         } catch (Throwable t) {
             consumer.out.println("FAIL setup: " + t);
             consumer.out.println("0 passed, 1 failed");
@@ -206,7 +220,7 @@ public final class Consumer {
 
         // The Greeter IDL service: no version, no group (like a gRPC service).
         ReferenceConfig<Greeter> greeterRef = null;
-        if (triple) {
+        if (triple && token == null) {
             greeterRef = new ReferenceConfig<>();
             greeterRef.setId("greeter");
             greeterRef.setInterface(Greeter.class);
@@ -244,7 +258,7 @@ public final class Consumer {
             if (only != null && !only.contains(c.name())) {
                 continue;
             }
-            if (c.tripleOnly() && !triple) {
+            if (c.tripleOnly() && (!triple || token != null)) {
                 continue;
             }
             long t0 = System.nanoTime();
@@ -270,6 +284,49 @@ public final class Consumer {
         }
         out.println(passed + " passed, " + failed + " failed");
         return failed == 0 ? 0 : 1;
+    }
+
+    /**
+     * --expect-forbidden: sayHello must be refused with Dubbo's token error: over dubbo:// Java's
+     * TokenFilter sends "Invalid token! Forbid invoke remote service ..." (status SERVICE_ERROR), over
+     * tri:// TokenHeaderFilter answers PERMISSION_DENIED (RpcException FORBIDDEN_EXCEPTION here).
+     */
+    private int checkForbidden() {
+        String name = token == null ? "sayHello refused without a token" : "sayHello refused with token " + token;
+        int code;
+        try {
+            Object r = svc.sayHello("intruder");
+            out.println("FAIL " + name + ": served: " + show(r));
+            code = 1;
+        } catch (Throwable t) {
+            if (isTokenRefusal(t)) {
+                out.println("PASS " + name);
+                out.println("  refusal: " + describe(t));
+                code = 0;
+            } else {
+                out.println("FAIL " + name + ": refused, but not as forbidden: " + describe(t));
+                code = 1;
+            }
+        } finally {
+            RpcContext.removeClientAttachment();
+        }
+        out.println((code == 0 ? "1 passed, 0 failed" : "0 passed, 1 failed"));
+        return code;
+    }
+
+    /** Whether t or one of its causes is Dubbo's token refusal. */
+    static boolean isTokenRefusal(Throwable t) {
+        Set<Throwable> seen = Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        for (Throwable e = t; e != null && seen.add(e); e = e.getCause()) {
+            if (e instanceof RpcException re && re.isForbidden()) {
+                return true;
+            }
+            String m = String.valueOf(e.getMessage());
+            if (m.contains("Forbid invoke remote service") && m.contains("consumer incorrect token is")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     // ------------------------------------------------------------------------------------------

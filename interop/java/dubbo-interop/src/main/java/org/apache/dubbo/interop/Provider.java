@@ -17,7 +17,7 @@ import org.apache.dubbo.interop.tri.Greeter;
  * A Java Dubbo 3.3 provider of the interop services, with no registry.
  *
  * <pre>
- *   Provider [--dubbo-port P] [--tri-port Q] [--app NAME] [--shutdown-wait MS]
+ *   Provider [--dubbo-port P] [--tri-port Q] [--app NAME] [--shutdown-wait MS] [--token T]
  * </pre>
  *
  * <ul>
@@ -26,13 +26,15 @@ import org.apache.dubbo.interop.tri.Greeter;
  *       Q &gt; 0 (default 0: no Triple). No registry.</li>
  *   <li>With Q &gt; 0 also the IDL service {@code org.apache.dubbo.interop.tri.Greeter}
  *       ({@link GreeterImpl}, protobuf, no version) over tri:// only.</li>
+ *   <li>With {@code --token T} every service requires Dubbo's token T ({@code ServiceConfig.setToken}):
+ *       a call without it, or with another one, is refused by Dubbo's TokenFilter / TokenHeaderFilter.</li>
  *   <li>QoS is off. Prints {@code READY} on stdout once everything is exported; on SIGTERM or
  *       SIGINT it stops Dubbo (graceful shutdown) and exits with status 0.</li>
  * </ul>
  */
 public final class Provider {
 
-    static final String USAGE = "usage: Provider [--dubbo-port P] [--tri-port Q] [--app NAME] [--shutdown-wait MS]";
+    static final String USAGE = "usage: Provider [--dubbo-port P] [--tri-port Q] [--app NAME] [--shutdown-wait MS] [--token T]";
     /**
      * Dubbo 3.3 treats every "127.*" / "localhost" address as "no host configured": it then binds
      * 0.0.0.0 (anyhost) and advertises the machine's first non-loopback address, and refuses such a
@@ -49,10 +51,11 @@ public final class Provider {
         if (System.getProperty("java.net.preferIPv4Stack") == null) {
             System.setProperty("java.net.preferIPv4Stack", "true");
         }
-        Args args = Args.parse(argv, Set.of("dubbo-port", "tri-port", "app", "shutdown-wait"), USAGE);
+        Args args = Args.parse(argv, Set.of("dubbo-port", "tri-port", "app", "shutdown-wait", "token"), USAGE);
         int dubboPort = args.getInt("dubbo-port", 20880, USAGE);
         int triPort = args.getInt("tri-port", 0, USAGE);
         String app = args.get("app", "interop-provider-java");
+        String token = args.get("token", null);
         // Graceful-shutdown wait: Dubbo's default is 10000 ms (a SIGTERM then takes ~6 s to exit);
         // 2000 ms keeps test teardown quick and still goes through the same graceful steps.
         String shutdownWait = args.get("shutdown-wait", null);
@@ -86,12 +89,12 @@ public final class Provider {
                 .application(application)
                 .registry(new RegistryConfig(RegistryConfig.NO_AVAILABLE))
                 .protocols(interopProtocols)
-                .service(interopService("1.0.0", new InteropServiceImpl(), interopProtocols))
-                .service(interopService("2.0.0", new InteropServiceV2Impl(), interopProtocols));
+                .service(withToken(interopService("1.0.0", new InteropServiceImpl(), interopProtocols), token))
+                .service(withToken(interopService("2.0.0", new InteropServiceV2Impl(), interopProtocols), token));
 
         if (tri != null) {
             for (ServiceConfig<?> s : tripleOnlyServices(tri)) {
-                bootstrap.service(s);
+                bootstrap.service(withToken(s, token));
             }
         }
 
@@ -107,6 +110,14 @@ public final class Provider {
         System.out.println("READY");
         System.out.flush();
         new CountDownLatch(1).await(); // the signal handler exits the JVM
+    }
+
+    /** Requires Dubbo's token {@code token} on {@code service}, when one is given. */
+    static <T extends ServiceConfig<?>> T withToken(T service, String token) {
+        if (token != null) {
+            service.setToken(token);
+        }
+        return service;
     }
 
     static ServiceConfig<InteropService> interopService(String version, InteropService impl,
