@@ -1,5 +1,7 @@
 //! Applications, modules and references end to end over dubbo:// on 127.0.0.1.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::time::Duration;
 
 use dubbo_rs::config::DubboConfig;

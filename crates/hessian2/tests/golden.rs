@@ -6,6 +6,8 @@
 //! write Rust's own encoding of every case there for the Java checker
 //! (`Golden check DIR`).
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::collections::HashMap;
 use std::path::PathBuf;
 

@@ -4,6 +4,8 @@
 //! - Rust client -> Java Provider: a few InteropService calls.
 //! - Java Consumer -> Rust server: the Consumer's whole dubbo:// suite must pass.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod support;
 
 use std::process::Stdio;

@@ -1,6 +1,8 @@
 //! Backpressure: a fast streaming client against a slow server stays bounded by the HTTP/2
 //! windows, on both sides; a unary sender facing a closed window gets RESOURCE_EXHAUSTED.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use std::sync::atomic::{AtomicUsize, Ordering};

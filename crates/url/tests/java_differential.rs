@@ -11,6 +11,8 @@
 //!
 //! Without the variable the test prints a note and passes.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
