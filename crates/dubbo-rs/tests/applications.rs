@@ -85,7 +85,15 @@ async fn two_applications_shut_down_independently() {
     a.shutdown().await;
     assert!(a.is_shut_down());
     let err = ca.add(1, 1).await.unwrap_err();
-    assert!(!err.is_business(), "{err:?}");
+    // The server closed the connection; a client that saw the shutdown notice first may
+    // report that instead.
+    assert!(
+        matches!(
+            err.code(),
+            Some(ErrorCode::Network | ErrorCode::ShuttingDown)
+        ),
+        "{err:?}"
+    );
     // The other application keeps serving.
     assert_eq!(cb.add(20, 22).await.unwrap(), 42);
     // A shut-down application refuses new work with a clear error.
