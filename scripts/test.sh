@@ -15,6 +15,9 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
+# Where cargo puts the interop programs: a shared CARGO_TARGET_DIR (e.g. for a worktree)
+# moves them out of ./target.
+TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 QUICK=0
 [ "${1:-}" = "--quick" ] && QUICK=1
 
@@ -157,7 +160,7 @@ build_interop() {
 }
 
 rust_server_up() {
-  start_server rust_server target/debug/interop-server --dubbo-port $RUST_DUBBO --tri-port $RUST_TRI
+  start_server rust_server "$TARGET_DIR/debug/interop-server" --dubbo-port $RUST_DUBBO --tri-port $RUST_TRI
 }
 
 java_provider_up() {
@@ -166,7 +169,7 @@ java_provider_up() {
 }
 
 rust_client() {
-  target/debug/interop-client "$@"
+  "$TARGET_DIR/debug/interop-client" "$@"
 }
 
 java_consumer() {
