@@ -5,7 +5,9 @@
 use std::path::PathBuf;
 
 fn main() -> std::io::Result<()> {
-    let out = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));
+    let out = PathBuf::from(
+        std::env::var_os("OUT_DIR").ok_or_else(|| std::io::Error::other("OUT_DIR is not set"))?,
+    );
     let triple = out.join("triple");
     let tonic = out.join("tonic");
     std::fs::create_dir_all(&triple)?;

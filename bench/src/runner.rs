@@ -104,6 +104,9 @@ struct WorkerResult {
     hist: Histogram<u64>,
 }
 
+// The bounds are constants that satisfy hdrhistogram's rules (low >= 1, high >= 2 * low,
+// 0..=5 significant digits), so construction cannot fail.
+#[allow(clippy::expect_used)]
 fn new_hist() -> Histogram<u64> {
     // 3 significant digits from 1 ns to 60 s.
     Histogram::new_with_bounds(1, MAX_NS, 3).expect("valid histogram bounds")

@@ -13,6 +13,8 @@
 //! with Java (same method, ns/op and CPU ns/op) is `scripts/bench-hessian.sh`, which
 //! runs `benches/compare.rs`.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use std::hint::black_box;

@@ -32,6 +32,8 @@
 //! This binary uses the system allocator (glibc); `compare_mimalloc` is the same harness
 //! with mimalloc as the global allocator.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 mod harness;
 

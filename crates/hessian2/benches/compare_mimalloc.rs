@@ -3,6 +3,8 @@
 //! result, so the allocator is a large share of decode time (see
 //! docs/performance-hessian.md).
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -2,6 +2,8 @@
 //! values, same encoded sizes as hessian-lite's (`JAVA_BYTES`, from Java's `bytes`
 //! column; `scripts/bench-hessian.sh` also decodes Java's own encodings of them).
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 #[path = "../benches/common/mod.rs"]
 mod common;
 

@@ -5,6 +5,8 @@
 //! order (new class definitions or types, first enum constants, back-references,
 //! binaries). Both must give the same bytes, in every combination.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::collections::HashMap;
 
 use dubbo_hessian2::java::{self, ByteBuf, TypedList};

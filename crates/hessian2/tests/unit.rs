@@ -1,6 +1,8 @@
 //! Unit tests from the hex examples of the wire reference, plus error handling,
 //! limits and the serde mapping.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::collections::{BTreeMap, HashMap};
 
 use dubbo_hessian2::java;

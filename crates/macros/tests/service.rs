@@ -1,6 +1,8 @@
 //! `#[service]` end to end, in process: a typed client calling a generated server through a
 //! `ServiceInvoker`, with no network in between.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::sync::Arc;
 use std::time::Duration;
 

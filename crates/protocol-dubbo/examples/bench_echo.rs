@@ -5,6 +5,8 @@
 //! cargo run --release -p dubbo-protocol-dubbo --example bench_echo -- [calls] [concurrency]
 //! ```
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 

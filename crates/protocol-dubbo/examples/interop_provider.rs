@@ -8,6 +8,8 @@
 //!
 //! Prints `READY <port>` once serving; stops gracefully on Ctrl-C.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::sync::Arc;
 use std::time::Duration;
 

@@ -1,5 +1,7 @@
 //! Byte-exact checks against the frames Java Dubbo produces (shared/reference/dubbo-wire.md §1).
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::sync::Arc;
 
 use dubbo_core::{Invocation, MethodSignature, RpcResponse, ServiceKey, Value};

@@ -2,6 +2,8 @@
 //! other stream on it stay healthy. Uses a raw h2 client to send what a correct client never
 //! would, all on one connection next to a long-lived bidi stream.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use std::time::Duration;

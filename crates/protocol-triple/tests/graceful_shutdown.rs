@@ -1,6 +1,8 @@
 //! Graceful shutdown: the two-phase GOAWAY lets an in-flight call finish, new calls fail (or
 //! go elsewhere), and the channel reports itself unavailable.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use std::time::Duration;

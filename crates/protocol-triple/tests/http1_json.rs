@@ -1,5 +1,7 @@
 //! The HTTP/1.1 JSON form on the Triple port, with a raw TCP client; gRPC on the same port.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use std::time::Duration;

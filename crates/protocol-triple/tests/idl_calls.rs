@@ -1,5 +1,7 @@
 //! IDL-mode calls of all four kinds between a Rust client and a Rust server over real sockets.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use std::time::Duration;

@@ -1,6 +1,8 @@
 //! Interface (wrapper) mode: core invokers exported with TripleProtocol and called through the
 //! wrapper-mode invoker; business exceptions, attachments, $echo and $invoke.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::sync::Arc;
 use std::time::Duration;
 

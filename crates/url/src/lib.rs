@@ -88,7 +88,6 @@
 //! at the Dubbo 3.3 jars.
 
 #![warn(missing_docs)]
-#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
 mod address;
 mod address_list;

@@ -1,6 +1,8 @@
 //! Formatting (`toString`, `toFullString`, ...) and round trips, including ZooKeeper node
 //! names.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use dubbo_url::{decode, encode, Interner, Url, UrlAddress, UrlError, UrlParams};
 
 const PROVIDER_UNSORTED: &str = "dubbo://192.168.1.6:20880/org.apache.dubbo.demo.DemoService?side=provider&application=demo-provider&methods=sayHello,sayHelloAsync&interface=org.apache.dubbo.demo.DemoService&anyhost=true&dubbo=2.0.2&release=3.3.0&timestamp=1700000000000&pid=4242&deprecated=false&dynamic=true&generic=false&service-name-mapping=true&prefer.serialization=fastjson2,hessian2&background=false&executor-management-mode=isolation&file-cache=true&register-mode=instance";

@@ -1,6 +1,8 @@
 //! Table-driven parsing tests: every form from the seed text (Dubbo's "URL 统一模型") and from
 //! Java Dubbo's own `URLTest` / `URLStrParserTest`, with the expected parts.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use dubbo_url::{encode, Url};
 
 struct Case {

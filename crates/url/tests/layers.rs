@@ -1,5 +1,7 @@
 //! Configuration priority: method > interface > global; consumer > provider; override first.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::time::Duration;
 
 use dubbo_url::{merge_url, ConfigLayers, Source, Url, UrlParams};

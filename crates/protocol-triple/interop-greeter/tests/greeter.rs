@@ -1,5 +1,7 @@
 //! The generated Greeter stub and server, all four call kinds, over real sockets.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::time::Duration;
 
 use dubbo_protocol_triple::{Code, Request, TripleConfig, TripleServer};
