@@ -1,6 +1,8 @@
 //! Every configuration key either works or is refused at start, naming the key: ports, hosts,
 //! references, services, `check`, registries. In-process, on 127.0.0.1 and free ports.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::time::Duration;
 
 use dubbo_rs::config::{DubboConfig, ProtocolConfig};

@@ -1,5 +1,7 @@
 //! Dubbo's token between dubbo-rs applications, over dubbo:// and tri:// on 127.0.0.1.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::time::Duration;
 
 use dubbo_rs::prelude::*;
@@ -17,12 +19,12 @@ impl Vault for VaultImpl {
     }
 }
 
-/// A provider of the vault over dubbo:// on `port` and tri:// on `port + 1` with
-/// `token=setting`; returns the application and the exported URLs.
-async fn provider(setting: &str, port: u16) -> (Application, Vec<dubbo_rs::url::Url>) {
+/// A provider of the vault over dubbo:// and tri:// on free ports with `token=setting`;
+/// returns the application and the exported URLs.
+async fn provider(setting: &str) -> (Application, Vec<dubbo_rs::url::Url>) {
     let app = Application::builder("vault-provider")
-        .protocol("dubbo", port)
-        .protocol("tri", port + 1)
+        .protocol("dubbo", 0)
+        .protocol("tri", 0)
         .host("127.0.0.1")
         .build()
         .unwrap();
@@ -59,7 +61,7 @@ async fn client(
 
 #[tokio::test]
 async fn a_fixed_token_is_required_on_both_protocols() {
-    let (app, urls) = provider("s3cret", 28311).await;
+    let (app, urls) = provider("s3cret").await;
     assert_eq!(urls.len(), 2);
     let consumer = Application::builder("vault-consumer").build().unwrap();
     for url in &urls {
@@ -85,7 +87,7 @@ async fn a_fixed_token_is_required_on_both_protocols() {
 
 #[tokio::test]
 async fn token_true_generates_a_random_token() {
-    let (app, urls) = provider("true", 28313).await;
+    let (app, urls) = provider("true").await;
     let token = urls[0].parameter("token").unwrap().to_owned();
     assert_eq!(token.len(), 36, "{token}");
     assert_ne!(token, "true");

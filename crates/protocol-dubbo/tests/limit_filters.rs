@@ -1,5 +1,7 @@
 //! The token, executes and actives filters over a real dubbo:// server on 127.0.0.1.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};

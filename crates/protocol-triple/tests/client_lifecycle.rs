@@ -2,6 +2,8 @@
 //! after a backoff, invokers on one address share one connection, and the connection is
 //! closed once the last invoker using it is destroyed or dropped.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use std::net::SocketAddr;

@@ -2,6 +2,8 @@
 //!
 //! A tiny xorshift generator keeps the test deterministic and dependency-free.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use dubbo_url::{
     decode, encode, parse_address, parse_addresses, ConfigLayers, Interner, Url, UrlParams,
 };

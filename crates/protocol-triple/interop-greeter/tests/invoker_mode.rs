@@ -1,6 +1,8 @@
 //! The generated Greeter client built `from_invoker`: every call, unary or streaming, goes
 //! once through a filter chain and a `TripleInvoker` to a real Triple server.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
