@@ -109,76 +109,8 @@ impl Module {
         methods.dedup();
         let methods = methods.join(",");
 
-        let mut params: BTreeMap<String, String> = BTreeMap::new();
-        let provider = &config.provider;
-        params.extend(provider.parameters.clone());
-        put(
-            &mut params,
-            "timeout",
-            provider.timeout.map(|t| t.to_string()),
-        );
-        put(&mut params, "version", provider.version.clone());
-        put(&mut params, "group", provider.group.clone());
-        put(&mut params, "filter", provider.filter.clone());
-        put(
-            &mut params,
-            "retries",
-            provider.retries.map(|t| t.to_string()),
-        );
-        put(&mut params, "loadbalance", provider.loadbalance.clone());
-        put(
-            &mut params,
-            "weight",
-            provider.weight.map(|t| t.to_string()),
-        );
-        put(&mut params, "token", provider.token.clone());
-        put(
-            &mut params,
-            "executes",
-            provider.executes.map(|t| t.to_string()),
-        );
-        params.extend(service_config.parameters.clone());
-        put(&mut params, "version", service_config.version.clone());
-        put(&mut params, "group", service_config.group.clone());
-        put(
-            &mut params,
-            "timeout",
-            service_config.timeout.map(|t| t.to_string()),
-        );
-        put(&mut params, "filter", service_config.filter.clone());
-        put(&mut params, "token", service_config.token.clone());
-        put(
-            &mut params,
-            "weight",
-            service_config.weight.map(|t| t.to_string()),
-        );
-        put(
-            &mut params,
-            "executes",
-            service_config.executes.map(|t| t.to_string()),
-        );
-        params.extend(options.parameters.clone());
-        put(&mut params, "version", options.version.clone());
-        put(&mut params, "group", options.group.clone());
-        put(
-            &mut params,
-            "timeout",
-            options.timeout.map(|t| t.as_millis().to_string()),
-        );
-        params.insert("application".into(), app.name().to_owned());
-        params.insert("interface".into(), interface.clone());
+        let mut params = provider_params(app, &interface, &service_config, &options);
         params.insert("methods".into(), methods);
-        params.insert("side".into(), "provider".into());
-        params.insert("dubbo".into(), DUBBO_PROTOCOL_VERSION.into());
-        params.insert("release".into(), crate::RELEASE.into());
-        params.insert("pid".into(), std::process::id().to_string());
-        params.insert("timestamp".into(), now_millis());
-        // Java's ServiceConfig: `token=true|default` becomes a random token, `false` none.
-        if let Some(setting) = params.remove("token") {
-            if let Some(token) = dubbo_core::filters::resolve_token(&setting) {
-                params.insert("token".into(), token);
-            }
-        }
 
         let handler = Arc::new(handler);
         let mut urls = Vec::new();
@@ -264,11 +196,11 @@ impl Module {
         }
         let triple = app.triple();
         let address = resolve_address(app, &id, "tri", &pc, triple.default_port())?;
-        let mut params = BTreeMap::new();
-        params.insert("application".to_owned(), app.name().to_owned());
-        params.insert("interface".to_owned(), name.clone());
-        params.insert("side".to_owned(), "provider".to_owned());
-        params.insert("timestamp".to_owned(), now_millis());
+        let service_config = match app.config().service_for(&name)? {
+            Some((_, c)) => c,
+            None => ServiceConfig::default(),
+        };
+        let mut params = provider_params(app, &name, &service_config, &options);
         put_address(&mut params, &address);
         let url = build_url(
             "tri",
@@ -660,6 +592,88 @@ fn reference_scheme(
             .or(consumer.protocol.as_deref().map(normal))
             .unwrap_or_else(|| "dubbo".to_owned())),
     }
+}
+
+/// The parameters every protocol's URL of a provider shares, from, in rising priority:
+/// `dubbo.provider`, the service's configuration, and `options`.
+fn provider_params(
+    app: &Application,
+    interface: &str,
+    service_config: &ServiceConfig,
+    options: &ServiceOptions,
+) -> BTreeMap<String, String> {
+    let config = app.config();
+    let mut params: BTreeMap<String, String> = BTreeMap::new();
+    let provider = &config.provider;
+    params.extend(provider.parameters.clone());
+    put(
+        &mut params,
+        "timeout",
+        provider.timeout.map(|t| t.to_string()),
+    );
+    put(&mut params, "version", provider.version.clone());
+    put(&mut params, "group", provider.group.clone());
+    put(&mut params, "filter", provider.filter.clone());
+    put(
+        &mut params,
+        "retries",
+        provider.retries.map(|t| t.to_string()),
+    );
+    put(&mut params, "loadbalance", provider.loadbalance.clone());
+    put(
+        &mut params,
+        "weight",
+        provider.weight.map(|t| t.to_string()),
+    );
+    put(&mut params, "token", provider.token.clone());
+    put(
+        &mut params,
+        "executes",
+        provider.executes.map(|t| t.to_string()),
+    );
+    params.extend(service_config.parameters.clone());
+    put(&mut params, "version", service_config.version.clone());
+    put(&mut params, "group", service_config.group.clone());
+    put(
+        &mut params,
+        "timeout",
+        service_config.timeout.map(|t| t.to_string()),
+    );
+    put(&mut params, "filter", service_config.filter.clone());
+    put(&mut params, "token", service_config.token.clone());
+    put(
+        &mut params,
+        "weight",
+        service_config.weight.map(|t| t.to_string()),
+    );
+    put(
+        &mut params,
+        "executes",
+        service_config.executes.map(|t| t.to_string()),
+    );
+    params.extend(options.parameters.clone());
+    put(&mut params, "version", options.version.clone());
+    put(&mut params, "group", options.group.clone());
+    put(
+        &mut params,
+        "timeout",
+        options.timeout.map(|t| t.as_millis().to_string()),
+    );
+    params.insert("application".into(), app.name().to_owned());
+    params.insert("interface".into(), interface.to_owned());
+    params.insert("side".into(), "provider".into());
+    params.insert("dubbo".into(), DUBBO_PROTOCOL_VERSION.into());
+    params.insert("release".into(), crate::RELEASE.into());
+    params.insert("pid".into(), std::process::id().to_string());
+    params.insert("timestamp".into(), now_millis());
+    // Java's ServiceConfig: `token=true|default` becomes a random token, `false` none.
+    if let Some(setting) = params.remove("token") {
+        if let Some(token) = dubbo_core::filters::resolve_token(&setting) {
+            params.insert("token".into(), token);
+        }
+    }
+
+    params
 }
 
 fn put(params: &mut BTreeMap<String, String>, key: &str, value: Option<String>) {

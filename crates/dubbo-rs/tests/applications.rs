@@ -45,7 +45,11 @@ async fn provider(name: &str, who: &'static str) -> (Application, u16) {
     assert_eq!(urls.len(), 1, "{urls:?}");
     let port = urls[0].port();
     assert_ne!(port, 0, "{}", urls[0]);
-    assert_ne!(port, 20880, "port 0 binds a free port, not the default: {}", urls[0]);
+    assert_ne!(
+        port, 20880,
+        "port 0 binds a free port, not the default: {}",
+        urls[0]
+    );
     (app, port)
 }
 

@@ -14,10 +14,12 @@ use dubbo_interop::report::Report;
 use dubbo_rs::prelude::*;
 use dubbo_triple_greeter::{run_client_cases, GreeterClient};
 
+/// The Greeter's full service name (`package.Service` of interop/proto/greeter.proto).
+const GREETER_SERVICE: &str = "org.apache.dubbo.interop.tri.Greeter";
+
 const USAGE: &str = "usage: interop-client --url dubbo://HOST:PORT | --url tri://HOST:PORT | --registry URL [--greeter-only] [--token T] [--expect-forbidden]
 
-  --token T            send Dubbo's token T with every InteropService call (the Greeter cases,
-                       whose generated client sends no token, are then skipped)
+  --token T            send Dubbo's token T with every call, Greeter's included
   --expect-forbidden   instead of the cases, call sayHello once (with --token's token, or none)
                        and pass only if the provider refuses it as forbidden (ErrorCode::Forbidden)";
 
@@ -75,16 +77,19 @@ async fn run(args: &Args, report: &mut Report) -> Result<(), String> {
             .await
             .map_err(|e| e.to_string())?;
     }
-    // The generated Greeter client sends no Dubbo token: with --token only InteropService runs.
-    let greeter_url = if token.is_some() {
-        None
-    } else {
-        url.strip_prefix("tri://")
-    };
-    if let Some(addr) = greeter_url {
+    // The Greeter goes through a reference like any other service, so its calls pass the
+    // consumer's filters (the token among them) and the generated client runs in invoker mode.
+    if let Some(addr) = url.strip_prefix("tri://") {
         let addr = addr.trim_end_matches('/').to_owned();
-        match GreeterClient::connect(addr.clone()).await {
-            Ok(client) => {
+        let mut options = ReferenceOptions::new(GREETER_SERVICE)
+            .url(format!("tri://{addr}"))
+            .timeout(std::time::Duration::from_secs(5));
+        if let Some(t) = token {
+            options = options.parameter("token", t);
+        }
+        match app.default_module().refer(options).await {
+            Ok(reference) => {
+                let client = GreeterClient::from_invoker(reference.invoker());
                 let (passed, failed) = run_client_cases(&client).await;
                 report.add_counts(passed, failed);
             }

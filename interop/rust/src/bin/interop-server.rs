@@ -81,8 +81,12 @@ async fn run(args: &Args) -> Result<(), String> {
         )
         .await
         .map_err(|e| e.to_string())?;
+    let options_idl = match args.get("token") {
+        Some(token) => ServiceOptions::new().parameter("token", token),
+        None => ServiceOptions::new(),
+    };
     module
-        .export_idl(GreeterServer::new(ContractGreeter), ServiceOptions::new())
+        .export_idl(GreeterServer::new(ContractGreeter), options_idl)
         .await
         .map_err(|e| e.to_string())?;
     println!("READY");
