@@ -11,6 +11,7 @@ use crate::config::{ConfigError, DubboConfig, ProtocolConfig};
 use crate::error::DubboError;
 use crate::framework::Framework;
 use crate::lifecycle::{HookFuture, ShutdownHooks, ShutdownPhase};
+use crate::listeners::ServiceListener;
 use crate::module::Module;
 use crate::tasks::BackgroundTasks;
 use crate::view::{ExportedService, ReferredService};
@@ -169,6 +170,9 @@ impl ApplicationBuilder {
             shut_down: AtomicBool::new(false),
             hooks: ShutdownHooks::default(),
             tasks: BackgroundTasks::default(),
+            listeners: Mutex::new(Vec::new()),
+            ready: AtomicBool::new(false),
+            ready_hooks: Mutex::new(Vec::new()),
             #[cfg(feature = "triple")]
             triple: std::sync::OnceLock::new(),
         });
@@ -188,6 +192,9 @@ pub(crate) struct AppInner {
     shut_down: AtomicBool,
     hooks: ShutdownHooks,
     tasks: BackgroundTasks,
+    listeners: Mutex<Vec<Arc<dyn ServiceListener>>>,
+    ready: AtomicBool,
+    ready_hooks: Mutex<Vec<Box<dyn FnOnce() -> HookFuture + Send>>>,
     #[cfg(feature = "triple")]
     triple: std::sync::OnceLock<Arc<dubbo_protocol_triple::TripleProtocol>>,
 }
@@ -251,6 +258,64 @@ impl Application {
     pub fn referred(&self) -> Vec<ReferredService> {
         let modules: Vec<Module> = lock(&self.inner.modules).clone();
         modules.iter().flat_map(Module::referred).collect()
+    }
+
+    /// Adds a listener of exports and references. It is told at once of everything already
+    /// exported and referred, then of every change, so a listener added late (a registry
+    /// connected after the first exports) misses nothing.
+    pub fn add_service_listener(&self, listener: Arc<dyn ServiceListener>) {
+        // Registered before the replay: a change made meanwhile reaches it twice rather than
+        // never, and listeners treat a repeated export as the same export.
+        lock(&self.inner.listeners).push(listener.clone());
+        for e in self.exported() {
+            listener.exported(&e);
+        }
+        for r in self.referred() {
+            listener.referred(&r);
+        }
+    }
+
+    pub(crate) fn notify(&self, event: impl Fn(&dyn ServiceListener)) {
+        let listeners: Vec<Arc<dyn ServiceListener>> = lock(&self.inner.listeners).clone();
+        for l in listeners {
+            event(&*l);
+        }
+    }
+
+    /// Marks the application ready: its services are exported and its references made (what
+    /// Kubernetes' readiness probe and instance registration wait for). Runs the
+    /// [`on_ready`](Self::on_ready) hooks once, in the order they were added.
+    /// [`run_until_signal`](Self::run_until_signal) calls it first.
+    pub async fn ready(&self) {
+        if self.inner.ready.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let hooks: Vec<_> = lock(&self.inner.ready_hooks).drain(..).collect();
+        for hook in hooks {
+            hook().await;
+        }
+        tracing::info!(application = %self.inner.name, "application ready");
+    }
+
+    /// Whether [`ready`](Self::ready) was called and shutdown has not begun.
+    pub fn is_ready(&self) -> bool {
+        self.inner.ready.load(Ordering::Acquire) && !self.is_shut_down()
+    }
+
+    /// Runs `hook` when the application becomes [`ready`](Self::ready); at once, as a
+    /// background task, if it already is.
+    pub fn on_ready<F, Fut>(&self, hook: F)
+    where
+        F: FnOnce() -> Fut + Send + 'static,
+        Fut: std::future::Future<Output = ()> + Send + 'static,
+    {
+        let mut hooks = lock(&self.inner.ready_hooks);
+        if self.inner.ready.load(Ordering::Acquire) {
+            drop(hooks);
+            self.inner.tasks.spawn("ready hook", move |_| hook());
+        } else {
+            hooks.push(Box::new(move || -> HookFuture { Box::pin(hook()) }));
+        }
     }
 
     /// Runs `hook` once during [`shutdown`](Self::shutdown), at `phase` (see
@@ -355,8 +420,10 @@ impl Application {
         tracing::info!(application = %self.inner.name, "application shut down");
     }
 
-    /// Waits for SIGINT or SIGTERM, then shuts down gracefully.
+    /// Marks the application [`ready`](Self::ready), waits for SIGINT or SIGTERM, then shuts down
+    /// gracefully.
     pub async fn run_until_signal(&self) {
+        self.ready().await;
         wait_for_signal().await;
         self.shutdown().await;
     }

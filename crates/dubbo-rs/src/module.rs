@@ -156,7 +156,9 @@ impl Module {
             let exporter = protocol.export(url, chain).await?;
             let url = advertised_url(exporter.url());
             tracing::info!(application = %app.name(), url = %url, "exported service");
+            let record = self.export_record(&exporter);
             lock(&self.inner.exporters).push(exporter);
+            app.notify(|l| l.exported(&record));
             urls.push(url);
         }
         Ok(urls)
@@ -228,7 +230,9 @@ impl Module {
         let exporter = server.export_idl(service, chain, url);
         let url = advertised_url(exporter.url());
         tracing::info!(application = %app.name(), url = %url, "exported IDL service");
+        let record = self.export_record(&exporter);
         lock(&self.inner.exporters).push(exporter);
+        app.notify(|l| l.exported(&record));
         Ok(url)
     }
 
@@ -391,8 +395,26 @@ impl Module {
         let reference = Reference {
             inner: Arc::new(ReferenceInvoker { key, next: chain }),
         };
+        let record = self.reference_record(&reference.inner);
         lock(&self.inner.references).push(reference.inner.clone());
+        app.notify(|l| l.referred(&record));
         Ok(reference)
+    }
+
+    fn export_record(&self, e: &Exporter) -> ExportedService {
+        ExportedService {
+            module: self.inner.name.clone(),
+            key: e.key().clone(),
+            url: advertised_url(e.url()),
+        }
+    }
+
+    fn reference_record(&self, r: &ReferenceInvoker) -> ReferredService {
+        ReferredService {
+            module: self.inner.name.clone(),
+            key: r.key.clone(),
+            url: r.next.url().clone(),
+        }
     }
 
     /// The services this module serves, one entry per protocol, with the URLs they are
@@ -400,11 +422,7 @@ impl Module {
     pub fn exported(&self) -> Vec<ExportedService> {
         lock(&self.inner.exporters)
             .iter()
-            .map(|e| ExportedService {
-                module: self.inner.name.clone(),
-                key: e.key().clone(),
-                url: advertised_url(e.url()),
-            })
+            .map(|e| self.export_record(e))
             .collect()
     }
 
@@ -412,22 +430,26 @@ impl Module {
     pub fn referred(&self) -> Vec<ReferredService> {
         lock(&self.inner.references)
             .iter()
-            .map(|r| ReferredService {
-                module: self.inner.name.clone(),
-                key: r.key.clone(),
-                url: r.next.url().clone(),
-            })
+            .map(|r| self.reference_record(r))
             .collect()
     }
 
     /// Withdraws every service of this module and releases its references; the rest of the
     /// application keeps running.
     pub fn release(&self) {
-        for e in lock(&self.inner.exporters).drain(..) {
+        let app = &self.inner.app;
+        let exporters: Vec<Exporter> = lock(&self.inner.exporters).drain(..).collect();
+        for e in exporters {
             e.unexport();
+            let record = self.export_record(&e);
+            app.notify(|l| l.unexported(&record));
         }
-        for r in lock(&self.inner.references).drain(..) {
+        let references: Vec<Arc<ReferenceInvoker>> =
+            lock(&self.inner.references).drain(..).collect();
+        for r in references {
             r.destroy();
+            let record = self.reference_record(&r);
+            app.notify(|l| l.released(&record));
         }
     }
 

@@ -484,3 +484,90 @@ async fn counting_relay(target: u16) -> (u16, Arc<AtomicUsize>) {
     });
     (port, count)
 }
+
+/// Records what it is told.
+#[derive(Default)]
+struct Recorder {
+    events: Mutex<Vec<String>>,
+}
+
+impl dubbo_rs::ServiceListener for Recorder {
+    fn exported(&self, s: &dubbo_rs::ExportedService) {
+        self.push(format!(
+            "exported {} {}",
+            s.key,
+            s.url.protocol().unwrap_or("")
+        ));
+    }
+    fn unexported(&self, s: &dubbo_rs::ExportedService) {
+        self.push(format!(
+            "unexported {} {}",
+            s.key,
+            s.url.protocol().unwrap_or("")
+        ));
+    }
+    fn referred(&self, r: &dubbo_rs::ReferredService) {
+        self.push(format!("referred {}", r.key));
+    }
+    fn released(&self, r: &dubbo_rs::ReferredService) {
+        self.push(format!("released {}", r.key));
+    }
+}
+
+impl Recorder {
+    fn push(&self, e: String) {
+        self.events.lock().unwrap().push(e);
+    }
+    fn take(&self) -> Vec<String> {
+        std::mem::take(&mut *self.events.lock().unwrap())
+    }
+}
+
+#[tokio::test]
+async fn listeners_follow_exports_and_references_and_ready_runs_once() {
+    let (pf, _) = framework_with_counter(Stage::Provider, Side::Provider);
+    let (app, dubbo, _) = provider(pf, PROVIDER_YAML).await;
+    let recorder = Arc::new(Recorder::default());
+    app.add_service_listener(recorder.clone());
+    let mut replayed = recorder.take();
+    replayed.sort();
+    assert_eq!(
+        replayed,
+        vec![
+            format!("exported {GREETER} tri"),
+            "exported org.example.Clock dubbo".to_owned(),
+            "exported org.example.Clock tri".to_owned(),
+        ],
+        "a late listener is told of what was exported before"
+    );
+    let module = app.module("calls");
+    module
+        .refer(ReferenceOptions::new("org.example.Clock").url(format!("dubbo://127.0.0.1:{dubbo}")))
+        .await
+        .unwrap();
+    module.release();
+    assert_eq!(
+        recorder.take(),
+        vec!["referred org.example.Clock", "released org.example.Clock"]
+    );
+
+    let readies = Arc::new(AtomicUsize::new(0));
+    let counter = readies.clone();
+    app.on_ready(move || async move {
+        counter.fetch_add(1, Ordering::SeqCst);
+    });
+    assert!(!app.is_ready());
+    app.ready().await;
+    app.ready().await;
+    assert!(app.is_ready());
+    assert_eq!(readies.load(Ordering::SeqCst), 1);
+    app.shutdown().await;
+    assert!(!app.is_ready());
+    let mut withdrawn = recorder.take();
+    withdrawn.sort();
+    assert_eq!(withdrawn.len(), 3, "{withdrawn:?}");
+    assert!(
+        withdrawn.iter().all(|e| e.starts_with("unexported")),
+        "{withdrawn:?}"
+    );
+}
