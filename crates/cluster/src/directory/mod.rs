@@ -1,0 +1,1 @@
+//! Directories: the providers of one service as a consumer knows them.

@@ -1,0 +1,1 @@
+//! Load balancers: which provider of the routed list takes one call.

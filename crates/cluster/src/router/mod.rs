@@ -1,0 +1,5 @@
+//! Routers: rules that narrow the providers a call may go to.
+
+mod chain;
+
+pub use chain::RouterChain;

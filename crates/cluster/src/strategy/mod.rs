@@ -1,0 +1,1 @@
+//! Fault-tolerance strategies: how one call uses the providers when some fail.
