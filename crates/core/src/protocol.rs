@@ -139,8 +139,7 @@ impl ExportTable {
 
     /// Serves `invoker` (already wrapped in its filter chain) for the provider `url` under
     /// [`exported_service_key`], replacing an earlier export of that key, and returns the
-    /// handle, whose URL carries `bound_port` (the server's real port, which differs from the
-    /// URL's when an ephemeral one was asked for).
+    /// handle, whose URL is [`bound_url`]`(url, bound_port)`.
     pub fn export(
         &self,
         url: Url,
@@ -157,7 +156,7 @@ impl ExportTable {
         self.insert(key.clone(), invoker.clone());
         let table = self.clone();
         let withdraw_key = key.clone();
-        Ok(Exporter::new(key, url.with_port(bound_port), move || {
+        Ok(Exporter::new(key, bound_url(url, bound_port), move || {
             table.remove_if_same(&withdraw_key, &invoker);
         }))
     }
@@ -201,6 +200,21 @@ impl ExportTable {
     /// Whether nothing is exported.
     pub fn is_empty(&self) -> bool {
         self.map.load().is_empty()
+    }
+}
+
+/// The URL of an export once its server is bound to port `bound`: a `bind.port` parameter
+/// carries the bound port (it may have asked for `0`, a free one), and the URL's own port is
+/// the bound one unless the URL names another port to advertise beside its `bind.port` (a URL
+/// port of `0` names none).
+pub fn bound_url(url: Url, bound: u16) -> Url {
+    if !url.has_parameter("bind.port") {
+        return url.with_port(bound);
+    }
+    let url = url.with_parameter("bind.port", &bound.to_string());
+    match url.port() {
+        0 => url.with_port(bound),
+        _ => url,
     }
 }
 

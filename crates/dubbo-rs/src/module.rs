@@ -214,13 +214,7 @@ impl Module {
         // Registering the protocol with the application makes shutdown drain this server too.
         app.protocol("tri")?;
         let server = triple.server_for(&url).await?;
-        let bound = server.local_addr().port();
-        let url = url.with_parameter("bind.port", &bound.to_string());
-        let url = if url.port() == 0 {
-            url.with_port(bound)
-        } else {
-            url
-        };
+        let url = dubbo_core::protocol::bound_url(url, server.local_addr().port());
         let service: Arc<dyn dubbo_protocol_triple::IdlService> = Arc::new(service);
         let invoker: Arc<dyn Invoker> = Arc::new(dubbo_protocol_triple::server::IdlInvoker::new(
             service.clone(),

@@ -47,24 +47,6 @@ impl std::fmt::Debug for TripleProtocol {
 /// The service key an exported URL serves (shared by every protocol).
 pub use dubbo_core::exported_service_key;
 
-/// The exported URL once its server is bound to `bound`, and the port it advertises: a
-/// `bind.port` parameter carries the bound port (it may have asked for `0`, a free one), and
-/// the URL's own port is the bound one unless it names another to advertise (a URL port of `0`
-/// means none).
-fn bound_url(url: Url, bound: u16) -> (Url, u16) {
-    let url = if url.has_parameter("bind.port") {
-        url.with_parameter("bind.port", &bound.to_string())
-    } else {
-        url
-    };
-    let port = match url.port() {
-        0 => bound,
-        p if url.has_parameter("bind.port") => p,
-        _ => bound,
-    };
-    (url, port)
-}
-
 fn bind_address(url: &Url) -> String {
     let host = url
         .parameter("bind.ip")
@@ -177,8 +159,7 @@ impl Protocol for TripleProtocol {
         Box::pin(async move {
             let server = self.server_for(&url).await?;
             let bound = server.local_addr();
-            let (url, port) = bound_url(url, bound.port());
-            let exporter = server.exporters().export(url, invoker, port)?;
+            let exporter = server.exporters().export(url, invoker, bound.port())?;
             tracing::info!(service = %exporter.key(), address = %bound, "exported over tri://");
             Ok(exporter)
         })
