@@ -349,13 +349,13 @@ mod rpc_error {
     pub fn code_of(code: ErrorCode) -> Code {
         match code {
             ErrorCode::Timeout => Code::DeadlineExceeded,
-            ErrorCode::Network | ErrorCode::NoProvider | ErrorCode::ShuttingDown => {
-                Code::Unavailable
-            }
+            // Java's TriRpcStatus sends LIMIT_EXCEEDED_EXCEPTION (executes, tps) as UNAVAILABLE.
+            ErrorCode::Network
+            | ErrorCode::NoProvider
+            | ErrorCode::ShuttingDown
+            | ErrorCode::LimitExceeded => Code::Unavailable,
             ErrorCode::ServiceNotFound | ErrorCode::MethodNotFound => Code::Unimplemented,
-            ErrorCode::LimitExceeded
-            | ErrorCode::ThreadPoolExhausted
-            | ErrorCode::PayloadTooLarge => Code::ResourceExhausted,
+            ErrorCode::ThreadPoolExhausted | ErrorCode::PayloadTooLarge => Code::ResourceExhausted,
             ErrorCode::BadRequest => Code::InvalidArgument,
             ErrorCode::Codec | ErrorCode::Internal => Code::Internal,
             ErrorCode::Cancelled => Code::Cancelled,
@@ -365,10 +365,19 @@ mod rpc_error {
         }
     }
 
+    /// Whether an UNAVAILABLE status is a provider's limit refusal rather than a lost
+    /// connection: Java sends both as UNAVAILABLE, and only the text of its `executes` and
+    /// `tps` refusals tells them apart.
+    fn is_limit_refusal(message: &str) -> bool {
+        message.contains("executes=") && message.ends_with("limited.")
+            || message.contains("exceed max service tps")
+    }
+
     /// The framework error code a gRPC code stands for.
     pub fn error_code_of(code: Code, message: &str) -> ErrorCode {
         match code {
             Code::DeadlineExceeded => ErrorCode::Timeout,
+            Code::Unavailable if is_limit_refusal(message) => ErrorCode::LimitExceeded,
             Code::Unavailable => ErrorCode::Network,
             Code::Unimplemented if message.starts_with("service ") => ErrorCode::ServiceNotFound,
             Code::Unimplemented => ErrorCode::MethodNotFound,
@@ -426,6 +435,20 @@ mod tests {
         assert_eq!(percent_decode(e.as_bytes()), m);
         assert_eq!(percent_decode(b"50%"), "50%");
         assert_eq!(percent_decode(b"%4"), "%4");
+    }
+
+    #[test]
+    fn limit_refusals_travel_as_java_sends_them() {
+        let refusal = dubbo_core::RpcError::framework(
+            dubbo_core::ErrorCode::LimitExceeded,
+            "Failed to invoke method m in provider tri://x, cause: The service using threads greater than <dubbo:service executes=\"1\" /> limited.",
+        );
+        let status = Status::from(&refusal);
+        assert_eq!(status.code(), Code::Unavailable);
+        let back = dubbo_core::RpcError::from(status);
+        assert_eq!(back.code(), Some(dubbo_core::ErrorCode::LimitExceeded));
+        let lost = dubbo_core::RpcError::from(Status::new(Code::Unavailable, "connection reset"));
+        assert_eq!(lost.code(), Some(dubbo_core::ErrorCode::Network));
     }
 
     #[test]
