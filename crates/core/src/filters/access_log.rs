@@ -91,13 +91,14 @@ impl AccessLogFilter {
 
 impl Filter for AccessLogFilter {
     fn invoke<'a>(&'a self, invocation: Invocation, next: Next<'a>) -> BoxFuture<'a, RpcResult> {
-        let setting = next
-            .url()
+        let url = next.url();
+        let setting = url
             .parameter(ACCESS_LOG_KEY)
             .map(str::trim)
             .filter(|s| !s.is_empty() && !s.eq_ignore_ascii_case("false"));
         if let Some(setting) = setting {
-            let line = line::format_line(&invocation, SystemTime::now());
+            let provider = format!("{}:{}", url.host().unwrap_or("null"), url.port());
+            let line = line::format_line(&invocation, SystemTime::now(), &provider);
             if setting.eq_ignore_ascii_case("true") || setting.eq_ignore_ascii_case("default") {
                 tracing::info!(target: "dubbo.accesslog", "{line}");
             } else if let Some(file) = self.file(Path::new(setting)) {

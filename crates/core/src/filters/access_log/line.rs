@@ -15,8 +15,10 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use crate::invocation::Invocation;
 use crate::Value;
 
-/// The access-log line for `invocation`, started at `at`.
-pub(crate) fn format_line(invocation: &Invocation, at: SystemTime) -> String {
+/// The access-log line for `invocation`, started at `at`. `provider` is the provider's own
+/// `host:port` from its URL, for protocols that do not record the connection's local address
+/// in the call context.
+pub(crate) fn format_line(invocation: &Invocation, at: SystemTime, provider: &str) -> String {
     let mut line = String::with_capacity(128);
     let context = invocation.context();
     let _ = write!(
@@ -24,7 +26,10 @@ pub(crate) fn format_line(invocation: &Invocation, at: SystemTime) -> String {
         "[{}] {} -> {} - {} {}(",
         timestamp(at),
         address(context.remote_addr()),
-        address(context.local_addr()),
+        context
+            .local_addr()
+            .map(|a| address(Some(a)))
+            .unwrap_or_else(|| provider.to_owned()),
         invocation.service(),
         invocation.method_name(),
     );
@@ -237,7 +242,7 @@ mod tests {
         inv.context_mut()
             .set_local_addr("10.0.0.5:20880".parse().unwrap());
         assert_eq!(
-            format_line(&inv, UNIX_EPOCH),
+            format_line(&inv, UNIX_EPOCH, "unused:1"),
             "[1970-01-01 00:00:00] 10.0.0.7:53122 -> 10.0.0.5:20880 - g/org.example.Greeter:1.0.0 greet(java.lang.String,int) [\"w\\\"x\",3]"
         );
     }
