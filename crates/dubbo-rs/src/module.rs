@@ -363,6 +363,7 @@ impl Module {
         );
         params.insert("interface".into(), options.interface.clone());
         params.insert("application".into(), app.name().to_owned());
+        params.extend(config.application.url_parameters());
         params.insert("side".into(), "consumer".into());
         params.insert("dubbo".into(), DUBBO_PROTOCOL_VERSION.into());
         params.insert("release".into(), crate::RELEASE.into());
@@ -647,6 +648,7 @@ fn provider_params(
         "executes",
         provider.executes.map(|t| t.to_string()),
     );
+    put(&mut params, "accesslog", provider.accesslog.clone());
     params.extend(service_config.parameters.clone());
     put(&mut params, "version", service_config.version.clone());
     put(&mut params, "group", service_config.group.clone());
@@ -667,6 +669,7 @@ fn provider_params(
         "executes",
         service_config.executes.map(|t| t.to_string()),
     );
+    put(&mut params, "accesslog", service_config.accesslog.clone());
     params.extend(options.parameters.clone());
     put(&mut params, "version", options.version.clone());
     put(&mut params, "group", options.group.clone());
@@ -676,6 +679,7 @@ fn provider_params(
         options.timeout.map(|t| t.as_millis().to_string()),
     );
     params.insert("application".into(), app.name().to_owned());
+    params.extend(config.application.url_parameters());
     params.insert("interface".into(), interface.to_owned());
     params.insert("side".into(), "provider".into());
     params.insert("dubbo".into(), DUBBO_PROTOCOL_VERSION.into());
