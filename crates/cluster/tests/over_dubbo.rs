@@ -8,8 +8,8 @@ use dubbo_cluster::router::RouterChain;
 use dubbo_cluster::strategy::register_strategies;
 use dubbo_cluster::ClusterInvoker;
 use dubbo_core::{
-    invoker_fn, CallReport, ExportTable, Extensions, Invocation, Invoker, MethodSignature,
-    RpcResponse, ServiceKey, StaticDirectory, Value,
+    invoker_fn, CallReport, ExportTable, Extensions, Invocation, Invoker, MeasuredInvoker,
+    MethodSignature, RpcResponse, ServiceKey, StaticDirectory, StatsStore, Value,
 };
 use dubbo_protocol_dubbo::{DubboProtocol, DubboServer, ServerConfig};
 use dubbo_url::Url;
@@ -47,13 +47,16 @@ async fn failover_over_dubbo_spreads_calls_and_survives_a_provider_going_away() 
     let servers = vec![provider(0).await, provider(1).await, provider(2).await];
     let protocol = DubboProtocol::new();
     let mut invokers: Vec<Arc<dyn Invoker>> = Vec::new();
+    let stats = Arc::new(StatsStore::new());
     for s in &servers {
         let url = Url::parse(&format!(
             "dubbo://{}/{SERVICE}?interface={SERVICE}&timeout=2000",
             s.local_addr()
         ))
         .unwrap();
-        invokers.push(dubbo_core::Protocol::refer(&protocol, url).await.unwrap());
+        let remote = dubbo_core::Protocol::refer(&protocol, url).await.unwrap();
+        // The measuring stage writes the call reports, as in a reference.
+        invokers.push(Arc::new(MeasuredInvoker::new(remote, stats.clone())));
     }
     let consumer = invokers[0].url().clone();
     let ext = Extensions::new();
