@@ -36,10 +36,12 @@ pub struct Framework {
 
 impl Framework {
     /// A framework with the built-in protocols `dubbo` and `tri` (alias `triple`), as far as
-    /// their cargo features are enabled, and the built-in filters.
+    /// their cargo features are enabled, the built-in filters and the built-in
+    /// fault-tolerance strategies (`cluster=failover`, `failfast`, ...).
     pub fn new() -> Arc<Self> {
         let extensions = Extensions::new();
         register_builtin_filters(&extensions);
+        dubbo_cluster::strategy::register_strategies(&extensions);
         #[cfg(feature = "dubbo")]
         {
             let dubbo: Arc<dyn ProtocolFactory> = Arc::new(|| -> Arc<dyn Protocol> {
