@@ -62,7 +62,9 @@ impl ClusterCall {
     /// Lists and routes the providers again, for a retry that must see providers that came
     /// or went since the call started; none when a router now removes every one.
     pub fn relist(&self, invocation: &Invocation) -> InvokerList {
-        self.shared.route(invocation).unwrap_or_else(|_| Vec::new().into())
+        self.shared
+            .route(invocation)
+            .unwrap_or_else(|_| Vec::new().into())
     }
 
     /// `ErrorCode::NoProvider`, naming the service and method.
