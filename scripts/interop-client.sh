@@ -2,7 +2,12 @@
 # Calls every method of the interop services and checks each result, one line per case and a
 # last line "N passed, N failed"; exits 0 only if none failed.
 #
-#   scripts/interop-client.sh --url dubbo://HOST:PORT | --url tri://HOST:PORT | --registry URL
+#   scripts/interop-client.sh --url dubbo://HOST:PORT | --url tri://HOST:PORT | --url "URL1;URL2" | --registry URL
+#   scripts/interop-client.sh --url "URL1;URL2;..." --load N [--concurrency C] [--loadbalance NAME]
+#                             [--cluster NAME] [--retries R]
+#
+# Load mode calls sayHello("load") N times from C callers (default 8), prints
+# "provider HOST:PORT calls K" per provider that answered, then "N passed, N failed" (calls).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --quiet --release -p dubbo-interop --bin interop-client >&2

@@ -4,6 +4,9 @@
 # exits cleanly on SIGTERM or SIGINT.
 #
 #   scripts/interop-server.sh [--dubbo-port P] [--tri-port Q] [--registry URL] [--app NAME]
+#                             [--token T] [--delay-ms D]
+#
+# --delay-ms D makes sayHello wait D ms before it answers (a slow provider).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --quiet --release -p dubbo-interop --bin interop-server >&2

@@ -119,6 +119,9 @@ J32_TRI=53891
 J27_DUBBO=23892
 J33_REF_DUBBO=23893
 J33_REF_TRI=53893
+# Three Java providers of one service, for the cluster checks (CONTRACT.md section 4).
+CLUSTER_JAVA_DUBBO=(22890 22891 22892)
+CLUSTER_JAVA_TRI=(52060 52061 52062)
 
 cargo_checks() {
   cargo fmt --all -- --check && cargo clippy --workspace --all-targets --quiet -- -D warnings
@@ -192,6 +195,68 @@ java_token_provider_up() {
   DUBBO_IP_TO_BIND=::ffff:127.0.0.1 DUBBO_IP_TO_REGISTRY=::ffff:127.0.0.1 \
     start_server java_token_provider java -cp "$INTEROP_JAVA_DUBBO_JAR" org.apache.dubbo.interop.Provider \
     --dubbo-port $TOKEN_JAVA_DUBBO --tri-port $TOKEN_JAVA_TRI --token "$TOKEN"
+}
+
+# Starts Java provider $1 (0, 1 or 2) of the three-provider cluster.
+cluster_java_up() {
+  local i=$1
+  DUBBO_IP_TO_BIND=::ffff:127.0.0.1 DUBBO_IP_TO_REGISTRY=::ffff:127.0.0.1 \
+    start_server "cluster_java_$i" java -cp "$INTEROP_JAVA_DUBBO_JAR" org.apache.dubbo.interop.Provider \
+    --dubbo-port "${CLUSTER_JAVA_DUBBO[$i]}" --tri-port "${CLUSTER_JAVA_TRI[$i]}" --app "cluster-provider-$i"
+}
+
+cluster_java_all_up() {
+  cluster_java_up 0 && cluster_java_up 1 && cluster_java_up 2
+}
+
+# The `;`-separated direct URLs of the three Java providers for scheme $1 (dubbo or tri).
+cluster_urls() {
+  local ports i out=""
+  if [ "$1" = dubbo ]; then ports=("${CLUSTER_JAVA_DUBBO[@]}"); else ports=("${CLUSTER_JAVA_TRI[@]}"); fi
+  for i in 0 1 2; do
+    out+="$1://127.0.0.1:${ports[$i]};"
+  done
+  echo "${out%;}"
+}
+
+# Load over the three providers: no call fails and every provider answers.
+cluster_load_all_answer() {
+  local scheme=$1 out
+  out=$(rust_client --url "$(cluster_urls "$scheme")" --load 3000 --concurrency 8) || { echo "$out"; return 1; }
+  echo "$out"
+  local ports i
+  if [ "$scheme" = dubbo ]; then ports=("${CLUSTER_JAVA_DUBBO[@]}"); else ports=("${CLUSTER_JAVA_TRI[@]}"); fi
+  for i in 0 1 2; do
+    echo "$out" | grep -Eq "^provider (127\.0\.0\.1|\[?::ffff:127\.0\.0\.1\]?):${ports[$i]} calls [1-9]" ||
+      { echo "provider on port ${ports[$i]} answered no call"; return 1; }
+  done
+  echo "$out" | grep -q '^3000 passed, 0 failed$'
+}
+
+# Load over the three providers while provider 1 is killed (SIGKILL) and restarted: with the
+# default cluster (failover, 2 retries) no call may fail.
+cluster_load_kill_restart() {
+  local scheme=$1 rc
+  rust_client --url "$(cluster_urls "$scheme")" --load "${2:-40000}" --concurrency 8 \
+    >"$WORK/cluster-kill.out" 2>"$WORK/cluster-kill.err" &
+  local client=$!
+  sleep 1
+  echo "killing provider 1 (pid $PID_cluster_java_1) with SIGKILL"
+  kill -KILL "$PID_cluster_java_1"
+  wait "$PID_cluster_java_1" 2>/dev/null
+  sleep 1
+  echo "restarting provider 1"
+  cluster_java_up 1 || { kill "$client"; return 1; }
+  wait "$client"
+  rc=$?
+  cat "$WORK/cluster-kill.out"
+  tail -n 12 "$WORK/cluster-kill.err"
+  [ "$rc" -eq 0 ] && grep -Eq '^[0-9]+ passed, 0 failed$' "$WORK/cluster-kill.out"
+}
+
+cluster_java_all_down() {
+  local i
+  for i in 0 1 2; do stop_server "cluster_java_$i" >/dev/null 2>&1 || true; done
 }
 
 rust_client() {
@@ -358,6 +423,14 @@ if [ "$QUICK" -eq 0 ]; then
     step "Rust client -> Java provider with token, ${u%%:*}://, served with the token" rust_client --url "$u" --token "$TOKEN"
   done
   stop_server java_token_provider >/dev/null 2>&1 || true
+  # Clusters (CONTRACT.md section 4): three Java providers behind one Rust reference.
+  step "start three Java providers (cluster)" cluster_java_all_up
+  for scheme in dubbo tri; do
+    step "Rust client -> 3 Java providers, $scheme://, load: every provider answers, 0 failed" cluster_load_all_answer "$scheme"
+    step "Rust client -> 3 Java providers, $scheme://, load while one is killed (SIGKILL) and restarted: 0 failed" cluster_load_kill_restart "$scheme"
+    step "Rust client -> 3 Java providers, $scheme://, restarted provider answers again" cluster_load_all_answer "$scheme"
+  done
+  cluster_java_all_down
   older_java_steps
 fi
 

@@ -16,7 +16,10 @@
 
 #![warn(missing_docs)]
 
+mod cluster_invoker;
 pub mod directory;
 pub mod loadbalance;
 pub mod router;
 pub mod strategy;
+
+pub use cluster_invoker::{ClusterInvoker, DEFAULT_LOADBALANCE, DEFAULT_RETRIES};

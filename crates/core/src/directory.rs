@@ -37,6 +37,10 @@ pub trait Directory: Send + Sync + 'static {
 }
 
 /// Narrows a list of providers for one call (condition, tag and script rules).
+///
+/// Only [`route`](Self::route) is required. The other methods let a router chain order the
+/// routers, name the one that emptied a list, precompute per provider snapshot and cache
+/// results instead of routing on every call.
 pub trait Router: Send + Sync + 'static {
     /// The providers of `invokers` that `invocation` may go to.
     fn route(
@@ -44,6 +48,34 @@ pub trait Router: Send + Sync + 'static {
         invokers: &[Arc<dyn Invoker>],
         invocation: &Invocation,
     ) -> Vec<Arc<dyn Invoker>>;
+
+    /// A short name for logs and errors (`condition`, `tag`, ...).
+    fn name(&self) -> &str {
+        "router"
+    }
+
+    /// Where the router runs in a chain: lower first (Java Dubbo's `@Activate(order)`; the tag
+    /// router is 100, service condition rules 140, application condition rules 150).
+    fn priority(&self) -> i32 {
+        0
+    }
+
+    /// Told of every new provider snapshot before it is routed, so the router can precompute
+    /// what depends on the whole list (a tag rule's `match` resolved to addresses).
+    fn notify(&self, snapshot: &InvokerList) {
+        let _ = snapshot;
+    }
+
+    /// Appends to `key` everything of `invocation` that [`route`](Self::route) reads (the
+    /// method name, an attachment's value, ...) and returns `true`, when the route result
+    /// depends only on the snapshot and that key; a chain may then cache it per snapshot and
+    /// key. Returns `false` when the result must be computed per call (it reads arguments,
+    /// picks at random, or the rule asks for `runtime`). The default is `false`: a router
+    /// that says nothing is never cached.
+    fn cache_key(&self, invocation: &Invocation, key: &mut String) -> bool {
+        let _ = (invocation, key);
+        false
+    }
 }
 
 /// Picks one provider for one call (random, round robin, least active, p2c, ...).

@@ -146,21 +146,26 @@ impl ApplicationBuilder {
         }
         crate::config::validate::validate(&config)?;
         crate::config::refuse_unimplemented(&config)?;
+        crate::config::refuse_unhonoured(&config)?;
         Ok((self.framework, config))
     }
 
-    /// Creates the application, after checking the configuration: every key is valid, and no
-    /// key asks for something not implemented yet (a registry). Nothing is opened until a
-    /// service is exported or referred.
+    /// Creates the application, after checking the configuration: every key is valid, no key
+    /// asks for something not implemented yet (a registry, QoS, registration) or that its
+    /// protocol does not honour, and every configured `filter` names a filter of the framework.
+    /// The error names the key. Nothing is opened until a service is exported or referred.
     pub fn build(self) -> Result<Application, DubboError> {
         let (framework, config) = self.resolved_config()?;
+        let framework = framework.unwrap_or_else(Framework::new);
+        let specs = framework.filters();
+        let names: Vec<&str> = specs.iter().map(|s| s.name).collect();
+        crate::config::refuse_unknown_filters(&config, &names)?;
         let name = config
             .application
             .name
             .clone()
             .filter(|n| !n.trim().is_empty())
             .ok_or_else(|| ConfigError::invalid("dubbo.application.name", "is required"))?;
-        let framework = framework.unwrap_or_else(Framework::new);
         let inner = Arc::new(AppInner {
             name,
             framework,

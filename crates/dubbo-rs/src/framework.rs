@@ -36,10 +36,15 @@ pub struct Framework {
 
 impl Framework {
     /// A framework with the built-in protocols `dubbo` and `tri` (alias `triple`), as far as
-    /// their cargo features are enabled, and the built-in filters.
+    /// their cargo features are enabled, the built-in filters, the built-in fault-tolerance
+    /// strategies (`cluster=failover`, `failfast`, ...) and load balancers
+    /// (`loadbalance=random`, `roundrobin`, `leastactive`, ...).
     pub fn new() -> Arc<Self> {
         let extensions = Extensions::new();
+        let stats = Arc::new(StatsStore::new());
         register_builtin_filters(&extensions);
+        dubbo_cluster::strategy::register_strategies(&extensions);
+        dubbo_cluster::loadbalance::register_load_balancers(&extensions, stats.clone());
         #[cfg(feature = "dubbo")]
         {
             let dubbo: Arc<dyn ProtocolFactory> = Arc::new(|| -> Arc<dyn Protocol> {
@@ -57,10 +62,7 @@ impl Framework {
             extensions.register::<dyn ProtocolFactory>("tri", tri.clone());
             extensions.register::<dyn ProtocolFactory>("triple", tri);
         }
-        Arc::new(Self {
-            extensions,
-            stats: Arc::new(StatsStore::new()),
-        })
+        Arc::new(Self { extensions, stats })
     }
 
     /// The extension tables; register your own protocols, filters, ... here.

@@ -4,11 +4,13 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use dubbo_cluster::router::RouterChain;
+use dubbo_cluster::ClusterInvoker;
 #[cfg(feature = "triple")]
 use dubbo_core::Protocol;
 use dubbo_core::{
-    BoxFuture, Exporter, FilterChain, Invocation, Invoker, MeasuredInvoker, RpcResult,
-    ServiceHandler, ServiceInvoker, ServiceKey, Stage,
+    BoxFuture, ErrorCode, Exporter, FilterChain, Invocation, Invoker, MeasuredInvoker, RpcError,
+    RpcResult, ServiceHandler, ServiceInvoker, ServiceKey, Stage, StaticDirectory,
 };
 use dubbo_url::Url;
 
@@ -236,19 +238,48 @@ impl Module {
         Arc::new(FilterChain::build(&filters, Stage::Provider, url, invoker))
     }
 
-    /// The consumer's call path to one provider: the cluster-level filters (once per call),
-    /// the measuring stage that records per-provider statistics and call reports, then the
-    /// per-provider consumer filters around the protocol's invoker.
-    fn consumer_chain(&self, url: &Url, remote: Arc<dyn Invoker>) -> Arc<dyn Invoker> {
+    /// The consumer's path to one provider, once per attempt: the measuring stage that records
+    /// per-provider statistics and call reports, around the per-provider consumer filters,
+    /// around the protocol's invoker.
+    fn provider_chain_consumer(&self, url: &Url, remote: Arc<dyn Invoker>) -> Arc<dyn Invoker> {
         let framework = self.inner.app.framework();
         let filters = framework.filters();
         let per_provider: Arc<dyn Invoker> =
             Arc::new(FilterChain::build(&filters, Stage::Consumer, url, remote));
-        let measured: Arc<dyn Invoker> = Arc::new(MeasuredInvoker::new(
+        Arc::new(MeasuredInvoker::new(
             per_provider,
             framework.stats().clone(),
-        ));
-        Arc::new(FilterChain::build(&filters, Stage::Cluster, url, measured))
+        ))
+    }
+
+    /// The consumer's path for one call: the cluster-level filters (once per call) around the
+    /// cluster invoker, which routes, balances and applies the reference's fault-tolerance
+    /// strategy over `providers`. A strategy's background work (failback's retries) becomes
+    /// one of the application's tasks.
+    fn cluster_chain(
+        &self,
+        url: &Url,
+        providers: Vec<Arc<dyn Invoker>>,
+        routers: Arc<RouterChain>,
+    ) -> Result<Arc<dyn Invoker>, DubboError> {
+        let app = &self.inner.app;
+        let framework = app.framework();
+        let directory = Arc::new(StaticDirectory::new(url.clone(), providers));
+        let cluster = ClusterInvoker::new(directory, routers, framework.extensions())?;
+        if let Some(work) = cluster.background() {
+            let name = format!(
+                "cluster retries of {}",
+                url.parameter("interface").unwrap_or("")
+            );
+            app.tasks().spawn(name, work);
+        }
+        let filters = framework.filters();
+        Ok(Arc::new(FilterChain::build(
+            &filters,
+            Stage::Cluster,
+            url,
+            Arc::new(cluster),
+        )))
     }
 
     /// Refers to a remote service and returns the invoker that typed clients and
@@ -290,28 +321,9 @@ impl Module {
             .map(str::trim)
             .filter(|s| !s.is_empty())
             .collect();
-        let target = match targets.as_slice() {
-            [one] => *one,
-            _ => {
-                return Err(ConfigError::invalid(
-                    format!("{key}.url"),
-                    "exactly one direct address is supported until the cluster layer lands",
-                )
-                .into())
-            }
-        };
-        let scheme = reference_scheme(&key, target, &options, &rc, consumer)?;
-        let target = if target.contains("://") {
-            target.to_owned()
-        } else {
-            format!("{scheme}://{target}")
-        };
-        let parsed = Url::parse(&target).map_err(|e| DubboError::Url {
-            url: target.clone(),
-            reason: e.to_string(),
-        })?;
-        let protocol = app.protocol(&scheme)?;
-
+        if targets.is_empty() {
+            return Err(ConfigError::invalid(format!("{key}.url"), "no address given").into());
+        }
         let mut params: BTreeMap<String, String> = BTreeMap::new();
         params.extend(consumer.parameters.clone());
         put(
@@ -363,30 +375,79 @@ impl Module {
         );
         params.insert("interface".into(), options.interface.clone());
         params.insert("application".into(), app.name().to_owned());
+        params.extend(config.application.url_parameters());
         params.insert("side".into(), "consumer".into());
         params.insert("dubbo".into(), DUBBO_PROTOCOL_VERSION.into());
         params.insert("release".into(), crate::RELEASE.into());
         params.insert("timestamp".into(), now_millis());
 
-        let port = parsed.port();
-        let port = if port == 0 {
-            protocol.default_port()
-        } else {
-            port
+        // Java's `;`-separated direct URLs: one provider each, behind one cluster invoker.
+        // With several, each is referred without `check` and the reference checks that one
+        // is reachable; a single one keeps the protocol's own check.
+        let several = targets.len() > 1;
+        let mut urls = Vec::with_capacity(targets.len());
+        let mut providers: Vec<Arc<dyn Invoker>> = Vec::with_capacity(targets.len());
+        for target in &targets {
+            let scheme = reference_scheme(&key, target, &options, &rc, consumer)?;
+            let target = if target.contains("://") {
+                (*target).to_owned()
+            } else {
+                format!("{scheme}://{target}")
+            };
+            let parsed = Url::parse(&target).map_err(|e| DubboError::Url {
+                url: target.clone(),
+                reason: e.to_string(),
+            })?;
+            let protocol = app.protocol(&scheme)?;
+            let port = parsed.port();
+            let port = if port == 0 {
+                protocol.default_port()
+            } else {
+                port
+            };
+            let host = parsed.host().ok_or_else(|| DubboError::Url {
+                url: target.clone(),
+                reason: "no host".to_owned(),
+            })?;
+            let url = build_url(&scheme, host, port, &options.interface, &params)?;
+            let refer_url = if several {
+                url.with_parameter("check", "false")
+            } else {
+                url.clone()
+            };
+            let remote = protocol.refer(refer_url).await?;
+            providers.push(self.provider_chain_consumer(&url, remote));
+            urls.push(url);
+        }
+        let Some(url) = urls.first().cloned() else {
+            return Err(ConfigError::invalid(format!("{key}.url"), "no address given").into());
         };
-        let host = parsed.host().ok_or_else(|| DubboError::Url {
-            url: target.clone(),
-            reason: "no host".to_owned(),
-        })?;
-        let url = build_url(&scheme, host, port, &options.interface, &params)?;
-        let remote = protocol.refer(url.clone()).await?;
-        let chain = self.consumer_chain(&url, remote);
+        if several
+            && url.parameter_bool_or("check", true)
+            && !providers.iter().any(|p| p.is_available())
+        {
+            let addresses: Vec<String> = urls.iter().map(|u| u.address()).collect();
+            return Err(RpcError::framework(
+                ErrorCode::NoProvider,
+                format!(
+                    "no provider of {} is reachable at {} (check=true)",
+                    options.interface,
+                    addresses.join(", ")
+                ),
+            )
+            .into());
+        }
+        // Java's default state routers: the tag router is always there; condition rules are
+        // added through `Reference::routers`.
+        let routers = Arc::new(RouterChain::for_consumer(url.clone()));
+        let chain = self.cluster_chain(&url, providers, routers.clone())?;
         let key = ServiceKey::new(
             options.interface.as_str(),
             options.group.as_deref(),
             options.version.as_deref(),
         );
         let reference = Reference {
+            routers,
             inner: Arc::new(ReferenceInvoker { key, next: chain }),
         };
         let record = self.reference_record(&reference.inner);
@@ -468,9 +529,17 @@ pub use crate::view::{ExportedService, ReferredService};
 #[derive(Clone)]
 pub struct Reference {
     inner: Arc<ReferenceInvoker>,
+    routers: Arc<RouterChain>,
 }
 
 impl Reference {
+    /// The reference's routers: set condition and tag rules here (from YAML with
+    /// `set_condition_rule_yaml` / `set_tag_rule_yaml`); a rule that does not parse is refused
+    /// and the rules in force stay.
+    pub fn routers(&self) -> &Arc<RouterChain> {
+        &self.routers
+    }
+
     /// The invoker, for typed clients (`FooClient::new(reference.invoker())`).
     pub fn invoker(&self) -> Arc<dyn Invoker> {
         self.inner.clone()
@@ -647,6 +716,7 @@ fn provider_params(
         "executes",
         provider.executes.map(|t| t.to_string()),
     );
+    put(&mut params, "accesslog", provider.accesslog.clone());
     params.extend(service_config.parameters.clone());
     put(&mut params, "version", service_config.version.clone());
     put(&mut params, "group", service_config.group.clone());
@@ -667,6 +737,7 @@ fn provider_params(
         "executes",
         service_config.executes.map(|t| t.to_string()),
     );
+    put(&mut params, "accesslog", service_config.accesslog.clone());
     params.extend(options.parameters.clone());
     put(&mut params, "version", options.version.clone());
     put(&mut params, "group", options.group.clone());
@@ -676,6 +747,7 @@ fn provider_params(
         options.timeout.map(|t| t.as_millis().to_string()),
     );
     params.insert("application".into(), app.name().to_owned());
+    params.extend(config.application.url_parameters());
     params.insert("interface".into(), interface.to_owned());
     params.insert("side".into(), "provider".into());
     params.insert("dubbo".into(), DUBBO_PROTOCOL_VERSION.into());

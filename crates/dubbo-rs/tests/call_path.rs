@@ -248,6 +248,8 @@ async fn call_reports_and_statistics_know_the_provider_and_the_outcome() {
             ReferenceOptions::new("org.example.Clock")
                 .url(format!("dubbo://127.0.0.1:{dubbo}"))
                 .parameter("filter", "reporter")
+                // One attempt per call, so the statistics below count calls.
+                .parameter("retries", "0")
                 .timeout(Duration::from_millis(300)),
         )
         .await

@@ -6,6 +6,7 @@
 pub mod args;
 pub mod cases;
 pub mod forbidden;
+pub mod load;
 pub mod provider;
 pub mod report;
 pub mod service;

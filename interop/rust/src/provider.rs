@@ -14,24 +14,39 @@ use crate::service::{InteropService, User};
 #[derive(Debug, Clone)]
 pub struct InteropProvider {
     greeting: &'static str,
+    delay: Duration,
 }
 
 impl InteropProvider {
     /// The 1.0.0 provider.
     pub fn v1() -> Self {
-        Self { greeting: "Hello " }
+        Self {
+            greeting: "Hello ",
+            delay: Duration::ZERO,
+        }
     }
 
     /// The 2.0.0 provider.
     pub fn v2() -> Self {
         Self {
             greeting: "Hello v2 ",
+            delay: Duration::ZERO,
         }
+    }
+
+    /// The same provider with `sayHello` waiting `delay` before it answers (a slow provider,
+    /// for load-balancing checks).
+    pub fn with_delay(mut self, delay: Duration) -> Self {
+        self.delay = delay;
+        self
     }
 }
 
 impl InteropService for InteropProvider {
     async fn say_hello(&self, name: Option<String>) -> Result<Option<String>, RpcError> {
+        if !self.delay.is_zero() {
+            tokio::time::sleep(self.delay).await;
+        }
         // Java's string concatenation prints a null name as "null".
         Ok(Some(format!(
             "{}{}",

@@ -1,5 +1,21 @@
 //! Routers: rules that narrow the providers a call may go to.
+//!
+//! - [`ConditionRouter`]: `when => then` condition rules (Java Dubbo's `condition-router`,
+//!   v3.0 and v3.1 with weighted destinations);
+//! - [`TagRouter`]: `dubbo.tag` routing with static tags and tag rules (`tag-router`);
+//! - [`RouterChain`]: all of a reference's routers in priority order, with results cached
+//!   per provider snapshot.
+//!
+//! The rule syntax is described in `docs/router.md`.
 
+mod cache;
 mod chain;
+pub mod condition;
+mod error;
+pub mod tag;
+mod yaml;
 
 pub use chain::RouterChain;
+pub use condition::{ConditionRouter, ConditionRule, RuleScope};
+pub use error::{RouteError, RuleError};
+pub use tag::{TagRouter, TagRule};

@@ -1,5 +1,6 @@
 //! Built-in filters.
 
+mod access_log;
 mod active_limit;
 mod call_counts;
 mod consumer_token;
@@ -7,7 +8,11 @@ mod echo;
 mod execute_limit;
 mod generic;
 mod token;
+mod tps_limit;
 
+pub use access_log::{
+    AccessLogFilter, ACCESS_LOG_KEY, ACCESS_LOG_QUEUE_CAPACITY, ACCESS_LOG_TARGET,
+};
 pub use active_limit::{ActiveLimitFilter, ACTIVES_KEY};
 pub use consumer_token::ConsumerTokenFilter;
 pub use echo::EchoFilter;
@@ -17,6 +22,7 @@ pub use token::{
     generate_token, is_empty_token, is_token_refusal, resolve_token, TokenFilter,
     FORBID_INVOKE_PHRASE, INVALID_TOKEN_PREFIX,
 };
+pub use tps_limit::{TpsLimitFilter, DEFAULT_TPS_INTERVAL, TPS_INTERVAL_KEY, TPS_KEY};
 
 use std::sync::Arc;
 
@@ -25,9 +31,11 @@ use crate::filter::{FilterSpec, Stage};
 
 /// The built-in filters, each active by default where its spec says.
 ///
-/// `token`, `executelimit` and `activelimit` have Java's names and order (0, Java's default);
-/// each is in a chain only where its URL parameter (`token`, `executes`, `actives`, or a
-/// `<method>.` form of one) is set, like Java's `@Activate(value = ...)`.
+/// `token`, `executelimit`, `tps`, `accesslog` and `activelimit` have Java's names and order
+/// (0, Java's default); each is in a chain only where its URL parameter (`token`, `executes`,
+/// `tps`, `accesslog`, `actives`, or a `<method>.` form of one) is set, like Java's
+/// `@Activate(value = ...)`. Each call of this function creates new filter instances, so the
+/// state of the limits and the access-log writers belongs to the framework that called it.
 pub fn builtin_filters() -> Vec<Arc<FilterSpec>> {
     [
         FilterSpec::new("echo", -110_000, &[Stage::Provider], Arc::new(EchoFilter)),
@@ -46,6 +54,20 @@ pub fn builtin_filters() -> Vec<Arc<FilterSpec>> {
             Arc::new(ExecuteLimitFilter::new()),
         )
         .when_url_has(&[EXECUTES_KEY]),
+        FilterSpec::new(
+            "tps",
+            0,
+            &[Stage::Provider],
+            Arc::new(TpsLimitFilter::new()),
+        )
+        .when_url_has(&[TPS_KEY]),
+        FilterSpec::new(
+            "accesslog",
+            0,
+            &[Stage::Provider],
+            Arc::new(AccessLogFilter::new()),
+        )
+        .when_url_has(&[ACCESS_LOG_KEY]),
         FilterSpec::new(
             "activelimit",
             0,

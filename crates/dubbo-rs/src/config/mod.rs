@@ -19,14 +19,19 @@
 //! assert_eq!(config.protocols["tri"].port, Some(50052));
 //! ```
 
+mod app_params;
 mod env;
+mod filter_names;
 mod lenient;
 mod lookup;
 mod model;
+mod protocol_keys;
 mod unsupported;
 pub(crate) mod validate;
 
 pub(crate) use env::deployment_vars;
+pub(crate) use filter_names::refuse_unknown_filters;
+pub(crate) use protocol_keys::refuse_unhonoured;
 pub(crate) use unsupported::refuse_unimplemented;
 
 use std::path::Path;

@@ -53,25 +53,31 @@ pub struct ApplicationConfig {
     /// The application name; required.
     #[serde(default, deserialize_with = "lenient::text")]
     pub name: Option<String>,
-    /// Free-form version of the application.
+    /// Free-form version of the application; every URL carries it as `application.version`.
     #[serde(default, deserialize_with = "lenient::text")]
     pub version: Option<String>,
-    /// Owner, organisation and environment labels.
+    /// The person responsible (informational, as in Java): every URL carries it as `owner`.
     #[serde(default, deserialize_with = "lenient::text")]
     pub owner: Option<String>,
-    /// The organisation.
+    /// The organisation (informational): every URL carries it as `organization`.
     #[serde(default, deserialize_with = "lenient::text")]
     pub organization: Option<String>,
-    /// `dev`, `test` or `product`.
+    /// `develop`, `test` or `product` (Java's values; others are refused): every URL carries it
+    /// as `environment`.
     #[serde(default, deserialize_with = "lenient::text")]
     pub environment: Option<String>,
-    /// Whether the QoS port is opened.
+    /// Whether the QoS port is opened. QoS is not implemented: only `false` is accepted (Java's
+    /// default is `true`); `true` is refused at start.
     #[serde(default, deserialize_with = "lenient::flag")]
     pub qos_enable: Option<bool>,
-    /// The QoS port.
+    /// The QoS port: accepted only with `qos-enable: false`, where Java ignores it too.
     #[serde(default, deserialize_with = "lenient::number")]
     pub qos_port: Option<u16>,
-    /// `interface`, `instance` or `all`.
+    /// Whether QoS accepts commands from other hosts: accepted only with `qos-enable: false`.
+    #[serde(default, deserialize_with = "lenient::flag")]
+    pub qos_accept_foreign_ip: Option<bool>,
+    /// `interface`, `instance` or `all`: how to register. Refused at start while registries are
+    /// not implemented.
     #[serde(default, deserialize_with = "lenient::text")]
     pub register_mode: Option<String>,
     /// How long graceful shutdown may take, in ms (`dubbo.service.shutdown.wait` in Java).
@@ -94,25 +100,26 @@ pub struct ProtocolConfig {
     /// interface and advertises the machine's address (see `DUBBO_IP_TO_REGISTRY`).
     #[serde(default, deserialize_with = "lenient::text")]
     pub host: Option<String>,
-    /// Handler concurrency of the worker pool.
+    /// Handler concurrency of the worker pool (dubbo:// only; refused on tri).
     #[serde(default, deserialize_with = "lenient::number")]
     pub threads: Option<u32>,
-    /// `all` (worker pool) or `direct` (on the connection task).
+    /// `all` (worker pool) or `direct` (on the connection task) (dubbo:// only).
     #[serde(default, deserialize_with = "lenient::text")]
     pub dispatcher: Option<String>,
-    /// `fixed`, `cached`, ... (accepted for compatibility; the pool is always bounded).
+    /// `fixed`, `limited` or `eager` (at most `threads` handlers at once) or `cached` (no
+    /// bound); dubbo:// only, other values are refused.
     #[serde(default, deserialize_with = "lenient::text")]
     pub threadpool: Option<String>,
-    /// Largest message in bytes.
+    /// Largest message in bytes (dubbo:// only).
     #[serde(default, deserialize_with = "lenient::number")]
     pub payload: Option<u64>,
-    /// Heartbeat interval in ms.
+    /// Heartbeat interval in ms (dubbo:// only).
     #[serde(default, deserialize_with = "lenient::number")]
     pub heartbeat: Option<u64>,
-    /// Serialization; only `hessian2` for dubbo://.
+    /// Serialization; only `hessian2` is accepted.
     #[serde(default, deserialize_with = "lenient::text")]
     pub serialization: Option<String>,
-    /// Preferred serializations advertised to consumers.
+    /// Preferred serializations advertised to consumers; only `hessian2` is accepted.
     #[serde(default, deserialize_with = "lenient::text")]
     pub prefer_serialization: Option<String>,
     /// Extra URL parameters.
@@ -184,7 +191,12 @@ pub struct ProviderConfig {
     /// Maximum concurrent executions per method.
     #[serde(default, deserialize_with = "lenient::number")]
     pub executes: Option<u32>,
-    /// Whether to register with registries.
+    /// Access log of every service: `true` logs each call through `tracing` (target
+    /// `dubbo.accesslog`), a path appends to that file.
+    #[serde(default, deserialize_with = "lenient::text")]
+    pub accesslog: Option<String>,
+    /// Whether to register with registries: only `false` is accepted while registries are not
+    /// implemented.
     #[serde(default, deserialize_with = "lenient::flag")]
     pub register: Option<bool>,
     /// Extra URL parameters.
@@ -218,7 +230,7 @@ pub struct ConsumerConfig {
     /// Protocol of a direct reference address given without a scheme.
     #[serde(default, deserialize_with = "lenient::text")]
     pub protocol: Option<String>,
-    /// Connections per provider.
+    /// Connections per provider (dubbo:// only; refused for tri references).
     #[serde(default, deserialize_with = "lenient::number")]
     pub connections: Option<u32>,
     /// Connect on first call instead of at start.
@@ -267,7 +279,10 @@ pub struct ServiceConfig {
     /// Weight.
     #[serde(default, deserialize_with = "lenient::number")]
     pub weight: Option<u32>,
-    /// Whether to register.
+    /// Access log of this service (`true` or a file path), as `dubbo.provider.accesslog`.
+    #[serde(default, deserialize_with = "lenient::text")]
+    pub accesslog: Option<String>,
+    /// Whether to register: only `false` is accepted while registries are not implemented.
     #[serde(default, deserialize_with = "lenient::flag")]
     pub register: Option<bool>,
     /// Extra URL parameters.
@@ -313,7 +328,7 @@ pub struct ReferenceConfig {
     /// Filter list.
     #[serde(default, deserialize_with = "lenient::text")]
     pub filter: Option<String>,
-    /// Connections per provider.
+    /// Connections per provider (dubbo:// only; refused for tri references).
     #[serde(default, deserialize_with = "lenient::number")]
     pub connections: Option<u32>,
     /// Connect on first call.
@@ -322,7 +337,8 @@ pub struct ReferenceConfig {
     /// Maximum concurrent calls per method from this reference (`actives`).
     #[serde(default, deserialize_with = "lenient::number")]
     pub actives: Option<u32>,
-    /// Generic reference (`true`).
+    /// Generic reference: only `false` is accepted; generic calls are made in code with
+    /// `GenericClient` over any reference.
     #[serde(default, deserialize_with = "lenient::text")]
     pub generic: Option<String>,
     /// Extra URL parameters.

@@ -1,25 +1,135 @@
 //! Keys that the configuration accepts but whose feature is not implemented yet: refused when an
 //! application starts, naming the key, instead of being silently ignored.
+//!
+//! The rule: every key either has an effect or is refused by [`Application::build`]. Values that
+//! ask for nothing (`qos-enable: false`, `register: false`, `generic: false`) are accepted,
+//! because that is exactly what happens.
+//!
+//! [`Application::build`]: crate::Application::build
 
-use super::{ConfigError, DubboConfig};
+use super::{ConfigError, DubboConfig, RegistryConfig};
+
+/// Refuses every key whose feature is missing: registries, registration, QoS, and generic
+/// references.
+pub(crate) fn refuse_unimplemented(config: &DubboConfig) -> Result<(), ConfigError> {
+    refuse_registries(config)?;
+    refuse_qos(config)?;
+    refuse_registration(config)?;
+    for (id, r) in &config.references {
+        if let Some(generic) = r.generic.as_deref().map(str::trim) {
+            if !generic.eq_ignore_ascii_case("false") && !generic.is_empty() {
+                return Err(ConfigError::invalid(
+                    format!("dubbo.references.{id}.generic"),
+                    format!(
+                        "generic references are made in code, not by configuration (got \
+                         {generic:?}): refer to the service and call it through \
+                         `GenericClient`; remove the key or set it to false"
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
 
 /// Refuses every configured registry: there is no registry client yet, so a provider would not
-/// be registered and a consumer would find nothing. `N/A` (Java's "no registry") is accepted.
-pub(crate) fn refuse_unimplemented(config: &DubboConfig) -> Result<(), ConfigError> {
+/// be registered and a consumer would find nothing. `N/A` (Java's "no registry") is accepted,
+/// without further settings, which would have nothing to act on.
+fn refuse_registries(config: &DubboConfig) -> Result<(), ConfigError> {
     for (id, registry) in config.all_registries() {
         let key = if config.registries.contains_key(&id) {
-            format!("dubbo.registries.{id}.address")
+            format!("dubbo.registries.{id}")
         } else {
-            "dubbo.registry.address".to_owned()
+            "dubbo.registry".to_owned()
         };
         let address = registry.address.as_deref().unwrap_or("").trim();
         if !address.eq_ignore_ascii_case("N/A") {
             return Err(ConfigError::invalid(
-                key,
+                format!("{key}.address"),
                 format!(
                     "registries are not implemented yet (got {address:?}); remove the registry \
                      or set its address to N/A, and give references a direct `url`"
                 ),
+            ));
+        }
+        if let Some(field) = registry_setting(&registry) {
+            return Err(ConfigError::invalid(
+                format!("{key}.{field}"),
+                "has no effect on a registry whose address is N/A (no registry); remove it",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The first setting of a registry besides its address.
+fn registry_setting(r: &RegistryConfig) -> Option<&'static str> {
+    [
+        ("protocol", r.protocol.is_some()),
+        ("timeout", r.timeout.is_some()),
+        ("group", r.group.is_some()),
+        ("register", r.register.is_some()),
+        ("register-mode", r.register_mode.is_some()),
+        ("use-as-config-center", r.use_as_config_center.is_some()),
+        ("use-as-metadata-center", r.use_as_metadata_center.is_some()),
+        ("parameters", !r.parameters.is_empty()),
+    ]
+    .into_iter()
+    .find_map(|(name, set)| set.then_some(name))
+}
+
+/// QoS (Java's telnet/HTTP operations port) is not implemented, and dubbo-rs never opens its
+/// port. Java enables it by default on 22222, so a Java application's YAML often carries these
+/// keys: `qos-enable: false` says what dubbo-rs does anyway and is accepted, together with a
+/// `qos-port` or `qos-accept-foreign-ip` that a disabled QoS ignores in Java too. Asking for QoS
+/// (`qos-enable: true`, or a port or foreign-IP setting without `qos-enable: false`, which Java
+/// reads as "enabled") is refused rather than silently not served.
+fn refuse_qos(config: &DubboConfig) -> Result<(), ConfigError> {
+    let app = &config.application;
+    if app.qos_enable == Some(false) {
+        return Ok(());
+    }
+    let asked = if app.qos_enable == Some(true) {
+        Some("qos-enable")
+    } else if app.qos_port.is_some() {
+        Some("qos-port")
+    } else if app.qos_accept_foreign_ip.is_some() {
+        Some("qos-accept-foreign-ip")
+    } else {
+        None
+    };
+    match asked {
+        Some(key) => Err(ConfigError::invalid(
+            format!("dubbo.application.{key}"),
+            "QoS is not implemented yet and no QoS port is opened; set \
+             dubbo.application.qos-enable to false (Java's default is true, on port 22222)",
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Registration needs a registry, and none can be configured: `register: true` and any
+/// `register-mode` would not be acted on, so they are refused; `register: false` is what
+/// happens and is accepted.
+fn refuse_registration(config: &DubboConfig) -> Result<(), ConfigError> {
+    const WHY: &str = "nothing is registered: registries are not implemented yet";
+    if config.application.register_mode.is_some() {
+        return Err(ConfigError::invalid(
+            "dubbo.application.register-mode",
+            format!("{WHY}; remove the key"),
+        ));
+    }
+    if config.provider.register == Some(true) {
+        return Err(ConfigError::invalid(
+            "dubbo.provider.register",
+            format!("{WHY}; remove the key or set it to false"),
+        ));
+    }
+    for (id, s) in &config.services {
+        if s.register == Some(true) {
+            return Err(ConfigError::invalid(
+                format!("dubbo.services.{id}.register"),
+                format!("{WHY}; remove the key or set it to false"),
             ));
         }
     }

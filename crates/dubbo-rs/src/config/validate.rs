@@ -13,6 +13,14 @@ pub(crate) fn validate(config: &DubboConfig) -> Result<(), ConfigError> {
             ));
         }
     }
+    if let Some(env) = &config.application.environment {
+        if !matches!(env.as_str(), "develop" | "test" | "product") {
+            return Err(ConfigError::invalid(
+                "dubbo.application.environment",
+                format!("{env:?} is not one of develop, test, product"),
+            ));
+        }
+    }
     if let Some(mode) = &config.application.register_mode {
         check_register_mode("dubbo.application.register-mode", mode)?;
     }

@@ -31,6 +31,7 @@ pub(crate) async fn serve_h2<IO>(
     io: IO,
     shared: Arc<ServerShared>,
     remote: Option<SocketAddr>,
+    local: Option<SocketAddr>,
     mut shutdown: watch::Receiver<bool>,
 ) where
     IO: AsyncRead + AsyncWrite + Unpin + Send + 'static,
@@ -66,7 +67,7 @@ pub(crate) async fn serve_h2<IO>(
                 Some(Ok((request, respond))) => {
                     let shared = shared.clone();
                     tokio::spawn(async move {
-                        handle_stream(request, respond, shared, remote).await;
+                        handle_stream(request, respond, shared, remote, local).await;
                     });
                 }
                 Some(Err(e)) => {
@@ -133,6 +134,7 @@ async fn handle_stream(
     mut respond: SendResponse<Bytes>,
     shared: Arc<ServerShared>,
     remote: Option<SocketAddr>,
+    local: Option<SocketAddr>,
 ) {
     let (parts, body) = request.into_parts();
     if parts.method != Method::POST {
@@ -204,6 +206,7 @@ async fn handle_stream(
         metadata: parts.headers,
         messages,
         remote_addr: remote,
+        local_addr: local,
         deadline,
         service,
         method,

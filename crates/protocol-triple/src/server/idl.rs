@@ -128,6 +128,7 @@ pub(crate) async fn serve(entry: IdlEntry, call: ServerCall) -> Result<ServerRep
     }
     let deadline = call.deadline;
     let remote = call.remote_addr;
+    let local = call.local_addr;
     let slot = IdlServerCall::new(call);
     let mut inv = Invocation::new(key, method, Vec::new());
     *inv.attachments_mut() = attachments;
@@ -136,6 +137,9 @@ pub(crate) async fn serve(entry: IdlEntry, call: ServerCall) -> Result<ServerRep
     }
     if let Some(addr) = remote {
         inv.context_mut().set_remote_addr(addr);
+    }
+    if let Some(addr) = local {
+        inv.context_mut().set_local_addr(addr);
     }
     inv.context_mut().insert(slot);
     let slot = inv.context().get_shared::<IdlServerCall>();

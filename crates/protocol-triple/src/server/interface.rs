@@ -101,6 +101,9 @@ pub(crate) async fn serve(
     if let Some(addr) = call.remote_addr {
         inv.context_mut().set_remote_addr(addr);
     }
+    if let Some(addr) = call.local_addr {
+        inv.context_mut().set_local_addr(addr);
+    }
     let serialize_type = if wrapper.serialize_type.is_empty() {
         crate::wrapper::HESSIAN4.to_owned()
     } else {

@@ -295,9 +295,10 @@ async fn serve_connection(
             break true;
         }
     };
+    let local = stream.local_addr().ok();
     let io = Rewind::new(Bytes::from(head), stream);
     if is_h2 {
-        grpc::serve_h2(io, shared, Some(remote), shutdown).await;
+        grpc::serve_h2(io, shared, Some(remote), local, shutdown).await;
     } else {
         http1_json::serve_http1(io, shared, remote, shutdown).await;
     }

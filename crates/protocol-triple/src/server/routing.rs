@@ -43,6 +43,8 @@ pub struct ServerCall {
     pub messages: InboundMessages,
     /// The caller's address.
     pub remote_addr: Option<SocketAddr>,
+    /// This server's end of the connection.
+    pub local_addr: Option<SocketAddr>,
     /// The caller's deadline, from `grpc-timeout`.
     pub deadline: Option<Instant>,
     /// The service path of the request (`:path` up to the last `/`, without the leading `/`).

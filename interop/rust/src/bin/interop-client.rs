@@ -10,6 +10,7 @@ use std::process::ExitCode;
 use dubbo_interop::args::Args;
 use dubbo_interop::cases::run_interop_cases;
 use dubbo_interop::forbidden::check_forbidden;
+use dubbo_interop::load::{run_load, LoadPlan};
 use dubbo_interop::report::Report;
 use dubbo_rs::prelude::*;
 use dubbo_triple_greeter::{run_client_cases, GreeterClient};
@@ -17,10 +18,15 @@ use dubbo_triple_greeter::{run_client_cases, GreeterClient};
 /// The Greeter's full service name (`package.Service` of interop/proto/greeter.proto).
 const GREETER_SERVICE: &str = "org.apache.dubbo.interop.tri.Greeter";
 
-const USAGE: &str = "usage: interop-client --url dubbo://HOST:PORT | --url tri://HOST:PORT | --registry URL [--greeter-only] [--no-greeter] [--token T] [--expect-forbidden]
+const USAGE: &str = "usage: interop-client --url dubbo://HOST:PORT | --url tri://HOST:PORT | --url \"URL1;URL2;...\" | --registry URL [--greeter-only] [--no-greeter] [--token T] [--expect-forbidden]
+       interop-client --url \"URL1;URL2;...\" --load N [--concurrency C] [--loadbalance NAME] [--cluster NAME] [--retries R]
 
   --no-greeter         over tri://, skip the Greeter cases (for a provider without the IDL
                        service, e.g. the Java Dubbo 3.2 interop provider)
+  --url \"U1;U2\"        several direct providers behind one reference (the cluster chooses)
+  --load N             instead of the cases, call sayHello(\"load\") N times from C callers
+                       (default 8); print `provider HOST:PORT calls K` per provider that
+                       answered, then `N passed, N failed` counting calls
 
   --token T            send Dubbo's token T with every call, Greeter's included
   --expect-forbidden   instead of the cases, call sayHello once (with --token's token, or none)
@@ -71,6 +77,32 @@ async fn run(args: &Args, report: &mut Report) -> Result<(), String> {
         check_forbidden(&app, url, token, report)
             .await
             .map_err(|e| e.to_string())?;
+        app.shutdown().await;
+        return Ok(());
+    }
+    if let Some(n) = args.get("load") {
+        let plan = LoadPlan {
+            calls: n.parse().map_err(|_| format!("--load {n}: not a count"))?,
+            concurrency: match args.get("concurrency") {
+                Some(c) => c
+                    .parse()
+                    .map_err(|_| format!("--concurrency {c}: not a count"))?,
+                None => 8,
+            },
+            loadbalance: args.get("loadbalance").map(str::to_owned),
+            cluster: args.get("cluster").map(str::to_owned),
+            retries: args.get("retries").map(str::to_owned),
+        };
+        let result = run_load(&app, url, token, &plan)
+            .await
+            .map_err(|e| e.to_string())?;
+        for e in &result.errors {
+            eprintln!("failed call: {e}");
+        }
+        for (provider, calls) in &result.by_provider {
+            println!("provider {provider} calls {calls}");
+        }
+        report.add_counts(result.passed, result.failed);
         app.shutdown().await;
         return Ok(());
     }

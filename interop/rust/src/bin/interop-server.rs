@@ -16,7 +16,7 @@ use dubbo_rs::prelude::*;
 use dubbo_triple_greeter::{ContractGreeter, GreeterServer};
 
 const USAGE: &str =
-    "usage: interop-server [--dubbo-port P] [--tri-port Q] [--registry URL] [--app NAME] [--token T]";
+    "usage: interop-server [--dubbo-port P] [--tri-port Q] [--registry URL] [--app NAME] [--token T] [--delay-ms D]";
 
 #[tokio::main]
 async fn main() -> ExitCode {
@@ -28,10 +28,12 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    if let Some(unknown) = args
-        .names()
-        .find(|n| !matches!(*n, "dubbo-port" | "tri-port" | "registry" | "app" | "token"))
-    {
+    if let Some(unknown) = args.names().find(|n| {
+        !matches!(
+            *n,
+            "dubbo-port" | "tri-port" | "registry" | "app" | "token" | "delay-ms"
+        )
+    }) {
         eprintln!("unknown flag --{unknown}\n{USAGE}");
         return ExitCode::from(2);
     }
@@ -60,6 +62,14 @@ async fn run(args: &Args) -> Result<(), String> {
         .build()
         .map_err(|e| e.to_string())?;
     let module = app.default_module();
+    // --delay-ms D: sayHello waits D ms before it answers.
+    let delay = match args.get("delay-ms") {
+        Some(d) => std::time::Duration::from_millis(
+            d.parse()
+                .map_err(|_| format!("--delay-ms {d}: not a number"))?,
+        ),
+        None => std::time::Duration::ZERO,
+    };
     // --token T: every call must carry Dubbo's token T (the provider URLs get token=T).
     let options = |version: &str| match args.get("token") {
         Some(token) => ServiceOptions::new()
@@ -69,14 +79,14 @@ async fn run(args: &Args) -> Result<(), String> {
     };
     module
         .export(
-            InteropServiceServer::new(InteropProvider::v1()),
+            InteropServiceServer::new(InteropProvider::v1().with_delay(delay)),
             options("1.0.0"),
         )
         .await
         .map_err(|e| e.to_string())?;
     module
         .export(
-            InteropServiceServer::new(InteropProvider::v2()),
+            InteropServiceServer::new(InteropProvider::v2().with_delay(delay)),
             options("2.0.0"),
         )
         .await

@@ -1,0 +1,192 @@
+//! `adaptive`: power of two choices over a load estimated from the providers' own reports.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use arc_swap::ArcSwap;
+use dubbo_core::{Invocation, Invoker, LoadBalance, Outcome, RpcResult, StatsStore};
+
+use super::provider_load::ProviderLoad;
+use super::rng::SelectRng;
+use super::weight::{now_ms, weight_at};
+use super::weighted::pick_weighted_among;
+
+/// The attachment that carries the load report: asked for in the request (value
+/// [`ADAPTIVE_REQUEST_VALUE`]), answered in the response as `curTime:<ms>,load:<cpu>`.
+/// Java's `Constants.ADAPTIVE_LOADBALANCE_ATTACHMENT_KEY`.
+pub const ADAPTIVE_ATTACHMENT_KEY: &str = "lb_adaptive";
+/// What a consumer puts in the request's [`ADAPTIVE_ATTACHMENT_KEY`] (Java's default).
+pub const ADAPTIVE_REQUEST_VALUE: &str = "mem,load";
+/// The call timeout assumed when neither the invocation nor the URL sets one, in ms.
+pub const DEFAULT_TIMEOUT_MS: u64 = 1000;
+/// Most providers whose state one balancer keeps.
+const MAX_PROVIDERS: usize = 65_536;
+
+/// Adaptive load balancing (Java's `AdaptiveLoadBalance`, Dubbo's flexible-service
+/// proposal): two different providers are drawn at random and the one with the lower load
+/// takes the call (on equal loads, one of the two by weight).
+///
+/// A provider's load combines the CPU load it reports in the response attachment
+/// [`ADAPTIVE_ATTACHMENT_KEY`], a moving average of the call latency that decays with the
+/// call timeout, the calls in flight to it and its success ratio and weight (see
+/// [`ProviderLoad::load`](super::ProviderLoad::load)). [`on_result`](LoadBalance::on_result)
+/// feeds it. Providers report when the request asks: the consumer filter
+/// [`AdaptiveRequestFilter`](super::AdaptiveRequestFilter) asks on references with
+/// `loadbalance=adaptive`, and the provider filter
+/// [`LoadReportFilter`](super::LoadReportFilter) (or Java's `ProfilerServerFilter`) answers.
+#[derive(Debug)]
+pub struct AdaptiveLoadBalance {
+    rng: SelectRng,
+    providers: ArcSwap<HashMap<String, Arc<ProviderLoad>>>,
+    writer: Mutex<()>,
+}
+
+impl Default for AdaptiveLoadBalance {
+    fn default() -> Self {
+        Self::with_rng(SelectRng::thread_local())
+    }
+}
+
+impl AdaptiveLoadBalance {
+    /// The name it is registered under.
+    pub const NAME: &'static str = "adaptive";
+
+    /// A balancer with no provider state yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A balancer drawing from `rng` (seeded in tests).
+    pub fn with_rng(rng: SelectRng) -> Self {
+        Self {
+            rng,
+            providers: ArcSwap::from_pointee(HashMap::new()),
+            writer: Mutex::new(()),
+        }
+    }
+
+    /// The state of the provider `invoker`, created on first use.
+    pub fn provider_load(&self, invoker: &dyn Invoker) -> Arc<ProviderLoad> {
+        let key = StatsStore::identity(invoker.url());
+        if let Some(p) = self.providers.load().get(&key) {
+            return p.clone();
+        }
+        let _guard = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        let current = self.providers.load_full();
+        if let Some(p) = current.get(&key) {
+            return p.clone();
+        }
+        let load = Arc::new(ProviderLoad::new(now_ms()));
+        if current.len() < MAX_PROVIDERS {
+            let mut next = HashMap::clone(&current);
+            next.insert(key, load.clone());
+            self.providers.store(Arc::new(next));
+        }
+        load
+    }
+
+    fn timeout_ms(invoker: &dyn Invoker, invocation: &Invocation) -> u64 {
+        invocation
+            .attachments()
+            .get_str("timeout")
+            .or_else(|| {
+                invoker
+                    .url()
+                    .method_parameter(invocation.method_name(), "timeout")
+            })
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .filter(|&t| t > 0)
+            .unwrap_or(DEFAULT_TIMEOUT_MS)
+    }
+}
+
+/// Parses a provider's report `curTime:<ms>,load:<cpu>`; a missing or malformed field
+/// counts as 0, as in Java.
+pub fn parse_report(report: &str) -> (u64, f64) {
+    let mut time = 0;
+    let mut load = 0.0;
+    for part in report.split(',') {
+        let mut kv = part.split(':');
+        let (Some(k), Some(v), None) = (kv.next(), kv.next(), kv.next()) else {
+            continue;
+        };
+        match k.trim() {
+            "curTime" => time = v.trim().parse().unwrap_or(0),
+            "load" => {
+                load = v
+                    .trim()
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|l| l.is_finite() && *l >= 0.0)
+                    .unwrap_or(0.0)
+            }
+            _ => {}
+        }
+    }
+    (time, load)
+}
+
+impl LoadBalance for AdaptiveLoadBalance {
+    fn select(
+        &self,
+        invokers: &[Arc<dyn Invoker>],
+        invocation: &Invocation,
+    ) -> Option<Arc<dyn Invoker>> {
+        let first = invokers.first()?;
+        let now = now_ms();
+        let chosen = if invokers.len() == 1 {
+            first
+        } else {
+            let (a, b) = self.rng.two_distinct(invokers.len());
+            let (ia, ib) = (invokers[a].as_ref(), invokers[b].as_ref());
+            let method = invocation.method_name();
+            let weights = [
+                weight_at(ia.url(), method, now),
+                weight_at(ib.url(), method, now),
+            ];
+            let load_a =
+                self.provider_load(ia)
+                    .load(weights[0], Self::timeout_ms(ia, invocation), now);
+            let load_b =
+                self.provider_load(ib)
+                    .load(weights[1], Self::timeout_ms(ib, invocation), now);
+            if load_a.to_bits() == load_b.to_bits() {
+                &invokers[[a, b][pick_weighted_among(&[0, 1], &weights, &self.rng)]]
+            } else if load_a > load_b {
+                &invokers[b]
+            } else {
+                &invokers[a]
+            }
+        };
+        self.provider_load(chosen.as_ref()).picked(now);
+        Some(chosen.clone())
+    }
+
+    fn on_result(
+        &self,
+        provider: &dyn Invoker,
+        _invocation: &Invocation,
+        result: &RpcResult,
+        elapsed: Duration,
+    ) {
+        let load = self.provider_load(provider);
+        if matches!(Outcome::of(result), Outcome::Failed(_)) {
+            load.failed();
+            return;
+        }
+        load.succeeded();
+        let Ok(response) = result else {
+            return;
+        };
+        if let Some(report) = response
+            .attachments
+            .get_str(ADAPTIVE_ATTACHMENT_KEY)
+            .filter(|r| !r.is_empty())
+        {
+            let (time, cpu) = parse_report(report);
+            let rt = i64::try_from(elapsed.as_millis()).unwrap_or(i64::MAX);
+            load.report(time, cpu, rt);
+        }
+    }
+}

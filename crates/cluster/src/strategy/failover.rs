@@ -1,0 +1,97 @@
+//! `failover`: on a framework failure, try another provider.
+
+use std::sync::Arc;
+
+use dubbo_core::{BoxFuture, ErrorCode, Invocation, Invoker, RpcError, RpcResult};
+
+use super::call::code_of;
+use super::{ClusterCall, ClusterStrategy};
+
+/// Java's default strategy: a call that fails for a reason of the framework (timeout, lost
+/// connection, provider refusing or shutting down) is sent again to another provider, up to
+/// `retries` more times (default 2, so three attempts); `<method>.retries` overrides it.
+///
+/// Like Java's `FailoverClusterInvoker`:
+///
+/// - a business exception (the provider's own) ends the call at once, never retried;
+/// - any other failure is retried, timeouts included; only a cancelled call is not (its
+///   caller has gone);
+/// - each retry lists and routes the providers again, and avoids every provider already tried
+///   while an untried one remains;
+/// - when every attempt failed, the error keeps the last failure's code and names the
+///   service, method and providers tried.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Failover;
+
+impl ClusterStrategy for Failover {
+    fn invoke(&self, call: ClusterCall, invocation: Invocation) -> BoxFuture<'_, RpcResult> {
+        Box::pin(failover(call, invocation))
+    }
+}
+
+async fn failover(call: ClusterCall, invocation: Invocation) -> RpcResult {
+    let attempts = call.retries().saturating_add(1);
+    let first = call.select(&invocation, call.invokers(), &[])?;
+    if attempts == 1 {
+        return call.invoke_on(&first, invocation).await;
+    }
+    let mut tried: Vec<Arc<dyn Invoker>> = Vec::new();
+    let mut provider = first;
+    let mut last_error: RpcError;
+    let mut attempt = 1;
+    loop {
+        tried.push(provider.clone());
+        match call.invoke_on(&provider, invocation.clone()).await {
+            Ok(response) => {
+                if attempt > 1 {
+                    tracing::warn!(
+                        service = call.service(),
+                        method = invocation.method_name(),
+                        provider = %address(&provider),
+                        attempt,
+                        "call succeeded after failing over"
+                    );
+                }
+                return Ok(response);
+            }
+            Err(e) if e.is_business() || e.code() == Some(ErrorCode::Cancelled) => return Err(e),
+            Err(e) => last_error = e,
+        }
+        if attempt >= attempts {
+            break;
+        }
+        attempt += 1;
+        let invokers = call.relist(&invocation);
+        provider = match call.select(&invocation, &invokers, &tried) {
+            Ok(p) => p,
+            Err(_) => break,
+        };
+    }
+    let listed = call.relist(&invocation).len();
+    let providers: Vec<String> = tried.iter().map(address).collect();
+    Err(RpcError::framework(
+        code_of(&last_error),
+        format!(
+            "failed to invoke method {} of service {} after {attempt} attempt(s) on providers \
+             [{}] ({} tried of {listed}); last error: {}",
+            invocation.method_name(),
+            call.service(),
+            providers.join(", "),
+            dedup_len(&providers),
+            last_error.message()
+        ),
+    ))
+}
+
+/// `host:port` of a provider, for messages.
+pub(crate) fn address(provider: &Arc<dyn Invoker>) -> String {
+    let url = provider.url();
+    format!("{}:{}", url.host().unwrap_or("?"), url.port())
+}
+
+fn dedup_len(items: &[String]) -> usize {
+    let mut v: Vec<&String> = items.iter().collect();
+    v.sort();
+    v.dedup();
+    v.len()
+}

@@ -1,0 +1,121 @@
+//! Which protocol and connection keys each protocol honours; the others are refused at start,
+//! naming the key, instead of being passed to a protocol that would not read them.
+//!
+//! - dubbo:// reads `threads`, `dispatcher`, `threadpool`, `payload` and `heartbeat` (server)
+//!   and `connections`, `lazy`, `heartbeat`, `payload` (client).
+//! - tri:// reads none of the server pool and frame settings yet (its limits are
+//!   `TripleConfig`'s), nor `connections` (one HTTP/2 connection per address).
+//! - Both speak Hessian 2 only, so `serialization` and `prefer-serialization` may only name
+//!   `hessian2`: advertising another (Java 3.3's default preference is `fastjson2,hessian2`)
+//!   would make Java consumers send bodies that cannot be read.
+
+use super::{ConfigError, DubboConfig, ProtocolConfig};
+
+/// The `threadpool` values of dubbo:// and what they mean here: `fixed`, `limited` and `eager`
+/// all run at most `threads` handlers at once (the Java pools differ only in how they keep idle
+/// threads and queue, which a task pool has no counterpart for); `cached` has no bound.
+const THREADPOOLS: &[&str] = &["fixed", "limited", "eager", "cached"];
+
+/// Refuses protocol and connection keys that the protocol they apply to does not honour.
+pub(crate) fn refuse_unhonoured(config: &DubboConfig) -> Result<(), ConfigError> {
+    for (id, pc) in config.all_protocols() {
+        let key = if config.protocols.contains_key(&id) {
+            format!("dubbo.protocols.{id}")
+        } else {
+            "dubbo.protocol".to_owned()
+        };
+        check_protocol(&key, pc.protocol_name(&id), &pc)?;
+    }
+    let consumer_tri = config.consumer.protocol.as_deref().is_some_and(is_tri);
+    if consumer_tri && config.consumer.connections.is_some() {
+        return Err(no_connections("dubbo.consumer.connections"));
+    }
+    for (id, r) in &config.references {
+        let by_url = r
+            .url
+            .as_deref()
+            .and_then(|u| u.split_once("://"))
+            .map(|(scheme, _)| is_tri(scheme.trim()));
+        let tri = by_url
+            .or_else(|| r.protocol.as_deref().map(is_tri))
+            .unwrap_or(consumer_tri);
+        if tri && r.connections.is_some() {
+            return Err(no_connections(&format!(
+                "dubbo.references.{id}.connections"
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn is_tri(name: &str) -> bool {
+    matches!(name, "tri" | "triple")
+}
+
+fn no_connections(key: &str) -> ConfigError {
+    ConfigError::invalid(
+        key,
+        "tri:// uses one HTTP/2 connection per provider and does not read `connections` yet; \
+         remove the key",
+    )
+}
+
+fn check_protocol(key: &str, name: &str, pc: &ProtocolConfig) -> Result<(), ConfigError> {
+    if let Some(s) = pc.serialization.as_deref().map(str::trim) {
+        if s != "hessian2" {
+            return Err(ConfigError::invalid(
+                format!("{key}.serialization"),
+                format!("only hessian2 is supported (got {s:?})"),
+            ));
+        }
+    }
+    if let Some(p) = &pc.prefer_serialization {
+        if let Some(other) = p
+            .split(',')
+            .map(str::trim)
+            .find(|s| !s.is_empty() && *s != "hessian2")
+        {
+            return Err(ConfigError::invalid(
+                format!("{key}.prefer-serialization"),
+                format!(
+                    "only hessian2 can be read, so only hessian2 may be advertised (got {other:?})"
+                ),
+            ));
+        }
+    }
+    if is_tri(name) {
+        let unread = [
+            ("threads", pc.threads.is_some()),
+            ("dispatcher", pc.dispatcher.is_some()),
+            ("threadpool", pc.threadpool.is_some()),
+            ("payload", pc.payload.is_some()),
+            ("heartbeat", pc.heartbeat.is_some()),
+        ]
+        .into_iter()
+        .find_map(|(field, set)| set.then_some(field));
+        if let Some(field) = unread {
+            return Err(ConfigError::invalid(
+                format!("{key}.{field}"),
+                "the tri protocol does not read this setting yet (it applies to dubbo:// only); \
+                 remove it",
+            ));
+        }
+        return Ok(());
+    }
+    if let Some(pool) = pc.threadpool.as_deref().map(str::trim) {
+        if !THREADPOOLS.contains(&pool) {
+            return Err(ConfigError::invalid(
+                format!("{key}.threadpool"),
+                format!("unknown thread pool {pool:?}; expected one of {THREADPOOLS:?}"),
+            ));
+        }
+        if pool == "cached" && pc.threads.is_some() {
+            return Err(ConfigError::invalid(
+                format!("{key}.threads"),
+                "a cached pool has no bound here, so `threads` would be ignored; remove one of \
+                 the two",
+            ));
+        }
+    }
+    Ok(())
+}

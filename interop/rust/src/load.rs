@@ -1,0 +1,111 @@
+//! Load mode of the interop client (CONTRACT.md section 4): many `sayHello("load")` calls from
+//! several callers through one reference, counted per provider.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use dubbo_rs::core::{CallReport, Invocation, MethodSignature, Value};
+use dubbo_rs::prelude::*;
+
+use crate::cases::interop_reference;
+
+/// What a load run asks for.
+#[derive(Debug, Clone)]
+pub struct LoadPlan {
+    /// Calls in all.
+    pub calls: usize,
+    /// Callers running at once.
+    pub concurrency: usize,
+    /// `loadbalance`, when given.
+    pub loadbalance: Option<String>,
+    /// `cluster`, when given.
+    pub cluster: Option<String>,
+    /// `retries`, when given.
+    pub retries: Option<String>,
+}
+
+/// What a load run saw.
+#[derive(Debug, Default)]
+pub struct LoadResult {
+    /// Calls answered correctly.
+    pub passed: usize,
+    /// Calls that failed or answered wrongly.
+    pub failed: usize,
+    /// Calls answered, by the provider (`HOST:PORT`) that answered.
+    pub by_provider: BTreeMap<String, usize>,
+    /// The first few failures, for the log.
+    pub errors: Vec<String>,
+}
+
+/// Runs `plan` against the providers of `url` (one or several, `;`-separated).
+pub async fn run_load(
+    app: &Application,
+    url: &str,
+    token: Option<&str>,
+    plan: &LoadPlan,
+) -> Result<LoadResult, DubboError> {
+    let mut options = interop_reference(url, token);
+    for (key, value) in [
+        ("loadbalance", &plan.loadbalance),
+        ("cluster", &plan.cluster),
+        ("retries", &plan.retries),
+    ] {
+        if let Some(v) = value {
+            options = options.parameter(key, v);
+        }
+    }
+    let reference = app.default_module().refer(options).await?;
+    let invoker = reference.invoker();
+    let key = reference.service_key().clone();
+    let method = Arc::new(MethodSignature::new(
+        "sayHello",
+        &["java.lang.String"],
+        "java.lang.String",
+    ));
+    let next = Arc::new(AtomicUsize::new(0));
+    let result = Arc::new(Mutex::new(LoadResult::default()));
+    let mut callers = Vec::new();
+    for _ in 0..plan.concurrency.max(1) {
+        let (invoker, key, method, next, result) = (
+            invoker.clone(),
+            key.clone(),
+            method.clone(),
+            next.clone(),
+            result.clone(),
+        );
+        let total = plan.calls;
+        callers.push(tokio::spawn(async move {
+            while next.fetch_add(1, Ordering::Relaxed) < total {
+                let mut call = Invocation::new(key.clone(), method.clone(), vec!["load".into()]);
+                let report = CallReport::attach(&mut call);
+                let outcome = invoker.invoke(call).await;
+                let provider = report
+                    .last()
+                    .map(|a| format!("{}:{}", a.provider.host().unwrap_or("?"), a.provider.port()));
+                let mut r = result.lock().unwrap_or_else(|e| e.into_inner());
+                match outcome {
+                    Ok(resp) if resp.value == Value::String("Hello load".into()) => {
+                        r.passed += 1;
+                        *r.by_provider
+                            .entry(provider.unwrap_or_else(|| "unknown".into()))
+                            .or_default() += 1;
+                    }
+                    other => {
+                        r.failed += 1;
+                        if r.errors.len() < 10 {
+                            r.errors.push(format!("{provider:?}: {other:?}"));
+                        }
+                    }
+                }
+            }
+        }));
+    }
+    for c in callers {
+        if c.await.is_err() {
+            result.lock().unwrap_or_else(|e| e.into_inner()).failed += 1;
+        }
+    }
+    let out = std::mem::take(&mut *result.lock().unwrap_or_else(|e| e.into_inner()));
+    Ok(out)
+}
