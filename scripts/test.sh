@@ -110,6 +110,15 @@ TOKEN_RUST_TRI=51052
 TOKEN_JAVA_DUBBO=22881
 TOKEN_JAVA_TRI=52052
 TOKEN=interop-t0ken
+# Older Java Dubbo (3.2.16, 2.7.23), direct connections: a Rust server of their own, the Java
+# providers, and a Java 3.3 provider for telling Java client bugs from ours.
+OLD_RUST_DUBBO=23890
+OLD_RUST_TRI=53890
+J32_DUBBO=23891
+J32_TRI=53891
+J27_DUBBO=23892
+J33_REF_DUBBO=23893
+J33_REF_TRI=53893
 # Three Java providers of one service, for the cluster checks (CONTRACT.md section 4).
 CLUSTER_JAVA_DUBBO=(22890 22891 22892)
 CLUSTER_JAVA_TRI=(52060 52061 52062)
@@ -293,6 +302,100 @@ rust_client_to_python() {
   return $rc
 }
 
+# --- Older Java Dubbo: 3.2 (dubbo://, tri:// wrapper mode) and 2.7 (dubbo://), both directions.
+# Their jars come from build_java (INTEROP_JAVA_DUBBO32_JAR, INTEROP_JAVA_DUBBO27_JAR) and run
+# with INTEROP_JAVA_OLD_OPTS (--add-opens, which both need on Java 17).
+java_old() {
+  local jar=$1
+  shift
+  # shellcheck disable=SC2086 # INTEROP_JAVA_OLD_OPTS is a list of flags
+  DUBBO_IP_TO_BIND=::ffff:127.0.0.1 DUBBO_IP_TO_REGISTRY=::ffff:127.0.0.1 \
+    java $INTEROP_JAVA_OLD_OPTS -cp "$jar" "$@"
+}
+
+old_rust_server_up() {
+  start_server old_rust_server "$TARGET_DIR/debug/interop-server" --dubbo-port $OLD_RUST_DUBBO --tri-port $OLD_RUST_TRI
+}
+
+java32_provider_up() {
+  # shellcheck disable=SC2086
+  start_server java32_provider env DUBBO_IP_TO_BIND=::ffff:127.0.0.1 DUBBO_IP_TO_REGISTRY=::ffff:127.0.0.1 \
+    java $INTEROP_JAVA_OLD_OPTS -cp "$INTEROP_JAVA_DUBBO32_JAR" org.apache.dubbo.interop.Provider \
+    --dubbo-port $J32_DUBBO --tri-port $J32_TRI
+}
+
+java27_provider_up() {
+  # shellcheck disable=SC2086
+  start_server java27_provider env DUBBO_IP_TO_BIND=::ffff:127.0.0.1 DUBBO_IP_TO_REGISTRY=::ffff:127.0.0.1 \
+    java $INTEROP_JAVA_OLD_OPTS -cp "$INTEROP_JAVA_DUBBO27_JAR" org.apache.dubbo.interop.Provider \
+    --dubbo-port $J27_DUBBO
+}
+
+java33_ref_provider_up() {
+  DUBBO_IP_TO_BIND=::ffff:127.0.0.1 DUBBO_IP_TO_REGISTRY=::ffff:127.0.0.1 \
+    start_server java33_ref_provider java -cp "$INTEROP_JAVA_DUBBO_JAR" org.apache.dubbo.interop.Provider \
+    --dubbo-port $J33_REF_DUBBO --tri-port $J33_REF_TRI
+}
+
+java32_consumer() {
+  java_old "$INTEROP_JAVA_DUBBO32_JAR" org.apache.dubbo.interop.Consumer "$@"
+}
+
+java27_consumer() {
+  java_old "$INTEROP_JAVA_DUBBO27_JAR" org.apache.dubbo.interop.Consumer "$@"
+}
+
+# Passes when a Java client case, run alone with `--only CASE`, FAILS against Java's own 3.3
+# provider with the known symptom (an extended regex on its FAIL line): the case is a bug of that
+# Java client (docs/protocols.md lists them), not of dubbo-rs. The steps against the Rust provider
+# skip the same case with --known-client-bug.
+java_client_bug() {
+  local case=$1 symptom=$2 out rc
+  shift 2
+  out=$("$@" --only "$case")
+  rc=$?
+  echo "$out"
+  if [ "$rc" -eq 0 ]; then
+    echo "$case passes against the Java 3.3 provider: not a Java client bug"
+    return 1
+  fi
+  if ! echo "$out" | grep -Eq "^FAIL $case: .*($symptom)" || ! echo "$out" | grep -q '^0 passed, 1 failed$'; then
+    echo "$case fails against the Java 3.3 provider, but not with the known symptom /$symptom/"
+    return 1
+  fi
+  echo "$case fails against Java's own 3.3 provider too, as documented: a Java client bug"
+}
+
+older_java_steps() {
+  step "start Rust interop server (older Java peers)" old_rust_server_up
+  step "Java 3.2 consumer -> Rust provider, dubbo://" java32_consumer --url "dubbo://127.0.0.1:$OLD_RUST_DUBBO"
+  # echo_service (3.2, tri://) and attachment_response (2.7) are Java client bugs: skipped here,
+  # proved against Java's own 3.3 provider below.
+  step "Java 3.2 consumer -> Rust provider, tri://" java32_consumer --url "tri://127.0.0.1:$OLD_RUST_TRI" \
+    --known-client-bug echo_service
+  step "Java 2.7 consumer -> Rust provider, dubbo://" java27_consumer --url "dubbo://127.0.0.1:$OLD_RUST_DUBBO" \
+    --known-client-bug attachment_response
+  # A refused oversize request (9 MiB echoBytes over tri://, limit 8 MiB) costs that call only.
+  # The Java 3.2 consumer's run of this sequence is open (docs/protocols.md) and not a step.
+  step "Java 3.3 consumer -> Rust provider, tri://, oversize request then calls" \
+    java_consumer --url "tri://127.0.0.1:$OLD_RUST_TRI" --oversize-then-call
+  step "Rust server (older Java peers) exits cleanly on SIGTERM" stop_server old_rust_server
+  step "start Java 3.2 provider" java32_provider_up
+  step "Rust client -> Java 3.2 provider, dubbo://" rust_client --url "dubbo://127.0.0.1:$J32_DUBBO"
+  step "Rust client -> Java 3.2 provider, tri://" rust_client --url "tri://127.0.0.1:$J32_TRI" --no-greeter
+  stop_server java32_provider >/dev/null 2>&1 || true
+  step "start Java 2.7 provider" java27_provider_up
+  step "Rust client -> Java 2.7 provider, dubbo://" rust_client --url "dubbo://127.0.0.1:$J27_DUBBO"
+  stop_server java27_provider >/dev/null 2>&1 || true
+  # The cases the 3.2 / 2.7 consumers fail against the Rust provider, against Java 3.3's.
+  step "start Java 3.3 provider (reference for Java client bugs)" java33_ref_provider_up
+  step "Java 3.2 consumer -> Java 3.3 provider, tri://, echo_service (Java client bug)" \
+    java_client_bug echo_service 'NullPointerException.*"methodDescriptor" is null' java32_consumer --url "tri://127.0.0.1:$J33_REF_TRI"
+  step "Java 2.7 consumer -> Java 3.3 provider, dubbo://, attachment_response (Java client bug)" \
+    java_client_bug attachment_response 'response attachment echo\.k1: expected "v1" .* got null' java27_consumer --url "dubbo://127.0.0.1:$J33_REF_DUBBO"
+  stop_server java33_ref_provider >/dev/null 2>&1 || true
+}
+
 step "cargo fmt and clippy" cargo_checks
 if [ "$QUICK" -eq 0 ]; then
   step "build Java peers (Maven Central)" build_java
@@ -340,6 +443,7 @@ if [ "$QUICK" -eq 0 ]; then
     step "Rust client -> 3 Java providers, $scheme://, restarted provider answers again" cluster_load_all_answer "$scheme"
   done
   cluster_java_all_down
+  older_java_steps
 fi
 
 echo

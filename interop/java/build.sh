@@ -7,6 +7,10 @@
 #   INTEROP_JAVA_GOLDEN_JAR   java -cp "$INTEROP_JAVA_GOLDEN_JAR" org.apache.dubbo.interop.hessian.Golden write|check DIR
 #   INTEROP_JAVA_DUBBO_JAR    java -cp "$INTEROP_JAVA_DUBBO_JAR" org.apache.dubbo.interop.Provider|Consumer ...
 #                             (Consumer/Provider include the Greeter IDL service over tri://)
+#   INTEROP_JAVA_DUBBO32_JAR  the same Provider/Consumer built against Java Dubbo 3.2.16 (no Greeter)
+#   INTEROP_JAVA_DUBBO27_JAR  the same Provider/Consumer built against Java Dubbo 2.7.23 (dubbo:// only)
+#   INTEROP_JAVA_OLD_OPTS     JVM flags the 3.2 and 2.7 jars need on Java 17 (--add-opens: their
+#                             javassist and hessian-lite reflect into java.base)
 #   INTEROP_JAVA_BENCH_JAR    java -jar "$INTEROP_JAVA_BENCH_JAR" [--dubbo-port P] [--tri-port Q]
 #                             (org.apache.dubbo.bench.BenchProvider, the benchmark's Java peer)
 # Each jar's manifest Class-Path points at its target/lib/*.jar, so the jar alone is the classpath.
@@ -21,6 +25,8 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 golden_jar="$here/hessian-golden/target/hessian-golden.jar"
 dubbo_jar="$here/dubbo-interop/target/dubbo-interop.jar"
 bench_jar="$here/bench-provider/target/bench-provider.jar"
+dubbo32_jar="$here/dubbo-interop-32/target/dubbo-interop-32.jar"
+dubbo27_jar="$here/dubbo-interop-27/target/dubbo-interop-27.jar"
 proto_dir="$(cd "$here/.." && pwd)/proto"
 # BenchService of the benchmark suite (compiled into bench-provider).
 bench_proto_dir="$(cd "$here/../.." && pwd)/bench/proto"
@@ -40,11 +46,15 @@ done
 
 up_to_date() {
   [[ -f "$golden_jar" && -f "$dubbo_jar" && -f "$bench_jar" ]] || return 1
+  [[ -f "$dubbo32_jar" && -f "$dubbo27_jar" ]] || return 1
+  [[ -d "$here/dubbo-interop-32/target/lib" && -d "$here/dubbo-interop-27/target/lib" ]] || return 1
   [[ -d "$here/hessian-golden/target/lib" && -d "$here/dubbo-interop/target/lib" ]] || return 1
   [[ -d "$here/bench-provider/target/lib" ]] || return 1
   local oldest="$golden_jar"
   [[ "$dubbo_jar" -ot "$oldest" ]] && oldest="$dubbo_jar"
   [[ "$bench_jar" -ot "$oldest" ]] && oldest="$bench_jar"
+  [[ "$dubbo32_jar" -ot "$oldest" ]] && oldest="$dubbo32_jar"
+  [[ "$dubbo27_jar" -ot "$oldest" ]] && oldest="$dubbo27_jar"
   local newer
   newer="$(find "$here" -path '*/target' -prune -o -type f \( -name 'pom.xml' -o -path '*/src/*' \) \
             -newer "$oldest" -print -quit)"
@@ -63,7 +73,7 @@ if [[ $force -eq 1 ]] || ! up_to_date; then
   fi
   rm -f "$here/.build-offline.log"
   # maven-jar-plugin may leave an unchanged jar alone; mark both as fresh for the check above.
-  touch "$golden_jar" "$dubbo_jar" "$bench_jar"
+  touch "$golden_jar" "$dubbo_jar" "$bench_jar" "$dubbo32_jar" "$dubbo27_jar"
 else
   log "up to date"
 fi
@@ -71,3 +81,7 @@ fi
 echo "INTEROP_JAVA_GOLDEN_JAR=$golden_jar"
 echo "INTEROP_JAVA_DUBBO_JAR=$dubbo_jar"
 echo "INTEROP_JAVA_BENCH_JAR=$bench_jar"
+echo "INTEROP_JAVA_DUBBO32_JAR=$dubbo32_jar"
+echo "INTEROP_JAVA_DUBBO27_JAR=$dubbo27_jar"
+# Quoted so that eval keeps it one value.
+echo "INTEROP_JAVA_OLD_OPTS='--add-opens java.base/java.lang=ALL-UNNAMED --add-opens java.base/java.math=ALL-UNNAMED --add-opens java.base/java.util=ALL-UNNAMED'"

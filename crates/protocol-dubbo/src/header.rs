@@ -35,6 +35,28 @@ pub const HESSIAN2: u8 = 2;
 /// Serialization id of fastjson2; Java 3.2 peers may send heartbeats and events in it.
 pub const FASTJSON2: u8 = 23;
 
+/// The name Java Dubbo gives serialization `id` (its `content type id` registry), for error
+/// messages; `None` for an id Java does not assign.
+pub fn serialization_name(id: u8) -> Option<&'static str> {
+    Some(match id {
+        2 => "hessian2",
+        3 => "java",
+        4 => "compactedjava",
+        6 => "fastjson",
+        7 => "nativejava",
+        8 => "kryo",
+        9 => "fst",
+        10 => "native-hessian",
+        11 => "protostuff",
+        12 => "avro",
+        16 => "gson",
+        21 => "protobuf-json",
+        22 => "protobuf",
+        23 => "fastjson2",
+        _ => return None,
+    })
+}
+
 /// A decoded frame header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Header {

@@ -611,8 +611,9 @@ fn decode_response(frame: Frame, invocation: &Invocation, address: &str) -> RpcR
         return Err(RpcError::framework(
             ErrorCode::Codec,
             format!(
-                "{}: response in unsupported serialization id {}",
+                "{}: response in unsupported serialization {} (id {})",
                 context(),
+                crate::header::serialization_name(h.serialization_id()).unwrap_or("unknown"),
                 h.serialization_id()
             ),
         ));

@@ -418,7 +418,8 @@ async fn on_frame(shared: &Arc<ServerShared>, conn: &Arc<Conn>, f: Frame) {
                 h.id,
                 Status::BadRequest,
                 &format!(
-                    "Fail to decode request due to: unsupported serialization id {}; this provider accepts hessian2 (2) only",
+                    "Fail to decode request due to: unsupported serialization {} (id {}); this provider accepts hessian2 (2) only",
+                    crate::header::serialization_name(h.serialization_id()).unwrap_or("unknown"),
                     h.serialization_id()
                 ),
             ))

@@ -18,9 +18,11 @@ use dubbo_triple_greeter::{run_client_cases, GreeterClient};
 /// The Greeter's full service name (`package.Service` of interop/proto/greeter.proto).
 const GREETER_SERVICE: &str = "org.apache.dubbo.interop.tri.Greeter";
 
-const USAGE: &str = "usage: interop-client --url dubbo://HOST:PORT | --url tri://HOST:PORT | --url \"URL1;URL2;...\" | --registry URL [--greeter-only] [--token T] [--expect-forbidden]
+const USAGE: &str = "usage: interop-client --url dubbo://HOST:PORT | --url tri://HOST:PORT | --url \"URL1;URL2;...\" | --registry URL [--greeter-only] [--no-greeter] [--token T] [--expect-forbidden]
        interop-client --url \"URL1;URL2;...\" --load N [--concurrency C] [--loadbalance NAME] [--cluster NAME] [--retries R]
 
+  --no-greeter         over tri://, skip the Greeter cases (for a provider without the IDL
+                       service, e.g. the Java Dubbo 3.2 interop provider)
   --url \"U1;U2\"        several direct providers behind one reference (the cluster chooses)
   --load N             instead of the cases, call sayHello(\"load\") N times from C callers
                        (default 8); print `provider HOST:PORT calls K` per provider that
@@ -40,7 +42,7 @@ async fn main() -> ExitCode {
         .init();
     let args = match Args::parse(
         std::env::args().skip(1),
-        &["greeter-only", "expect-forbidden"],
+        &["greeter-only", "no-greeter", "expect-forbidden"],
     ) {
         Ok(a) => a,
         Err(e) => {
@@ -112,7 +114,10 @@ async fn run(args: &Args, report: &mut Report) -> Result<(), String> {
     }
     // The Greeter goes through a reference like any other service, so its calls pass the
     // consumer's filters (the token among them) and the generated client runs in invoker mode.
-    if let Some(addr) = url.strip_prefix("tri://") {
+    let tri_addr = url.strip_prefix("tri://");
+    if tri_addr.is_some() && args.has("no-greeter") {
+        println!("SKIP greeter: --no-greeter (the provider has no Greeter IDL service)");
+    } else if let Some(addr) = tri_addr {
         let addr = addr.trim_end_matches('/').to_owned();
         let mut options = ReferenceOptions::new(GREETER_SERVICE)
             .url(format!("tri://{addr}"))

@@ -1,6 +1,8 @@
 package org.apache.dubbo.interop;
 
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -8,6 +10,8 @@ import java.util.Set;
 final class Args {
 
     private final Map<String, String> values = new HashMap<>();
+    /** Every value given to each option, in order (for repeatable options; see {@link #getAll}). */
+    private final Map<String, List<String>> all = new HashMap<>();
 
     private Args() {
     }
@@ -49,12 +53,29 @@ final class Args {
                 die("unknown option --" + key, usage);
             }
             parsed.values.put(key, value);
+            parsed.all.computeIfAbsent(key, k -> new ArrayList<>()).add(value);
         }
         return parsed;
     }
 
     String get(String key, String dflt) {
         return values.getOrDefault(key, dflt);
+    }
+
+    /**
+     * Every value of a repeatable option, each split at commas ({@code --k a --k b,c} gives a, b, c);
+     * empty if the option was not given.
+     */
+    List<String> getAll(String key) {
+        List<String> out = new ArrayList<>();
+        for (String v : all.getOrDefault(key, List.of())) {
+            for (String part : v.split(",")) {
+                if (!part.isEmpty()) {
+                    out.add(part);
+                }
+            }
+        }
+        return out;
     }
 
     int getInt(String key, int dflt, String usage) {

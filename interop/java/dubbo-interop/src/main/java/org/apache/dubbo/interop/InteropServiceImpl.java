@@ -6,8 +6,6 @@ import java.util.Date;
 import java.util.List;
 import java.util.Map;
 
-import org.apache.dubbo.rpc.RpcContext;
-
 /** InteropService version 1.0.0, exactly as the interop contract describes it. */
 public class InteropServiceImpl implements InteropService {
 
@@ -98,13 +96,13 @@ public class InteropServiceImpl implements InteropService {
      */
     @Override
     public String getAttachment(String key) {
-        String value = RpcContext.getServerAttachment().getAttachment(key);
+        String value = Compat.serverAttachment(key);
         if (Debug.ENABLED) {
             Debug.log("getAttachment(" + key + "): request attachments = "
-                    + RpcContext.getServerAttachment().getObjectAttachments());
+                    + Compat.serverAttachments());
         }
         if (value != null) {
-            RpcContext.getServerResponseContext().setAttachment(ECHO_PREFIX + key, value);
+            Compat.setResponseAttachment(ECHO_PREFIX + key, value);
         }
         return value;
     }

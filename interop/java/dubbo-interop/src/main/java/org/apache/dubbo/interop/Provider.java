@@ -11,7 +11,6 @@ import org.apache.dubbo.config.ProtocolConfig;
 import org.apache.dubbo.config.RegistryConfig;
 import org.apache.dubbo.config.ServiceConfig;
 import org.apache.dubbo.config.bootstrap.DubboBootstrap;
-import org.apache.dubbo.interop.tri.Greeter;
 
 /**
  * A Java Dubbo 3.3 provider of the interop services, with no registry.
@@ -68,7 +67,7 @@ public final class Provider {
         application.setQosEnable(false);
         // STRICT is Dubbo 3.3's default; say so explicitly. User is allowed because it appears in the
         // InteropService signatures (Dubbo registers the types of exported interfaces).
-        application.setSerializeCheckStatus("STRICT");
+        Compat.strictSerializeCheck(application);
 
         // Through the property rather than ProtocolConfig.setHost, whose validation logs an error for
         // a host with ':' in it (it works either way).
@@ -93,7 +92,7 @@ public final class Provider {
                 .service(withToken(interopService("2.0.0", new InteropServiceV2Impl(), interopProtocols), token));
 
         if (tri != null) {
-            for (ServiceConfig<?> s : tripleOnlyServices(tri)) {
+            for (ServiceConfig<?> s : IdlServices.tripleOnlyServices(tri)) {
                 bootstrap.service(withToken(s, token));
             }
         }
@@ -123,28 +122,14 @@ public final class Provider {
     static ServiceConfig<InteropService> interopService(String version, InteropService impl,
             List<ProtocolConfig> protocols) {
         ServiceConfig<InteropService> service = new ServiceConfig<>();
+        // Distinct ids: Dubbo 2.7's config manager keeps one ServiceConfig per id, and without one
+        // the second version would replace the first.
+        service.setId("interop-" + version);
         service.setInterface(InteropService.class);
         service.setRef(impl);
         service.setVersion(version);
         service.setProtocols(protocols);
         return service;
-    }
-
-    /**
-     * Services served over Triple only (IDL style): the contract's
-     * {@code org.apache.dubbo.interop.tri.Greeter} ({@link GreeterImpl} on the stubs generated from
-     * {@code interop/proto/greeter.proto}). No version and no group, as for a gRPC service: requests
-     * go to {@code /org.apache.dubbo.interop.tri.Greeter/Greet} (and {@code GreetServerStream},
-     * {@code GreetClientStream}, {@code GreetBiStream}) without {@code tri-service-version}.
-     */
-    static List<ServiceConfig<?>> tripleOnlyServices(ProtocolConfig tri) {
-        List<ServiceConfig<?>> services = new ArrayList<>();
-        ServiceConfig<Greeter> greeter = new ServiceConfig<>();
-        greeter.setInterface(Greeter.class);
-        greeter.setRef(new GreeterImpl());
-        greeter.setProtocol(tri);
-        services.add(greeter);
-        return services;
     }
 
     /**

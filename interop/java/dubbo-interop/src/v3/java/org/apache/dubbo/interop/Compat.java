@@ -1,0 +1,50 @@
+package org.apache.dubbo.interop;
+
+import java.util.Map;
+
+import org.apache.dubbo.config.ApplicationConfig;
+import org.apache.dubbo.rpc.RpcContext;
+
+/**
+ * What differs between the Dubbo lines the interop programs are built against: this is the
+ * Dubbo 3.x (3.2, 3.3) version; interop/java/dubbo-interop-27 has the Dubbo 2.7 one.
+ */
+final class Compat {
+
+    /** The Dubbo line these sources were compiled for. */
+    static final String LINE = "3.x";
+
+    private Compat() {
+    }
+
+    /** STRICT is the default from Dubbo 3.2 on; say so explicitly (User is in the signatures). */
+    static void strictSerializeCheck(ApplicationConfig application) {
+        application.setSerializeCheckStatus("STRICT");
+    }
+
+    static void setClientAttachment(String key, String value) {
+        RpcContext.getClientAttachment().setAttachment(key, value);
+    }
+
+    static void clearClientAttachments() {
+        RpcContext.removeClientAttachment();
+    }
+
+    /** Response attachments of the last call, as the consumer sees them. */
+    static Map<String, Object> responseAttachments() {
+        return RpcContext.getServerContext().getObjectAttachments();
+    }
+
+    /** Request attachment {@code key}, inside the provider. */
+    static String serverAttachment(String key) {
+        return RpcContext.getServerAttachment().getAttachment(key);
+    }
+
+    static Map<String, Object> serverAttachments() {
+        return RpcContext.getServerAttachment().getObjectAttachments();
+    }
+
+    static void setResponseAttachment(String key, String value) {
+        RpcContext.getServerResponseContext().setAttachment(key, value);
+    }
+}
