@@ -87,7 +87,14 @@ pub trait LoadBalance: Send + Sync + 'static {
         invocation: &Invocation,
     ) -> Option<Arc<dyn Invoker>>;
 
-    /// Told of every attempt's result on the provider it selected, for balancers that learn
+    /// Whether [`on_result`](Self::on_result) does anything: when it does not (the default),
+    /// the cluster skips timing each attempt and keeping a copy of the call for it.
+    fn observes_results(&self) -> bool {
+        false
+    }
+
+    /// Told of every attempt's result on the provider it selected (when
+    /// [`observes_results`](Self::observes_results) says so), for balancers that learn
     /// from results (shortest response, adaptive). The framework's
     /// [`StatsStore`](crate::StatsStore) already holds the counters every balancer can read;
     /// this hook is for state of the balancer's own.

@@ -50,17 +50,17 @@ impl Invoker for MeasuredInvoker {
         let method = self.stats.method(invocation.method_name());
         let report = invocation.context().get_shared::<CallReport>();
         Box::pin(async move {
-            self.stats.all().begin();
             method.begin();
             let start = Instant::now();
             let result = self.inner.invoke(invocation).await;
-            let elapsed = start.elapsed();
+            // One clock read for both the elapsed time and the failure stamp.
+            let end = Instant::now();
+            let elapsed = end.saturating_duration_since(start);
             let outcome = Outcome::of(&result);
             // A business exception is the provider working as designed: it does not count
             // as a failure of the provider for load balancing, as in Java's RpcStatus.
             let ok = !matches!(outcome, Outcome::Failed(_));
-            let now = self.store.now();
-            self.stats.all().end(elapsed, ok, now);
+            let now = self.store.since_epoch(end);
             method.end(elapsed, ok, now);
             if let Some(report) = report {
                 report.record(Attempt {

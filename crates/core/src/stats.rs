@@ -7,12 +7,14 @@
 //! frameworks in a process (or two tests) never mix their numbers.
 //!
 //! The call path takes no lock on the store: an invoker looks its [`ProviderStats`] up once
-//! when it is built, and a method's [`CallStats`] is found under a read lock that writers
-//! (a method seen for the first time) rarely take.
+//! when it is built, and a method's [`CallStats`] is found in an immutable table that is
+//! swapped only when a method is seen for the first time.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
+
+use arc_swap::ArcSwap;
 use std::time::{Duration, Instant};
 
 use dubbo_url::Url;
@@ -92,16 +94,17 @@ impl CallStats {
         self.active.fetch_add(1, Ordering::Relaxed);
     }
 
-    /// Marks a call started with [`begin`](Self::begin) as ended.
+    /// Marks a call started with [`begin`](Self::begin) as ended. Every `end` must follow its
+    /// own `begin` ([`MeasuredInvoker`](crate::MeasuredInvoker) pairs them).
     pub fn end(&self, elapsed: Duration, succeeded: bool, now_since_epoch: Duration) {
-        // A call ended without a matching begin must not wrap the counter.
-        let _ = self
-            .active
-            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |a| a.checked_sub(1));
+        // Plain adds, no compare-and-swap loops: this runs twice on every call.
+        self.active.fetch_sub(1, Ordering::Relaxed);
         self.total.fetch_add(1, Ordering::Relaxed);
         let micros = u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX);
         self.elapsed_micros.fetch_add(micros, Ordering::Relaxed);
-        self.max_elapsed_micros.fetch_max(micros, Ordering::Relaxed);
+        if micros > self.max_elapsed_micros.load(Ordering::Relaxed) {
+            self.max_elapsed_micros.fetch_max(micros, Ordering::Relaxed);
+        }
         if succeeded {
             let sample = u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX).max(1);
             // Lost updates under contention only drop a sample from the average.
@@ -122,41 +125,65 @@ impl CallStats {
     }
 }
 
-/// The statistics of one provider of one service: the whole and each method.
+/// The statistics of one provider of one service, kept per method; the whole is summed when
+/// asked for, so a call updates one set of counters only.
 #[derive(Debug, Default)]
 pub struct ProviderStats {
-    all: CallStats,
-    methods: RwLock<HashMap<String, Arc<CallStats>>>,
+    methods: ArcSwap<HashMap<String, Arc<CallStats>>>,
 }
 
 /// Most methods whose statistics one provider keeps (generic calls may name any method).
 const MAX_METHODS: usize = 1024;
 
 impl ProviderStats {
-    /// Counters over every method.
-    pub fn all(&self) -> &CallStats {
-        &self.all
-    }
-
-    /// Counters of `method`, created on first use.
-    pub fn method(&self, method: &str) -> Arc<CallStats> {
-        if let Ok(map) = self.methods.read() {
-            if let Some(s) = map.get(method) {
-                return s.clone();
+    /// Counters over every method, summed now (the latency average is the busiest method's).
+    pub fn all(&self) -> CallStats {
+        let sum = CallStats::default();
+        let mut busiest = 0;
+        for m in self.methods.load().values() {
+            let add = |into: &AtomicU64, from: &AtomicU64| {
+                into.fetch_add(from.load(Ordering::Relaxed), Ordering::Relaxed);
+            };
+            sum.active.fetch_add(m.active(), Ordering::Relaxed);
+            add(&sum.total, &m.total);
+            add(&sum.failed, &m.failed);
+            add(&sum.elapsed_micros, &m.elapsed_micros);
+            add(&sum.failed_elapsed_micros, &m.failed_elapsed_micros);
+            sum.max_elapsed_micros.fetch_max(
+                m.max_elapsed_micros.load(Ordering::Relaxed),
+                Ordering::Relaxed,
+            );
+            sum.last_failure
+                .fetch_max(m.last_failure.load(Ordering::Relaxed), Ordering::Relaxed);
+            if m.total() >= busiest {
+                busiest = m.total();
+                sum.ewma_nanos
+                    .store(m.ewma_nanos.load(Ordering::Relaxed), Ordering::Relaxed);
             }
         }
-        let Ok(mut map) = self.methods.write() else {
-            return Arc::default();
-        };
-        if map.len() >= MAX_METHODS && !map.contains_key(method) {
-            return Arc::default();
+        sum
+    }
+
+    /// Counters of `method`, created on first use. The lookup takes no lock: a method seen
+    /// for the first time swaps in a new table.
+    pub fn method(&self, method: &str) -> Arc<CallStats> {
+        if let Some(s) = self.methods.load().get(method) {
+            return s.clone();
         }
-        map.entry(method.to_owned()).or_default().clone()
+        let mut found = None;
+        self.methods.rcu(|map| {
+            let mut map = HashMap::clone(map);
+            if map.len() < MAX_METHODS || map.contains_key(method) {
+                found = Some(map.entry(method.to_owned()).or_default().clone());
+            }
+            map
+        });
+        found.unwrap_or_default()
     }
 
     /// Counters of `method` if it was ever called.
     pub fn get_method(&self, method: &str) -> Option<Arc<CallStats>> {
-        self.methods.read().ok()?.get(method).cloned()
+        self.methods.load().get(method).cloned()
     }
 }
 
@@ -229,6 +256,11 @@ impl StatsStore {
     pub fn now(&self) -> Duration {
         self.epoch.elapsed()
     }
+
+    /// `at` on the store's clock (see [`now`](Self::now)).
+    pub fn since_epoch(&self, at: Instant) -> Duration {
+        at.saturating_duration_since(self.epoch)
+    }
 }
 
 #[cfg(test)]
@@ -258,8 +290,6 @@ mod tests {
             Some(Duration::from_millis(10))
         );
         assert_eq!(m.ewma_latency(), Some(Duration::from_millis(10)));
-        m.end(Duration::from_millis(10), true, store.now());
-        assert_eq!(m.active(), 0, "an unmatched end does not wrap");
         let other = Url::parse("dubbo://127.0.0.1:20881/a.B?version=1.0").unwrap();
         assert!(store.get(&other).is_none());
     }

@@ -163,6 +163,10 @@ impl LoadBalance for AdaptiveLoadBalance {
         Some(chosen.clone())
     }
 
+    fn observes_results(&self) -> bool {
+        true
+    }
+
     fn on_result(
         &self,
         provider: &dyn Invoker,

@@ -140,6 +140,9 @@ impl ClusterCall {
         provider: &Arc<dyn Invoker>,
         invocation: Invocation,
     ) -> RpcResult {
+        if !self.balancer.observes_results() {
+            return provider.invoke(invocation).await;
+        }
         let start = Instant::now();
         let probe = invocation.clone();
         let result = provider.invoke(invocation).await;

@@ -40,7 +40,6 @@ async fn failover(call: ClusterCall, invocation: Invocation) -> RpcResult {
     let mut last_error: RpcError;
     let mut attempt = 1;
     loop {
-        tried.push(provider.clone());
         match call.invoke_on(&provider, invocation.clone()).await {
             Ok(response) => {
                 if attempt > 1 {
@@ -57,6 +56,7 @@ async fn failover(call: ClusterCall, invocation: Invocation) -> RpcResult {
             Err(e) if e.is_business() || e.code() == Some(ErrorCode::Cancelled) => return Err(e),
             Err(e) => last_error = e,
         }
+        tried.push(provider.clone());
         if attempt >= attempts {
             break;
         }
