@@ -114,6 +114,7 @@ pub trait LoadBalance: Send + Sync + 'static {
 pub struct StaticDirectory {
     url: Url,
     snapshot: ArcSwap<InvokerList>,
+    available: crate::available::AvailableView,
 }
 
 impl StaticDirectory {
@@ -122,6 +123,7 @@ impl StaticDirectory {
         Self {
             url,
             snapshot: ArcSwap::from_pointee(invokers.into()),
+            available: Default::default(),
         }
     }
 
@@ -137,11 +139,7 @@ impl Directory for StaticDirectory {
     }
 
     fn list(&self, _invocation: &Invocation) -> InvokerList {
-        let all = self.snapshot.load_full();
-        if all.iter().all(|i| i.is_available()) {
-            return InvokerList::clone(&all);
-        }
-        all.iter().filter(|i| i.is_available()).cloned().collect()
+        self.available.available(&self.snapshot.load())
     }
 
     fn all(&self) -> InvokerList {
@@ -153,6 +151,7 @@ impl Directory for StaticDirectory {
             i.destroy();
         }
         self.set(Vec::new());
+        self.available.clear();
     }
 }
 
@@ -216,6 +215,17 @@ mod tests {
         let now = dir.list(&inv);
         assert_eq!(now.len(), 1);
         assert_eq!(now[0].url().port(), 1);
+        assert!(
+            Arc::ptr_eq(&now, &dir.list(&inv)),
+            "the same list while availability does not change"
+        );
+        b.up.store(true, Ordering::Relaxed);
+        assert_eq!(
+            dir.list(&inv).len(),
+            2,
+            "a provider that recovers comes back"
+        );
+        b.up.store(false, Ordering::Relaxed);
         assert!(dir.is_available());
         dir.set(vec![b.clone()]);
         assert!(!dir.is_available());

@@ -31,6 +31,7 @@
 #![warn(missing_docs)]
 
 pub mod attachments;
+pub mod available;
 pub mod context;
 pub mod directory;
 pub mod error;
@@ -49,6 +50,7 @@ pub mod service_key;
 pub mod stats;
 
 pub use attachments::Attachments;
+pub use available::AvailableView;
 pub use context::CallContext;
 pub use directory::{Directory, InvokerList, LoadBalance, Router, StaticDirectory};
 pub use dubbo_hessian2::Value;

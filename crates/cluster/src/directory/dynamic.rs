@@ -41,6 +41,7 @@ pub struct DynamicDirectory {
     router_chain: Option<Arc<RouterChain>>,
     empty_protection: bool,
     snapshot: ArcSwap<InvokerList>,
+    available: dubbo_core::AvailableView,
     writer: tokio::sync::Mutex<Providers>,
     forbidden: AtomicBool,
     destroyed: AtomicBool,
@@ -86,6 +87,7 @@ impl DynamicDirectory {
             router_chain: None,
             empty_protection: true,
             snapshot: ArcSwap::from_pointee(InvokerList::from(Vec::new())),
+            available: dubbo_core::AvailableView::new(),
             writer: tokio::sync::Mutex::new(Providers::default()),
             forbidden: AtomicBool::new(false),
             destroyed: AtomicBool::new(false),
@@ -273,6 +275,7 @@ impl DynamicDirectory {
     fn publish_empty(&self) {
         let empty = InvokerList::from(Vec::new());
         self.snapshot.store(Arc::new(InvokerList::clone(&empty)));
+        self.available.clear();
         if let Some(chain) = &self.router_chain {
             chain.notify(&empty);
         }
@@ -285,11 +288,7 @@ impl Directory for DynamicDirectory {
     }
 
     fn list(&self, _invocation: &Invocation) -> InvokerList {
-        let all = self.snapshot.load_full();
-        if all.iter().all(|i| i.is_available()) {
-            return InvokerList::clone(&all);
-        }
-        all.iter().filter(|i| i.is_available()).cloned().collect()
+        self.available.available(&self.snapshot.load())
     }
 
     fn all(&self) -> InvokerList {
