@@ -691,53 +691,35 @@ fn provider_params(
     let mut params: BTreeMap<String, String> = BTreeMap::new();
     let provider = &config.provider;
     params.extend(provider.parameters.clone());
-    put(
+    put_all(
         &mut params,
-        "timeout",
-        provider.timeout.map(|t| t.to_string()),
+        [
+            ("timeout", text(provider.timeout)),
+            ("version", provider.version.clone()),
+            ("group", provider.group.clone()),
+            ("filter", provider.filter.clone()),
+            ("retries", text(provider.retries)),
+            ("loadbalance", provider.loadbalance.clone()),
+            ("weight", text(provider.weight)),
+            ("token", provider.token.clone()),
+            ("executes", text(provider.executes)),
+            ("accesslog", provider.accesslog.clone()),
+        ],
     );
-    put(&mut params, "version", provider.version.clone());
-    put(&mut params, "group", provider.group.clone());
-    put(&mut params, "filter", provider.filter.clone());
-    put(
-        &mut params,
-        "retries",
-        provider.retries.map(|t| t.to_string()),
-    );
-    put(&mut params, "loadbalance", provider.loadbalance.clone());
-    put(
-        &mut params,
-        "weight",
-        provider.weight.map(|t| t.to_string()),
-    );
-    put(&mut params, "token", provider.token.clone());
-    put(
-        &mut params,
-        "executes",
-        provider.executes.map(|t| t.to_string()),
-    );
-    put(&mut params, "accesslog", provider.accesslog.clone());
     params.extend(service_config.parameters.clone());
-    put(&mut params, "version", service_config.version.clone());
-    put(&mut params, "group", service_config.group.clone());
-    put(
+    put_all(
         &mut params,
-        "timeout",
-        service_config.timeout.map(|t| t.to_string()),
+        [
+            ("version", service_config.version.clone()),
+            ("group", service_config.group.clone()),
+            ("timeout", text(service_config.timeout)),
+            ("filter", service_config.filter.clone()),
+            ("token", service_config.token.clone()),
+            ("weight", text(service_config.weight)),
+            ("executes", text(service_config.executes)),
+            ("accesslog", service_config.accesslog.clone()),
+        ],
     );
-    put(&mut params, "filter", service_config.filter.clone());
-    put(&mut params, "token", service_config.token.clone());
-    put(
-        &mut params,
-        "weight",
-        service_config.weight.map(|t| t.to_string()),
-    );
-    put(
-        &mut params,
-        "executes",
-        service_config.executes.map(|t| t.to_string()),
-    );
-    put(&mut params, "accesslog", service_config.accesslog.clone());
     params.extend(options.parameters.clone());
     put(&mut params, "version", options.version.clone());
     put(&mut params, "group", options.group.clone());
@@ -762,6 +744,21 @@ fn provider_params(
     }
 
     params
+}
+
+/// A setting as URL text.
+fn text<T: ToString>(value: Option<T>) -> Option<String> {
+    value.map(|v| v.to_string())
+}
+
+/// [`put`] for each pair, in order (later pairs win).
+fn put_all<const N: usize>(
+    params: &mut BTreeMap<String, String>,
+    pairs: [(&str, Option<String>); N],
+) {
+    for (key, value) in pairs {
+        put(params, key, value);
+    }
 }
 
 fn put(params: &mut BTreeMap<String, String>, key: &str, value: Option<String>) {

@@ -1,21 +1,31 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
+use arc_swap::ArcSwap;
 use tokio::sync::Notify;
 
 /// Calls in progress per key (a service's or provider's method), the part of Java's `RpcStatus`
 /// that the `executes` and `actives` limits need. Owned by one filter instance; never global.
 #[derive(Debug, Default)]
 pub(crate) struct CallCounts {
-    slots: Mutex<HashMap<String, Arc<Slot>>>,
+    /// Read on every limited call without a lock; swapped when a key is seen the first time.
+    slots: ArcSwap<HashMap<String, Arc<Slot>>>,
 }
 
 impl CallCounts {
     /// The counter for `key`, created on first use.
     pub(crate) fn slot(&self, key: String) -> Arc<Slot> {
-        let mut slots = self.slots.lock().unwrap_or_else(PoisonError::into_inner);
-        slots.entry(key).or_default().clone()
+        if let Some(slot) = self.slots.load().get(&key) {
+            return slot.clone();
+        }
+        let mut found = None;
+        self.slots.rcu(|slots| {
+            let mut slots = HashMap::clone(slots);
+            found = Some(slots.entry(key.clone()).or_default().clone());
+            slots
+        });
+        found.unwrap_or_default()
     }
 }
 
