@@ -1,0 +1,87 @@
+//! [`RegistryError`]: what can go wrong talking to a registry, with stable codes.
+
+use thiserror::Error;
+
+/// An error from a registry, a service discovery, or a metadata report.
+///
+/// Each variant has a stable [`code`](Self::code) that logs and metrics can key on.
+#[derive(Debug, Clone, Error, PartialEq, Eq)]
+pub enum RegistryError {
+    /// The registry server cannot be reached, or the session to it is lost.
+    #[error("registry {address} is unreachable: {reason}")]
+    Unreachable {
+        /// The registry address.
+        address: String,
+        /// What failed.
+        reason: String,
+    },
+    /// A node or file held data that could not be understood; it was skipped.
+    #[error("bad registry data at {path}: {reason}")]
+    BadData {
+        /// The node path or file the data came from.
+        path: String,
+        /// Why it could not be read.
+        reason: String,
+    },
+    /// A compare-and-set lost to a concurrent writer; the caller re-reads and tries again.
+    #[error("registry data at {path} changed concurrently")]
+    Conflict {
+        /// The node path or file.
+        path: String,
+    },
+    /// The registry URL or a parameter of it is not usable.
+    #[error("bad registry configuration {key}: {reason}")]
+    Config {
+        /// The URL or the parameter at fault.
+        key: String,
+        /// Why.
+        reason: String,
+    },
+    /// No registry, discovery or metadata report is known under this URL scheme.
+    #[error("no registry is known for scheme {scheme:?}")]
+    UnknownScheme {
+        /// The scheme asked for.
+        scheme: String,
+    },
+    /// The registry was destroyed; nothing more can be done with it.
+    #[error("registry {address} is closed")]
+    Closed {
+        /// The registry address.
+        address: String,
+    },
+    /// The server answered with an error.
+    #[error("registry {address} refused {operation}: {reason}")]
+    Refused {
+        /// The registry address.
+        address: String,
+        /// What was asked (`register /dubbo/...`, `subscribe ...`).
+        operation: String,
+        /// The server's answer.
+        reason: String,
+    },
+}
+
+impl RegistryError {
+    /// A stable, machine-readable code for the error kind.
+    pub fn code(&self) -> &'static str {
+        match self {
+            RegistryError::Unreachable { .. } => "REGISTRY_UNREACHABLE",
+            RegistryError::BadData { .. } => "REGISTRY_BAD_DATA",
+            RegistryError::Conflict { .. } => "REGISTRY_CONFLICT",
+            RegistryError::Config { .. } => "REGISTRY_CONFIG",
+            RegistryError::UnknownScheme { .. } => "REGISTRY_UNKNOWN_SCHEME",
+            RegistryError::Closed { .. } => "REGISTRY_CLOSED",
+            RegistryError::Refused { .. } => "REGISTRY_REFUSED",
+        }
+    }
+
+    /// Whether trying the same operation again later may succeed (failback retries these).
+    pub fn is_retryable(&self) -> bool {
+        matches!(
+            self,
+            RegistryError::Unreachable { .. }
+                | RegistryError::Conflict { .. }
+                | RegistryError::Refused { .. }
+        )
+    }
+}
