@@ -166,6 +166,7 @@ impl ApplicationBuilder {
             .clone()
             .filter(|n| !n.trim().is_empty())
             .ok_or_else(|| ConfigError::invalid("dubbo.application.name", "is required"))?;
+        let registry_layer = registry_layer(&config, &name, &framework)?;
         let inner = Arc::new(AppInner {
             name,
             framework,
@@ -174,7 +175,8 @@ impl ApplicationBuilder {
             modules: Mutex::new(Vec::new()),
             shut_down: AtomicBool::new(false),
             hooks: ShutdownHooks::default(),
-            tasks: BackgroundTasks::default(),
+            tasks: Arc::new(BackgroundTasks::default()),
+            registry: registry_layer,
             listeners: Mutex::new(Vec::new()),
             ready: AtomicBool::new(false),
             ready_hooks: Mutex::new(Vec::new()),
@@ -184,6 +186,9 @@ impl ApplicationBuilder {
         let app = Application { inner };
         let default_module = Module::new(app.clone(), "default");
         lock(&app.inner.modules).push(default_module);
+        if let Some(layer) = app.inner.registry.clone() {
+            crate::registry::install(&app, layer);
+        }
         Ok(app)
     }
 }
@@ -196,7 +201,8 @@ pub(crate) struct AppInner {
     modules: Mutex<Vec<Module>>,
     shut_down: AtomicBool,
     hooks: ShutdownHooks,
-    tasks: BackgroundTasks,
+    tasks: Arc<BackgroundTasks>,
+    pub(crate) registry: Option<Arc<crate::registry::RegistryLayer>>,
     listeners: Mutex<Vec<Arc<dyn ServiceListener>>>,
     ready: AtomicBool,
     ready_hooks: Mutex<Vec<Box<dyn FnOnce() -> HookFuture + Send>>>,
@@ -341,6 +347,11 @@ impl Application {
         &self.inner.tasks
     }
 
+    /// The background tasks as a shared handle, for work that starts more work later.
+    pub(crate) fn tasks_handle(&self) -> Arc<BackgroundTasks> {
+        self.inner.tasks.clone()
+    }
+
     /// Whether [`shutdown`](Self::shutdown) has begun.
     pub fn is_shut_down(&self) -> bool {
         self.inner.shut_down.load(Ordering::Acquire)
@@ -455,6 +466,39 @@ pub async fn wait_for_signal() {
     {
         let _ = tokio::signal::ctrl_c().await;
     }
+}
+
+/// The registry layer of an application whose configuration names registries.
+fn registry_layer(
+    config: &DubboConfig,
+    name: &str,
+    framework: &Arc<Framework>,
+) -> Result<Option<Arc<crate::registry::RegistryLayer>>, ConfigError> {
+    use crate::registry::{MigrationStep, RegistryLayer};
+    let registries = crate::registry::from_config(config, name, framework.extensions())?;
+    if registries.is_empty() {
+        return Ok(None);
+    }
+    let app = &config.application;
+    let migration = app.migration.clone().unwrap_or_default();
+    let step = migration
+        .step
+        .as_deref()
+        .and_then(MigrationStep::parse)
+        .unwrap_or(MigrationStep::ApplicationFirst);
+    let threshold = migration
+        .threshold
+        .as_deref()
+        .and_then(|t| t.trim().parse().ok())
+        .unwrap_or(0.0);
+    Ok(Some(Arc::new(RegistryLayer::new(
+        name,
+        framework.clone(),
+        registries,
+        app.metadata_type.as_deref() == Some("remote"),
+        step,
+        threshold,
+    ))))
 }
 
 pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {

@@ -55,6 +55,7 @@ mod lifecycle;
 mod listeners;
 mod module;
 mod options;
+pub mod registry;
 mod tasks;
 mod view;
 
@@ -84,6 +85,8 @@ pub use dubbo_protocol_dubbo as protocol_dubbo;
 pub use dubbo_protocol_triple as protocol_triple;
 /// Dubbo's URL model.
 pub use dubbo_url as url;
+/// Registries and application-level discovery (`dubbo-registry`).
+pub use dubbo_registry as registries;
 
 /// The release this crate reports to peers in the `release` URL parameter.
 pub const RELEASE: &str = env!("CARGO_PKG_VERSION");

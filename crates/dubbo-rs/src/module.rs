@@ -9,7 +9,7 @@ use dubbo_cluster::ClusterInvoker;
 #[cfg(feature = "triple")]
 use dubbo_core::Protocol;
 use dubbo_core::{
-    BoxFuture, ErrorCode, Exporter, FilterChain, Invocation, Invoker, MeasuredInvoker, RpcError,
+    BoxFuture, Directory, ErrorCode, Exporter, FilterChain, Invocation, Invoker, MeasuredInvoker, RpcError,
     RpcResult, ServiceHandler, ServiceInvoker, ServiceKey, Stage, StaticDirectory,
 };
 use dubbo_url::Url;
@@ -70,6 +70,9 @@ impl Module {
     ) -> Result<Vec<Url>, DubboError> {
         let app = &self.inner.app;
         app.check_running()?;
+        if let Some(layer) = &app.inner.registry {
+            layer.start(app.tasks());
+        }
         let config = app.config();
         let interface = options
             .interface
@@ -259,12 +262,11 @@ impl Module {
     fn cluster_chain(
         &self,
         url: &Url,
-        providers: Vec<Arc<dyn Invoker>>,
+        directory: Arc<dyn Directory>,
         routers: Arc<RouterChain>,
     ) -> Result<Arc<dyn Invoker>, DubboError> {
         let app = &self.inner.app;
         let framework = app.framework();
-        let directory = Arc::new(StaticDirectory::new(url.clone(), providers));
         let cluster = ClusterInvoker::new(directory, routers, framework.extensions())?;
         if let Some(work) = cluster.background() {
             let name = format!(
@@ -310,12 +312,23 @@ impl Module {
             timeout: options.timeout.or(rc.timeout.map(Duration::from_millis)),
             ..options
         };
-        let address = options.url.clone().ok_or_else(|| {
-            ConfigError::invalid(
-                format!("{key}.url"),
-                "a direct url is required (registries are not available yet)",
-            )
-        })?;
+        if let Some(layer) = &app.inner.registry {
+            layer.start(app.tasks());
+        }
+        let address = match (options.url.clone(), app.inner.registry.clone()) {
+            (Some(url), _) => url,
+            (None, Some(layer)) => {
+                let params = reference_params(app, &options, &rc);
+                return self.refer_registry(layer, options, rc, params).await;
+            }
+            (None, None) => {
+                return Err(ConfigError::invalid(
+                    format!("{key}.url"),
+                    "a direct url or a registry (dubbo.registry.address) is required",
+                )
+                .into())
+            }
+        };
         let targets: Vec<&str> = address
             .split(';')
             .map(str::trim)
@@ -324,62 +337,7 @@ impl Module {
         if targets.is_empty() {
             return Err(ConfigError::invalid(format!("{key}.url"), "no address given").into());
         }
-        let mut params: BTreeMap<String, String> = BTreeMap::new();
-        params.extend(consumer.parameters.clone());
-        put(
-            &mut params,
-            "timeout",
-            consumer.timeout.map(|t| t.to_string()),
-        );
-        put(
-            &mut params,
-            "retries",
-            consumer.retries.map(|t| t.to_string()),
-        );
-        put(&mut params, "loadbalance", consumer.loadbalance.clone());
-        put(&mut params, "cluster", consumer.cluster.clone());
-        put(&mut params, "check", consumer.check.map(|t| t.to_string()));
-        put(&mut params, "filter", consumer.filter.clone());
-        put(
-            &mut params,
-            "connections",
-            consumer.connections.map(|t| t.to_string()),
-        );
-        put(&mut params, "lazy", consumer.lazy.map(|t| t.to_string()));
-        put(
-            &mut params,
-            "actives",
-            consumer.actives.map(|t| t.to_string()),
-        );
-        params.extend(rc.parameters.clone());
-        put(&mut params, "retries", rc.retries.map(|t| t.to_string()));
-        put(&mut params, "loadbalance", rc.loadbalance.clone());
-        put(&mut params, "cluster", rc.cluster.clone());
-        put(&mut params, "check", rc.check.map(|t| t.to_string()));
-        put(&mut params, "filter", rc.filter.clone());
-        put(
-            &mut params,
-            "connections",
-            rc.connections.map(|t| t.to_string()),
-        );
-        put(&mut params, "lazy", rc.lazy.map(|t| t.to_string()));
-        put(&mut params, "actives", rc.actives.map(|t| t.to_string()));
-        put(&mut params, "generic", rc.generic.clone());
-        params.extend(options.parameters.clone());
-        put(&mut params, "version", options.version.clone());
-        put(&mut params, "group", options.group.clone());
-        put(
-            &mut params,
-            "timeout",
-            options.timeout.map(|t| t.as_millis().to_string()),
-        );
-        params.insert("interface".into(), options.interface.clone());
-        params.insert("application".into(), app.name().to_owned());
-        params.extend(config.application.url_parameters());
-        params.insert("side".into(), "consumer".into());
-        params.insert("dubbo".into(), DUBBO_PROTOCOL_VERSION.into());
-        params.insert("release".into(), crate::RELEASE.into());
-        params.insert("timestamp".into(), now_millis());
+        let params = reference_params(app, &options, &rc);
 
         // Java's `;`-separated direct URLs: one provider each, behind one cluster invoker.
         // With several, each is referred without `check` and the reference checks that one
@@ -440,7 +398,8 @@ impl Module {
         // Java's default state routers: the tag router is always there; condition rules are
         // added through `Reference::routers`.
         let routers = Arc::new(RouterChain::for_consumer(url.clone()));
-        let chain = self.cluster_chain(&url, providers, routers.clone())?;
+        let directory = Arc::new(StaticDirectory::new(url.clone(), providers));
+        let chain = self.cluster_chain(&url, directory, routers.clone())?;
         let key = ServiceKey::new(
             options.interface.as_str(),
             options.group.as_deref(),
@@ -448,7 +407,139 @@ impl Module {
         );
         let reference = Reference {
             routers,
-            inner: Arc::new(ReferenceInvoker { key, next: chain }),
+            inner: Arc::new(ReferenceInvoker {
+                key,
+                next: chain,
+                subscription: None,
+            }),
+        };
+        let record = self.reference_record(&reference.inner);
+        lock(&self.inner.references).push(reference.inner.clone());
+        app.notify(|l| l.referred(&record));
+        Ok(reference)
+    }
+
+    /// A reference fed by the application's registries: a dynamic directory that follows
+    /// the providers the registries push (interface level, application level, or both as the
+    /// migration step says).
+    async fn refer_registry(
+        &self,
+        layer: Arc<crate::registry::RegistryLayer>,
+        options: ReferenceOptions,
+        rc: ReferenceConfig,
+        mut params: BTreeMap<String, String>,
+    ) -> Result<Reference, DubboError> {
+        let app = &self.inner.app;
+        let wanted = options
+            .protocol
+            .as_deref()
+            .or(rc.protocol.as_deref())
+            .map(|p| if p.trim() == "triple" { "tri" } else { p.trim() });
+        if let Some(p) = wanted {
+            params.insert("protocol".into(), p.to_owned());
+        }
+        params.insert("register.ip".into(), consumer_host(app, &layer));
+        let query: Vec<String> = params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let text = format!(
+            "consumer://{}/{}?{}",
+            consumer_host(app, &layer),
+            options.interface,
+            query.join("&")
+        );
+        let url = Url::parse(&text).map_err(|e| DubboError::Url {
+            url: text.clone(),
+            reason: e.to_string(),
+        })?;
+
+        let module = self.clone();
+        let consumer_params = url.params().clone();
+        let factory = move |provider: Url| {
+            let module = module.clone();
+            let merged = dubbo_url::merge_url(&provider, &consumer_params);
+            async move {
+                let scheme = merged.protocol().unwrap_or("dubbo").to_owned();
+                let protocol = module.inner.app.protocol(&scheme).map_err(|e| {
+                    RpcError::framework(ErrorCode::NoProvider, e.to_string())
+                })?;
+                let remote = protocol.refer(merged.with_parameter("check", "false")).await?;
+                Ok(module.provider_chain_consumer(&merged, remote))
+            }
+        };
+        let routers = Arc::new(RouterChain::for_consumer(url.clone()));
+        let directory = Arc::new(
+            dubbo_cluster::directory::DynamicDirectory::new(url.clone(), Arc::new(factory))
+                .with_router_chain(routers.clone()),
+        );
+        let chain = self.cluster_chain(&url, directory.clone(), routers.clone())?;
+
+        let module = self.clone();
+        let refer: crate::registry::ReferFn = Arc::new(move |target: Url| {
+            let module = module.clone();
+            Box::pin(async move {
+                let scheme = target.protocol().unwrap_or("dubbo").to_owned();
+                let protocol = module.inner.app.protocol(&scheme).map_err(|e| {
+                    RpcError::framework(ErrorCode::NoProvider, e.to_string())
+                })?;
+                protocol.refer(target).await
+            })
+        });
+        let provided_by: Vec<String> = rc
+            .provided_by
+            .clone()
+            .or_else(|| options.parameters.get("provided-by").cloned())
+            .map(|s| {
+                s.split(',')
+                    .map(str::trim)
+                    .filter(|a| !a.is_empty())
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default();
+        let ctx = crate::registry::SubscribeContext {
+            consumer: url.clone(),
+            registries: layer.registries.clone(),
+            framework: app.framework().clone(),
+            step: layer.step,
+            threshold: layer.threshold,
+            provided_by,
+            refer,
+            cache: layer.cache.clone(),
+            tasks: app.tasks_handle(),
+        };
+        let subscription = crate::registry::subscribe(ctx, directory.clone()).await?;
+        lock(&layer.metadata.subscribed).push(url.to_full_string());
+
+        if url.parameter_bool_or("check", true) {
+            let deadline = tokio::time::Instant::now() + REGISTRY_CHECK_WAIT;
+            while directory.all().is_empty() && tokio::time::Instant::now() < deadline {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            if directory.all().is_empty() {
+                subscription.close();
+                chain.destroy();
+                return Err(RpcError::framework(
+                    ErrorCode::NoProvider,
+                    format!(
+                        "no provider of {} was found in the registries within {} ms (check=true)",
+                        options.interface,
+                        REGISTRY_CHECK_WAIT.as_millis()
+                    ),
+                )
+                .into());
+            }
+        }
+        let key = ServiceKey::new(
+            options.interface.as_str(),
+            options.group.as_deref(),
+            options.version.as_deref(),
+        );
+        let reference = Reference {
+            routers,
+            inner: Arc::new(ReferenceInvoker {
+                key,
+                next: chain,
+                subscription: Some(subscription),
+            }),
         };
         let record = self.reference_record(&reference.inner);
         lock(&self.inner.references).push(reference.inner.clone());
@@ -562,6 +653,8 @@ impl std::fmt::Debug for Reference {
 struct ReferenceInvoker {
     key: ServiceKey,
     next: Arc<dyn Invoker>,
+    /// The registry subscription feeding a registry-based reference.
+    subscription: Option<Arc<crate::registry::Subscription>>,
 }
 
 impl Invoker for ReferenceInvoker {
@@ -579,6 +672,9 @@ impl Invoker for ReferenceInvoker {
     }
 
     fn destroy(&self) {
+        if let Some(s) = &self.subscription {
+            s.close();
+        }
         self.next.destroy()
     }
 }
@@ -743,6 +839,96 @@ fn provider_params(
         }
     }
 
+    params
+}
+
+/// How long a registry-based reference with `check=true` waits for its first provider.
+const REGISTRY_CHECK_WAIT: Duration = Duration::from_secs(5);
+
+/// The host a consumer registers as: `DUBBO_IP_TO_REGISTRY`, else loopback when every registry
+/// is on loopback (nothing dials a consumer), else the machine's address.
+fn consumer_host(app: &Application, layer: &crate::registry::RegistryLayer) -> String {
+    let env = &app.config().environment;
+    if let Some(ip) = env.get("DUBBO_IP_TO_REGISTRY").filter(|v| !v.trim().is_empty()) {
+        return ip.trim().to_owned();
+    }
+    let all_local = layer.registries.iter().all(|r| {
+        matches!(r.url.host(), Some(h) if h == "localhost" || h.starts_with("127.") || h == "::1")
+            || r.url.protocol() == Some("file")
+    });
+    if all_local {
+        return "127.0.0.1".to_owned();
+    }
+    address::machine_ipv4(env)
+        .map(|ip| ip.to_string())
+        .unwrap_or_else(|| "127.0.0.1".to_owned())
+}
+
+/// The consumer URL's parameters of a reference, from, in rising priority: `dubbo.consumer`,
+/// the reference's configuration, and `options`.
+fn reference_params(
+    app: &Application,
+    options: &ReferenceOptions,
+    rc: &ReferenceConfig,
+) -> BTreeMap<String, String> {
+    let config = app.config();
+    let consumer = &config.consumer;
+    let mut params: BTreeMap<String, String> = BTreeMap::new();
+    params.extend(consumer.parameters.clone());
+    put(
+        &mut params,
+        "timeout",
+        consumer.timeout.map(|t| t.to_string()),
+    );
+    put(
+        &mut params,
+        "retries",
+        consumer.retries.map(|t| t.to_string()),
+    );
+    put(&mut params, "loadbalance", consumer.loadbalance.clone());
+    put(&mut params, "cluster", consumer.cluster.clone());
+    put(&mut params, "check", consumer.check.map(|t| t.to_string()));
+    put(&mut params, "filter", consumer.filter.clone());
+    put(
+        &mut params,
+        "connections",
+        consumer.connections.map(|t| t.to_string()),
+    );
+    put(&mut params, "lazy", consumer.lazy.map(|t| t.to_string()));
+    put(
+        &mut params,
+        "actives",
+        consumer.actives.map(|t| t.to_string()),
+    );
+    params.extend(rc.parameters.clone());
+    put(&mut params, "retries", rc.retries.map(|t| t.to_string()));
+    put(&mut params, "loadbalance", rc.loadbalance.clone());
+    put(&mut params, "cluster", rc.cluster.clone());
+    put(&mut params, "check", rc.check.map(|t| t.to_string()));
+    put(&mut params, "filter", rc.filter.clone());
+    put(
+        &mut params,
+        "connections",
+        rc.connections.map(|t| t.to_string()),
+    );
+    put(&mut params, "lazy", rc.lazy.map(|t| t.to_string()));
+    put(&mut params, "actives", rc.actives.map(|t| t.to_string()));
+    put(&mut params, "generic", rc.generic.clone());
+    params.extend(options.parameters.clone());
+    put(&mut params, "version", options.version.clone());
+    put(&mut params, "group", options.group.clone());
+    put(
+        &mut params,
+        "timeout",
+        options.timeout.map(|t| t.as_millis().to_string()),
+    );
+    params.insert("interface".into(), options.interface.clone());
+    params.insert("application".into(), app.name().to_owned());
+    params.extend(config.application.url_parameters());
+    params.insert("side".into(), "consumer".into());
+    params.insert("dubbo".into(), DUBBO_PROTOCOL_VERSION.into());
+    params.insert("release".into(), crate::RELEASE.into());
+    params.insert("timestamp".into(), now_millis());
     params
 }
 

@@ -76,13 +76,34 @@ pub struct ApplicationConfig {
     /// Whether QoS accepts commands from other hosts: accepted only with `qos-enable: false`.
     #[serde(default, deserialize_with = "lenient::flag")]
     pub qos_accept_foreign_ip: Option<bool>,
-    /// `interface`, `instance` or `all`: how to register. Refused at start while registries are
-    /// not implemented.
+    /// `interface`, `instance` or `all` (the default, as Java 3.3): how providers register.
     #[serde(default, deserialize_with = "lenient::text")]
     pub register_mode: Option<String>,
+    /// `local` (the default: consumers fetch metadata from this instance's MetadataService) or
+    /// `remote` (metadata is also published to the metadata centre).
+    #[serde(default, deserialize_with = "lenient::text")]
+    pub metadata_type: Option<String>,
+    /// How consumers choose between interface-level and application-level addresses
+    /// (`dubbo.application.migration.step`, `.threshold`).
+    #[serde(default)]
+    pub migration: Option<MigrationConfig>,
     /// How long graceful shutdown may take, in ms (`dubbo.service.shutdown.wait` in Java).
     #[serde(default, deserialize_with = "lenient::number")]
     pub shutdown_wait: Option<u64>,
+}
+
+/// `dubbo.application.migration`: the consumer's discovery model.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct MigrationConfig {
+    /// `FORCE_INTERFACE`, `APPLICATION_FIRST` (the default) or `FORCE_APPLICATION`.
+    #[serde(default, deserialize_with = "lenient::text")]
+    pub step: Option<String>,
+    /// `APPLICATION_FIRST` uses application-level addresses once their count reaches this
+    /// share of the interface-level count (a decimal number; default 0: any application-level
+    /// address wins).
+    #[serde(default, deserialize_with = "lenient::text")]
+    pub threshold: Option<String>,
 }
 
 /// One protocol: `dubbo.protocols.<id>` or `dubbo.protocol`.
@@ -195,8 +216,7 @@ pub struct ProviderConfig {
     /// `dubbo.accesslog`), a path appends to that file.
     #[serde(default, deserialize_with = "lenient::text")]
     pub accesslog: Option<String>,
-    /// Whether to register with registries: only `false` is accepted while registries are not
-    /// implemented.
+    /// Whether to register with registries (default true).
     #[serde(default, deserialize_with = "lenient::flag")]
     pub register: Option<bool>,
     /// Extra URL parameters.
@@ -282,7 +302,7 @@ pub struct ServiceConfig {
     /// Access log of this service (`true` or a file path), as `dubbo.provider.accesslog`.
     #[serde(default, deserialize_with = "lenient::text")]
     pub accesslog: Option<String>,
-    /// Whether to register: only `false` is accepted while registries are not implemented.
+    /// Whether to register with registries (default true).
     #[serde(default, deserialize_with = "lenient::flag")]
     pub register: Option<bool>,
     /// Extra URL parameters.
@@ -306,6 +326,10 @@ pub struct ReferenceConfig {
     /// The group.
     #[serde(default, deserialize_with = "lenient::text")]
     pub group: Option<String>,
+    /// The applications that provide the service (`provided-by`, comma-separated): found
+    /// without the service-name mapping.
+    #[serde(default, deserialize_with = "lenient::text")]
+    pub provided_by: Option<String>,
     /// `dubbo` or `tri`: which providers to use; never rewrites the scheme of `url`.
     #[serde(default, deserialize_with = "lenient::text")]
     pub protocol: Option<String>,

@@ -2,19 +2,16 @@
 //! application starts, naming the key, instead of being silently ignored.
 //!
 //! The rule: every key either has an effect or is refused by [`Application::build`]. Values that
-//! ask for nothing (`qos-enable: false`, `register: false`, `generic: false`) are accepted,
+//! ask for nothing (`qos-enable: false`, `generic: false`) are accepted,
 //! because that is exactly what happens.
 //!
 //! [`Application::build`]: crate::Application::build
 
-use super::{ConfigError, DubboConfig, RegistryConfig};
+use super::{ConfigError, DubboConfig};
 
-/// Refuses every key whose feature is missing: registries, registration, QoS, and generic
-/// references.
+/// Refuses every key whose feature is missing: QoS, and generic references by configuration.
 pub(crate) fn refuse_unimplemented(config: &DubboConfig) -> Result<(), ConfigError> {
-    refuse_registries(config)?;
     refuse_qos(config)?;
-    refuse_registration(config)?;
     for (id, r) in &config.references {
         if let Some(generic) = r.generic.as_deref().map(str::trim) {
             if !generic.eq_ignore_ascii_case("false") && !generic.is_empty() {
@@ -30,52 +27,6 @@ pub(crate) fn refuse_unimplemented(config: &DubboConfig) -> Result<(), ConfigErr
         }
     }
     Ok(())
-}
-
-/// Refuses every configured registry: there is no registry client yet, so a provider would not
-/// be registered and a consumer would find nothing. `N/A` (Java's "no registry") is accepted,
-/// without further settings, which would have nothing to act on.
-fn refuse_registries(config: &DubboConfig) -> Result<(), ConfigError> {
-    for (id, registry) in config.all_registries() {
-        let key = if config.registries.contains_key(&id) {
-            format!("dubbo.registries.{id}")
-        } else {
-            "dubbo.registry".to_owned()
-        };
-        let address = registry.address.as_deref().unwrap_or("").trim();
-        if !address.eq_ignore_ascii_case("N/A") {
-            return Err(ConfigError::invalid(
-                format!("{key}.address"),
-                format!(
-                    "registries are not implemented yet (got {address:?}); remove the registry \
-                     or set its address to N/A, and give references a direct `url`"
-                ),
-            ));
-        }
-        if let Some(field) = registry_setting(&registry) {
-            return Err(ConfigError::invalid(
-                format!("{key}.{field}"),
-                "has no effect on a registry whose address is N/A (no registry); remove it",
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// The first setting of a registry besides its address.
-fn registry_setting(r: &RegistryConfig) -> Option<&'static str> {
-    [
-        ("protocol", r.protocol.is_some()),
-        ("timeout", r.timeout.is_some()),
-        ("group", r.group.is_some()),
-        ("register", r.register.is_some()),
-        ("register-mode", r.register_mode.is_some()),
-        ("use-as-config-center", r.use_as_config_center.is_some()),
-        ("use-as-metadata-center", r.use_as_metadata_center.is_some()),
-        ("parameters", !r.parameters.is_empty()),
-    ]
-    .into_iter()
-    .find_map(|(name, set)| set.then_some(name))
 }
 
 /// QoS (Java's telnet/HTTP operations port) is not implemented, and dubbo-rs never opens its
@@ -106,32 +57,4 @@ fn refuse_qos(config: &DubboConfig) -> Result<(), ConfigError> {
         )),
         None => Ok(()),
     }
-}
-
-/// Registration needs a registry, and none can be configured: `register: true` and any
-/// `register-mode` would not be acted on, so they are refused; `register: false` is what
-/// happens and is accepted.
-fn refuse_registration(config: &DubboConfig) -> Result<(), ConfigError> {
-    const WHY: &str = "nothing is registered: registries are not implemented yet";
-    if config.application.register_mode.is_some() {
-        return Err(ConfigError::invalid(
-            "dubbo.application.register-mode",
-            format!("{WHY}; remove the key"),
-        ));
-    }
-    if config.provider.register == Some(true) {
-        return Err(ConfigError::invalid(
-            "dubbo.provider.register",
-            format!("{WHY}; remove the key or set it to false"),
-        ));
-    }
-    for (id, s) in &config.services {
-        if s.register == Some(true) {
-            return Err(ConfigError::invalid(
-                format!("dubbo.services.{id}.register"),
-                format!("{WHY}; remove the key or set it to false"),
-            ));
-        }
-    }
-    Ok(())
 }

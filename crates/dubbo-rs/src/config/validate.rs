@@ -24,6 +24,38 @@ pub(crate) fn validate(config: &DubboConfig) -> Result<(), ConfigError> {
     if let Some(mode) = &config.application.register_mode {
         check_register_mode("dubbo.application.register-mode", mode)?;
     }
+    if let Some(t) = &config.application.metadata_type {
+        if !matches!(t.as_str(), "local" | "remote") {
+            return Err(ConfigError::invalid(
+                "dubbo.application.metadata-type",
+                format!("{t:?} is not one of local, remote"),
+            ));
+        }
+    }
+    if let Some(m) = &config.application.migration {
+        if let Some(step) = &m.step {
+            if !matches!(
+                step.as_str(),
+                "FORCE_INTERFACE" | "APPLICATION_FIRST" | "FORCE_APPLICATION"
+            ) {
+                return Err(ConfigError::invalid(
+                    "dubbo.application.migration.step",
+                    format!(
+                        "{step:?} is not one of FORCE_INTERFACE, APPLICATION_FIRST, \
+                         FORCE_APPLICATION"
+                    ),
+                ));
+            }
+        }
+        if let Some(t) = &m.threshold {
+            if !t.trim().parse::<f64>().is_ok_and(|t| t.is_finite() && t >= 0.0) {
+                return Err(ConfigError::invalid(
+                    "dubbo.application.migration.threshold",
+                    format!("{t:?} is not a number of at least 0"),
+                ));
+            }
+        }
+    }
     let mut checked = Vec::new();
     if let Some(p) = &config.protocol {
         checked.push((

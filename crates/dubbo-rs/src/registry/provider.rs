@@ -1,0 +1,348 @@
+//! The provider side: registering exported services (interface level), the application's
+//! instance and metadata (application level), the service-name mapping, and withdrawing all of
+//! it first at shutdown.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use dubbo_registry::{
+    Endpoint, MetadataInfo, ServiceInfo, ServiceInstance, ENDPOINTS_KEY,
+    METADATA_SERVICE_PARAMS_KEY, METADATA_VERSION_KEY, REVISION_KEY, STORAGE_TYPE_KEY,
+};
+use dubbo_url::Url;
+use tokio::sync::{mpsc, oneshot};
+
+use super::metadata_service::{self, MetadataState};
+use super::registries::AppRegistry;
+use crate::application::lock;
+use crate::listeners::ServiceListener;
+use crate::view::ExportedService;
+
+/// Parameters that describe where a provider binds or manages itself, never registered
+/// (Java's `RegistryProtocol#getUrlToRegistry`).
+const NOT_REGISTERED: &[&str] = &[
+    "bind.ip",
+    "bind.port",
+    "monitor",
+    "qos.enable",
+    "qos.host",
+    "qos.port",
+    "qos.accept.foreign.ip",
+    "validation",
+    "interfaces",
+];
+
+/// The parameters of the MetadataService URL that go into `dubbo.metadata-service.url-params`
+/// (Java keeps its default register keys, then adds port and protocol).
+const METADATA_URL_PARAMS: &[&str] = &[
+    "version",
+    "dubbo",
+    "release",
+    "side",
+    "serialization",
+    "prefer.serialization",
+    "timeout",
+    "codec",
+];
+
+pub(crate) enum Event {
+    Exported(Url),
+    Unexported(Url),
+    /// The MetadataService is served at this URL.
+    MetadataService(Url),
+    /// Publish the instance (the application is ready); answers when done.
+    Publish(oneshot::Sender<()>),
+    /// Withdraw everything (shutdown); answers when done.
+    Withdraw(oneshot::Sender<()>),
+}
+
+/// The [`ServiceListener`] that feeds exports to the registration task.
+pub(crate) struct ExportWatcher {
+    pub(crate) events: mpsc::UnboundedSender<Event>,
+}
+
+impl ServiceListener for ExportWatcher {
+    fn exported(&self, service: &ExportedService) {
+        let _ = self.events.send(Event::Exported(service.url.clone()));
+    }
+
+    fn unexported(&self, service: &ExportedService) {
+        let _ = self.events.send(Event::Unexported(service.url.clone()));
+    }
+}
+
+/// The registration task's state: what is registered where.
+pub(crate) struct Registrar {
+    app: String,
+    framework: Arc<crate::Framework>,
+    registries: Vec<Arc<AppRegistry>>,
+    remote_metadata: bool,
+    metadata: Arc<MetadataState>,
+    /// Exported service URLs, in export order, with what each registry took.
+    exported: Vec<Url>,
+    /// Per registry: the URLs registered at interface level.
+    registered: BTreeMap<usize, Vec<Url>>,
+    metadata_service: Option<Url>,
+    /// The instance last published, per registry.
+    published: BTreeMap<usize, ServiceInstance>,
+    ready: bool,
+    withdrawn: bool,
+}
+
+impl Registrar {
+    pub(crate) fn new(
+        app: &str,
+        framework: Arc<crate::Framework>,
+        registries: Vec<Arc<AppRegistry>>,
+        remote_metadata: bool,
+        metadata: Arc<MetadataState>,
+    ) -> Self {
+        Self {
+            app: app.to_owned(),
+            framework,
+            registries,
+            remote_metadata,
+            metadata,
+            exported: Vec::new(),
+            registered: BTreeMap::new(),
+            metadata_service: None,
+            published: BTreeMap::new(),
+            ready: false,
+            withdrawn: false,
+        }
+    }
+
+    /// Handles events in the order they were sent, until every sender is gone.
+    pub(crate) async fn run(mut self, mut events: mpsc::UnboundedReceiver<Event>) {
+        while let Some(event) = events.recv().await {
+            match event {
+                Event::Exported(url) => self.exported(url).await,
+                Event::Unexported(url) => self.unexported(url).await,
+                Event::MetadataService(url) => self.metadata_service = Some(url),
+                Event::Publish(done) => {
+                    self.ready = true;
+                    self.publish().await;
+                    let _ = done.send(());
+                }
+                Event::Withdraw(done) => {
+                    self.withdraw().await;
+                    let _ = done.send(());
+                }
+            }
+        }
+    }
+
+    fn is_metadata_service(url: &Url) -> bool {
+        url.service_interface() == Some(metadata_service::INTERFACE)
+    }
+
+    async fn exported(&mut self, url: Url) {
+        if self.withdrawn || Self::is_metadata_service(&url) {
+            return;
+        }
+        lock(&self.metadata.exported).push(url.to_full_string());
+        let register = url.parameter_bool_or("register", true);
+        self.exported.push(url.clone());
+        if !register {
+            return;
+        }
+        for (i, r) in self.registries.iter().enumerate() {
+            if !r.register {
+                continue;
+            }
+            let Ok(conn) = r.connect(self.framework.extensions()).await.inspect_err(|e| {
+                tracing::warn!(registry = %r.url, error = %e, "cannot register {url}");
+            }) else {
+                continue;
+            };
+            if r.mode.interface_level() {
+                let registered = registered_url(&url);
+                match conn.registry.register(&registered).await {
+                    Ok(()) => {
+                        tracing::info!(registry = %r.url, url = %registered, "registered");
+                        self.registered.entry(i).or_default().push(registered);
+                    }
+                    Err(e) => tracing::warn!(registry = %r.url, error = %e, "cannot register"),
+                }
+            }
+            if r.mode.instance_level() {
+                if let (Some(report), Some(iface)) = (&conn.report, url.service_interface()) {
+                    if let Err(e) = report.register_mapping(iface, &self.app).await {
+                        tracing::warn!(registry = %r.url, error = %e, "cannot map {iface}");
+                    }
+                }
+            }
+        }
+        self.update_metadata();
+        if self.ready {
+            self.publish().await;
+        }
+    }
+
+    async fn unexported(&mut self, url: Url) {
+        if Self::is_metadata_service(&url) {
+            return;
+        }
+        let full = url.to_full_string();
+        lock(&self.metadata.exported).retain(|u| *u != full);
+        self.exported.retain(|u| *u != url);
+        let registered = registered_url(&url);
+        for (i, r) in self.registries.iter().enumerate() {
+            let Some(conn) = r.connected() else { continue };
+            if let Some(urls) = self.registered.get_mut(&i) {
+                if let Some(pos) = urls.iter().position(|u| *u == registered) {
+                    urls.remove(pos);
+                    if let Err(e) = conn.registry.unregister(&registered).await {
+                        tracing::warn!(registry = %r.url, error = %e, "cannot unregister");
+                    }
+                }
+            }
+        }
+        self.update_metadata();
+        if self.ready && !self.withdrawn {
+            self.publish().await;
+        }
+    }
+
+    /// Recomputes the application's metadata from the exports.
+    fn update_metadata(&self) {
+        let mut info = MetadataInfo::new(self.app.clone());
+        for url in &self.exported {
+            if url.parameter_bool_or("register", true) {
+                info.add_service(ServiceInfo::from_url(url));
+            }
+        }
+        self.metadata.current.store(Arc::new(info));
+    }
+
+    /// Registers (or updates) the instance in every registry that takes instances.
+    async fn publish(&mut self) {
+        if self.withdrawn {
+            return;
+        }
+        let info = self.metadata.current.load_full();
+        let Some(instance) = self.instance(&info) else {
+            return;
+        };
+        for (i, r) in self.registries.iter().enumerate() {
+            if !r.register || !r.mode.instance_level() {
+                continue;
+            }
+            let Ok(conn) = r.connect(self.framework.extensions()).await else {
+                continue;
+            };
+            if self.published.get(&i) == Some(&instance) {
+                continue;
+            }
+            if self.remote_metadata {
+                if let Some(report) = &conn.report {
+                    if let Err(e) = report.publish_app_metadata(&info).await {
+                        tracing::warn!(registry = %r.url, error = %e, "cannot publish metadata");
+                    }
+                }
+            }
+            match conn.discovery.register(&instance).await {
+                Ok(()) => {
+                    tracing::info!(
+                        registry = %r.url,
+                        instance = %instance.id(),
+                        revision = %instance.revision(),
+                        "registered instance"
+                    );
+                    self.published.insert(i, instance.clone());
+                }
+                Err(e) => tracing::warn!(registry = %r.url, error = %e, "cannot register instance"),
+            }
+        }
+    }
+
+    /// The instance to publish: host and port of the first dubbo export (else the first
+    /// export), its endpoints, revision and MetadataService parameters.
+    fn instance(&self, info: &MetadataInfo) -> Option<ServiceInstance> {
+        let main = self
+            .exported
+            .iter()
+            .find(|u| u.protocol() == Some("dubbo"))
+            .or_else(|| self.exported.first())?;
+        let mut instance =
+            ServiceInstance::new(self.app.clone(), main.host().unwrap_or_default(), main.port());
+        instance.registration_time = main
+            .parameter("timestamp")
+            .and_then(|t| t.parse().ok())
+            .unwrap_or(0);
+        let mut endpoints: Vec<Endpoint> = Vec::new();
+        for u in &self.exported {
+            let protocol = u.protocol().unwrap_or("dubbo").to_owned();
+            if !endpoints.iter().any(|e| e.protocol == protocol) {
+                endpoints.push(Endpoint {
+                    port: u.port(),
+                    protocol,
+                });
+            }
+        }
+        let m = &mut instance.metadata;
+        m.insert(REVISION_KEY.into(), info.revision.clone());
+        m.insert(
+            STORAGE_TYPE_KEY.into(),
+            if self.remote_metadata { "remote" } else { "local" }.into(),
+        );
+        m.insert(
+            ENDPOINTS_KEY.into(),
+            serde_json::to_string(&endpoints).unwrap_or_default(),
+        );
+        if let Some(ms) = &self.metadata_service {
+            let mut params: BTreeMap<String, String> = METADATA_URL_PARAMS
+                .iter()
+                .filter_map(|k| Some(((*k).to_owned(), ms.parameter(k)?.to_owned())))
+                .collect();
+            params.insert("port".into(), ms.port().to_string());
+            params.insert(
+                "protocol".into(),
+                ms.protocol().unwrap_or("dubbo").to_owned(),
+            );
+            m.insert(
+                METADATA_SERVICE_PARAMS_KEY.into(),
+                serde_json::to_string(&params).unwrap_or_default(),
+            );
+        }
+        m.insert(METADATA_VERSION_KEY.into(), metadata_service::VERSION.into());
+        if let Some(t) = main.parameter("timestamp") {
+            m.insert("timestamp".into(), t.to_owned());
+        }
+        Some(instance)
+    }
+
+    /// Withdraws every registration (shutdown's first phase).
+    async fn withdraw(&mut self) {
+        if self.withdrawn {
+            return;
+        }
+        self.withdrawn = true;
+        for (i, r) in self.registries.iter().enumerate() {
+            let Some(conn) = r.connected() else { continue };
+            for url in self.registered.remove(&i).unwrap_or_default() {
+                if let Err(e) = conn.registry.unregister(&url).await {
+                    tracing::warn!(registry = %r.url, error = %e, "cannot unregister {url}");
+                }
+            }
+            if let Some(instance) = self.published.remove(&i) {
+                if let Err(e) = conn.discovery.unregister(&instance).await {
+                    tracing::warn!(registry = %r.url, error = %e, "cannot unregister instance");
+                }
+            }
+        }
+    }
+}
+
+/// The URL registered for an export: Java's registered form, without where the provider binds.
+pub(crate) fn registered_url(url: &Url) -> Url {
+    let url = url.without_parameters(NOT_REGISTERED.iter().copied());
+    url.with_parameter_if_absent("dynamic", "true")
+        .with_parameter_if_absent("deprecated", "false")
+        .with_parameter_if_absent("generic", "false")
+        .with_parameter_if_absent("service-name-mapping", "true")
+}
+
+/// How long consumers get to see a withdrawal before the provider stops taking calls.
+pub(crate) const UNREGISTER_WAIT: Duration = Duration::from_millis(1500);

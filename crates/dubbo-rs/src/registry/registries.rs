@@ -1,0 +1,163 @@
+//! The application's registries: read from configuration, connected on first use, shared by
+//! every module of the application.
+
+use std::sync::Arc;
+
+use dubbo_core::Extensions;
+use dubbo_registry::{
+    MetadataReport, MetadataReportFactory, Registry, RegistryError, RegistryFactory,
+    ServiceDiscovery, ServiceDiscoveryFactory,
+};
+use dubbo_url::Url;
+use tokio::sync::OnceCell;
+
+use super::modes::RegisterMode;
+use crate::config::{ConfigError, DubboConfig, RegistryConfig};
+
+/// One configured registry and, once connected, its three faces.
+pub(crate) struct AppRegistry {
+    /// The configuration id (`default` for `dubbo.registry`).
+    pub(crate) id: String,
+    /// The registry URL: scheme, address, and the settings as parameters.
+    pub(crate) url: Url,
+    /// Whether providers register here (`register: false`: subscribe only).
+    pub(crate) register: bool,
+    /// How providers register here.
+    pub(crate) mode: RegisterMode,
+    /// Whether it also stores metadata and the service-name mapping.
+    pub(crate) metadata_center: bool,
+    connected: OnceCell<Connected>,
+}
+
+/// A connected registry.
+#[derive(Clone)]
+pub(crate) struct Connected {
+    pub(crate) registry: Arc<dyn Registry>,
+    pub(crate) discovery: Arc<dyn ServiceDiscovery>,
+    pub(crate) report: Option<Arc<dyn MetadataReport>>,
+}
+
+impl AppRegistry {
+    /// Connects on first use; later calls share the connection. A failed connection is tried
+    /// again by the next caller.
+    pub(crate) async fn connect(&self, ext: &Extensions) -> Result<Connected, RegistryError> {
+        self.connected
+            .get_or_try_init(|| async {
+                let scheme = self.url.protocol().unwrap_or_default();
+                let unknown = || RegistryError::UnknownScheme {
+                    scheme: scheme.to_owned(),
+                };
+                let registry = ext
+                    .get::<dyn RegistryFactory>(scheme)
+                    .ok_or_else(unknown)?
+                    .create(&self.url)
+                    .await?;
+                let discovery = ext
+                    .get::<dyn ServiceDiscoveryFactory>(scheme)
+                    .ok_or_else(unknown)?
+                    .create(&self.url)
+                    .await?;
+                let report = match (
+                    self.metadata_center,
+                    ext.get::<dyn MetadataReportFactory>(scheme),
+                ) {
+                    (true, Some(f)) => Some(f.create(&self.url).await?),
+                    _ => None,
+                };
+                tracing::info!(registry = %self.url, id = %self.id, "connected to registry");
+                Ok(Connected {
+                    registry,
+                    discovery,
+                    report,
+                })
+            })
+            .await
+            .cloned()
+    }
+
+    /// The connection, if one was made.
+    pub(crate) fn connected(&self) -> Option<&Connected> {
+        self.connected.get()
+    }
+}
+
+/// The registries of `config` (none when it has none, or only `N/A` ones), checked against the
+/// schemes `ext` knows.
+pub(crate) fn from_config(
+    config: &DubboConfig,
+    app: &str,
+    ext: &Extensions,
+) -> Result<Vec<Arc<AppRegistry>>, ConfigError> {
+    let app_mode = config.application.register_mode.as_deref();
+    let mut out = Vec::new();
+    for (id, rc) in config.all_registries() {
+        let key = if config.registries.contains_key(&id) {
+            format!("dubbo.registries.{id}")
+        } else {
+            "dubbo.registry".to_owned()
+        };
+        let address = rc.address.as_deref().unwrap_or("").trim();
+        if address.eq_ignore_ascii_case("N/A") {
+            continue;
+        }
+        let url = registry_url(&key, address, &rc, app)?;
+        let scheme = url.protocol().unwrap_or_default().to_owned();
+        if ext.get::<dyn RegistryFactory>(&scheme).is_none() {
+            let known = ext.names::<dyn RegistryFactory>();
+            return Err(ConfigError::invalid(
+                format!("{key}.address"),
+                format!("no registry is known for scheme {scheme:?} (known: {known:?})"),
+            ));
+        }
+        let mode = rc
+            .register_mode
+            .as_deref()
+            .or(app_mode)
+            .and_then(RegisterMode::parse)
+            .unwrap_or(RegisterMode::All);
+        out.push(Arc::new(AppRegistry {
+            id,
+            url,
+            register: rc.register.unwrap_or(true),
+            mode,
+            metadata_center: rc.use_as_metadata_center.unwrap_or(true),
+            connected: OnceCell::new(),
+        }));
+    }
+    Ok(out)
+}
+
+/// `zookeeper://127.0.0.1:2181` from the configured address (with or without a scheme), with
+/// the registry's settings as parameters, as Java builds its registry URL.
+fn registry_url(
+    key: &str,
+    address: &str,
+    rc: &RegistryConfig,
+    app: &str,
+) -> Result<Url, ConfigError> {
+    let with_scheme = if address.contains("://") {
+        address.to_owned()
+    } else {
+        let scheme = rc.protocol.as_deref().ok_or_else(|| {
+            ConfigError::invalid(
+                format!("{key}.address"),
+                format!("{address:?} names no registry; write it as zookeeper://host:port"),
+            )
+        })?;
+        format!("{scheme}://{address}")
+    };
+    let url = Url::parse(&with_scheme).map_err(|e| {
+        ConfigError::invalid(format!("{key}.address"), format!("{address:?}: {e}"))
+    })?;
+    let mut url = url.with_parameter_if_absent("application", app);
+    if let Some(t) = rc.timeout {
+        url = url.with_parameter("timeout", &t.to_string());
+    }
+    if let Some(g) = &rc.group {
+        url = url.with_parameter("group", g);
+    }
+    for (k, v) in &rc.parameters {
+        url = url.with_parameter(k, v);
+    }
+    Ok(url)
+}
