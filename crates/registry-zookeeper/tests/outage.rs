@@ -1,6 +1,9 @@
 //! Faults against a real ZooKeeper: the server going away and coming back, and a session
 //! that expires meanwhile.
 
+// Test helpers outside #[test] functions panic as the failure report too.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod support;
 
 use std::sync::Arc;
@@ -54,8 +57,12 @@ async fn restart_within_the_session_catches_up() {
     a.register(&provider(1)).await.unwrap();
     let seen = Collector::new();
     a.subscribe(&consumer(), listener(&seen)).await.unwrap();
-    seen.wait_latest("first push", |n| n.category == Category::Providers, |n| ports(n) == [1])
-        .await;
+    seen.wait_latest(
+        "first push",
+        |n| n.category == Category::Providers,
+        |n| ports(n) == [1],
+    )
+    .await;
 
     server.stop();
     eventually("disconnect noticed", || !a.is_available()).await;
@@ -70,9 +77,11 @@ async fn restart_within_the_session_catches_up() {
 
     let b = ZookeeperRegistry::connect(&url).await.unwrap();
     b.register(&provider(2)).await.unwrap();
-    seen.wait_latest("provider of the other client", |n| n.category == Category::Providers, |n| {
-        ports(n) == [1, 2]
-    })
+    seen.wait_latest(
+        "provider of the other client",
+        |n| n.category == Category::Providers,
+        |n| ports(n) == [1, 2],
+    )
     .await;
     a.destroy().await;
     b.destroy().await;
@@ -90,8 +99,12 @@ async fn expired_session_is_replaced_and_everything_comes_back() {
     a.register(&mine).await.unwrap();
     let seen = Collector::new();
     a.subscribe(&consumer(), listener(&seen)).await.unwrap();
-    seen.wait_latest("first push", |n| n.category == Category::Providers, |n| ports(n) == [1])
-        .await;
+    seen.wait_latest(
+        "first push",
+        |n| n.category == Category::Providers,
+        |n| ports(n) == [1],
+    )
+    .await;
     let path = a.node_path(&mine).unwrap();
     let old_owner = {
         let zk = raw(&server).await;
@@ -102,7 +115,10 @@ async fn expired_session_is_replaced_and_everything_comes_back() {
     server.stop();
     tokio::time::sleep(Duration::from_millis(7000)).await;
     server.restart();
-    eventually("new session", || client.session_generation() == 2 && a.is_available()).await;
+    eventually("new session", || {
+        client.session_generation() == 2 && a.is_available()
+    })
+    .await;
 
     // Our provider is back, owned by the new session; it must survive the server expiring
     // the old session's node too (4 s after the restart).
@@ -117,14 +133,18 @@ async fn expired_session_is_replaced_and_everything_comes_back() {
     // The subscription was re-armed in the new session.
     let b = ZookeeperRegistry::connect(&url).await.unwrap();
     b.register(&provider(2)).await.unwrap();
-    seen.wait_latest("push after expiry", |n| n.category == Category::Providers, |n| {
-        ports(n) == [1, 2]
-    })
+    seen.wait_latest(
+        "push after expiry",
+        |n| n.category == Category::Providers,
+        |n| ports(n) == [1, 2],
+    )
     .await;
     b.unregister(&provider(2)).await.unwrap();
-    seen.wait_latest("withdrawal after expiry", |n| n.category == Category::Providers, |n| {
-        ports(n) == [1]
-    })
+    seen.wait_latest(
+        "withdrawal after expiry",
+        |n| n.category == Category::Providers,
+        |n| ports(n) == [1],
+    )
     .await;
     a.destroy().await;
     b.destroy().await;

@@ -1,5 +1,8 @@
 //! The interface-level registry against a real ZooKeeper: layout, pushes, filtering.
 
+// Test helpers outside #[test] functions panic as the failure report too.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod support;
 
 use std::sync::Arc;
@@ -107,10 +110,7 @@ async fn provider_is_seen_by_another_registry_and_withdrawn() {
     // Destroy withdraws what was registered.
     a.destroy().await;
     assert!(zk.list_children(&dir).await.unwrap().is_empty());
-    assert_eq!(
-        a.register(&p).await.unwrap_err().code(),
-        "REGISTRY_CLOSED"
-    );
+    assert_eq!(a.register(&p).await.unwrap_err().code(), "REGISTRY_CLOSED");
     b.destroy().await;
 }
 
@@ -149,9 +149,12 @@ async fn group_version_filtering_and_foreign_nodes() {
     ];
     for (query, expected) in cases {
         let seen = Collector::new();
-        b.subscribe(&consumer(&format!("{query}&category=providers")), listener(&seen))
-            .await
-            .unwrap();
+        b.subscribe(
+            &consumer(&format!("{query}&category=providers")),
+            listener(&seen),
+        )
+        .await
+        .unwrap();
         let n = seen
             .wait_latest(query, of(Category::Providers), |_| true)
             .await;

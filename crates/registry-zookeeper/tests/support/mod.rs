@@ -2,7 +2,7 @@
 //! loopback port with its own data directory, stopped and started again on demand, and
 //! killed on drop.
 
-#![allow(dead_code)]
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -76,10 +76,8 @@ impl ZkServer {
             .duration_since(UNIX_EPOCH)
             .unwrap()
             .as_nanos();
-        let dir = std::env::temp_dir().join(format!(
-            "dubbo-rs-zk-{}-{port}-{nanos}",
-            std::process::id()
-        ));
+        let dir =
+            std::env::temp_dir().join(format!("dubbo-rs-zk-{}-{port}-{nanos}", std::process::id()));
         std::fs::create_dir_all(dir.join("data")).unwrap();
         let cfg = format!(
             "tickTime=500\ndataDir={}\nclientPort={port}\nclientPortAddress=127.0.0.1\n\
