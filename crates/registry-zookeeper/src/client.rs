@@ -248,6 +248,11 @@ impl ZookeeperClient {
         let known = self.remember(path, data, parents);
         let result = self
             .run(&format!("update {path}"), |zk| async move {
+                // A node this client did not register may belong to an older session, whose
+                // node the server removes later: creating takes it over properly.
+                if !known {
+                    return create_node(&zk, path, data, zk::CreateMode::Ephemeral, parents).await;
+                }
                 match zk.set_data(path, data, None).await {
                     Ok(_) => Ok(()),
                     Err(zk::Error::NoNode) => {
@@ -386,9 +391,10 @@ fn open_acl(mode: zk::CreateMode) -> zk::CreateOptions<'static> {
 
 /// Creates `path` with `mode`, its missing parents with `parents` (persistent or container).
 ///
-/// An existing persistent node is kept as it is. An existing ephemeral node is deleted and
-/// created again: after a session expiry the server may still hold the node of the expired
-/// session for a while, and that node would vanish under us when the server gets to it.
+/// An existing persistent node is kept as it is. An existing ephemeral node of this session
+/// gets the new data; one of another session is deleted and created again: after a session
+/// expiry (or a restart of the process) the server may still hold the node of the old session
+/// for a while, and that node would vanish under us when the server gets to it.
 pub(crate) async fn create_node(
     zk: &zk::Client,
     path: &str,
@@ -408,6 +414,12 @@ pub(crate) async fn create_node(
                 last = zk::Error::NoNode;
             }
             Err(zk::Error::NodeExists) if mode == zk::CreateMode::Ephemeral => {
+                // Ours already (registered twice): keep it, so watchers see no flap.
+                if let Ok((_, stat)) = zk.get_data(path).await {
+                    if stat.ephemeral_owner == zk.session_id().0 {
+                        return zk.set_data(path, data, None).await.map(|_| ());
+                    }
+                }
                 match zk.delete(path, None).await {
                     Ok(()) | Err(zk::Error::NoNode) => {}
                     Err(e) => return Err(e),

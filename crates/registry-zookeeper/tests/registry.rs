@@ -203,3 +203,44 @@ async fn group_version_filtering_and_foreign_nodes() {
     c.destroy().await;
     b.destroy().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_leftover_ephemeral_node_is_taken_over() {
+    let Some(server) = ZkServer::start() else {
+        return;
+    };
+    let a = ZookeeperRegistry::connect(&server.url("")).await.unwrap();
+    let p = provider("");
+    let path = a.node_path(&p).unwrap();
+
+    // A previous run of this process left its node, in a session the server still holds.
+    let old = raw(&server).await;
+    old.mkdir(
+        &format!("/dubbo/{IFACE}/providers"),
+        &zk::CreateMode::Persistent.with_acls(zk::Acls::anyone_all()),
+    )
+    .await
+    .unwrap();
+    old.create(
+        &path,
+        b"old",
+        &zk::CreateMode::Ephemeral.with_acls(zk::Acls::anyone_all()),
+    )
+    .await
+    .unwrap();
+
+    a.register(&p).await.unwrap();
+    let zk = raw(&server).await;
+    let (_, stat) = zk.get_data(&path).await.unwrap();
+    assert_ne!(stat.ephemeral_owner, old.session_id().0);
+    // Registering again keeps the node (no delete and create that subscribers would see).
+    a.register(&p).await.unwrap();
+    let (_, again) = zk.get_data(&path).await.unwrap();
+    assert_eq!(again.czxid, stat.czxid);
+
+    // The old session ending does not take our node with it.
+    drop(old);
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    assert!(zk.get_data(&path).await.is_ok());
+    a.destroy().await;
+}
