@@ -1,0 +1,298 @@
+//! [`ZookeeperServiceDiscovery`]: application-level instances as Curator's service discovery
+//! writes them, so Java and Rust applications see each other.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use dubbo_core::BoxFuture;
+use dubbo_registry::{InstancesListener, RegistryError, ServiceDiscovery, ServiceInstance};
+use dubbo_url::Url;
+use tokio_util::sync::{CancellationToken, DropGuard};
+use zookeeper_client as zk;
+
+use crate::client::ZookeeperClient;
+use crate::paths::{app_path, instance_path, services_root_of};
+use crate::watch::{spawn_watch, Changed, Watched};
+
+/// Application-level discovery on ZooKeeper.
+///
+/// Each instance is the ephemeral node `/services/{app}/{host}:{port}` holding Curator's JSON
+/// (the root comes from the URL's `rootPath`). Registering the same instance again rewrites
+/// the node. Watches follow both the set of instances and the content of each one.
+pub struct ZookeeperServiceDiscovery {
+    url: Url,
+    root: String,
+    client: Mutex<Option<Arc<ZookeeperClient>>>,
+    /// Node path → instance, for withdrawing on destroy.
+    registered: Mutex<BTreeMap<String, ServiceInstance>>,
+    watches: Mutex<Vec<AppWatchEntry>>,
+    stop: CancellationToken,
+    _stop_on_drop: DropGuard,
+}
+
+struct AppWatchEntry {
+    app: String,
+    listener: Arc<dyn InstancesListener>,
+    stop: CancellationToken,
+}
+
+impl std::fmt::Debug for ZookeeperServiceDiscovery {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ZookeeperServiceDiscovery")
+            .field("url", &self.url.to_full_string())
+            .field("root", &self.root)
+            .finish()
+    }
+}
+
+impl ZookeeperServiceDiscovery {
+    /// A discovery for `url` on `client` (possibly shared with a registry and a report).
+    pub fn new(url: &Url, client: Arc<ZookeeperClient>) -> Self {
+        let stop = CancellationToken::new();
+        Self {
+            url: url.clone(),
+            root: services_root_of(url),
+            client: Mutex::new(Some(client)),
+            registered: Mutex::new(BTreeMap::new()),
+            watches: Mutex::new(Vec::new()),
+            _stop_on_drop: stop.clone().drop_guard(),
+            stop,
+        }
+    }
+
+    /// Connects to the ZooKeeper `url` names and creates a discovery with its own session.
+    pub async fn connect(url: &Url) -> Result<Self, RegistryError> {
+        let client = ZookeeperClient::connect(url).await?;
+        Ok(Self::new(url, client))
+    }
+
+    /// The node `instance` is registered at.
+    pub fn node_path(&self, instance: &ServiceInstance) -> String {
+        instance_path(&self.root, &instance.app, &instance.id())
+    }
+
+    fn client(&self) -> Result<Arc<ZookeeperClient>, RegistryError> {
+        lock(&self.client)
+            .clone()
+            .ok_or_else(|| RegistryError::Closed {
+                address: self.url.address(),
+            })
+    }
+
+    async fn do_register(&self, instance: &ServiceInstance) -> Result<(), RegistryError> {
+        check_name(&instance.app)?;
+        let client = self.client()?;
+        let path = self.node_path(instance);
+        let json = instance.to_curator_json();
+        // Curator creates the application node as a container, which the server removes
+        // once its last instance is gone.
+        client
+            .put_ephemeral(&path, json.as_bytes(), zk::CreateMode::Container)
+            .await?;
+        lock(&self.registered).insert(path, instance.clone());
+        Ok(())
+    }
+
+    async fn do_unregister(&self, instance: &ServiceInstance) -> Result<(), RegistryError> {
+        let client = self.client()?;
+        let path = self.node_path(instance);
+        lock(&self.registered).remove(&path);
+        client.remove_ephemeral(&path).await
+    }
+
+    async fn do_instances(&self, app: &str) -> Result<Vec<ServiceInstance>, RegistryError> {
+        check_name(app)?;
+        let client = self.client()?;
+        let path = app_path(&self.root, app);
+        let mut children = client.children(&path).await?;
+        children.sort();
+        let mut out = Vec::with_capacity(children.len());
+        for child in children {
+            let node = format!("{path}/{child}");
+            if let Some((data, _)) = client.data(&node).await? {
+                if let Some(instance) = parse_instance(&node, &data) {
+                    out.push(instance);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn do_watch(
+        &self,
+        app: &str,
+        listener: Arc<dyn InstancesListener>,
+    ) -> Result<(), RegistryError> {
+        check_name(app)?;
+        let client = self.client()?;
+        let stop = self.stop.child_token();
+        spawn_watch(
+            client,
+            stop.clone(),
+            AppWatch {
+                app: app.to_owned(),
+                path: app_path(&self.root, app),
+                listener: listener.clone(),
+            },
+        );
+        lock(&self.watches).push(AppWatchEntry {
+            app: app.to_owned(),
+            listener,
+            stop,
+        });
+        Ok(())
+    }
+
+    fn do_unwatch(&self, app: &str, listener: &Arc<dyn InstancesListener>) {
+        lock(&self.watches).retain(|w| {
+            let same =
+                w.app == app && std::ptr::addr_eq(Arc::as_ptr(&w.listener), Arc::as_ptr(listener));
+            if same {
+                w.stop.cancel();
+            }
+            !same
+        });
+    }
+
+    async fn do_destroy(&self) {
+        self.stop.cancel();
+        lock(&self.watches).clear();
+        let registered: Vec<String> = std::mem::take(&mut *lock(&self.registered))
+            .into_keys()
+            .collect();
+        if let Ok(client) = self.client() {
+            for path in registered {
+                if let Err(e) = client.remove_ephemeral(&path).await {
+                    tracing::warn!(%path, error = %e, "could not withdraw instance on destroy");
+                }
+            }
+        }
+        lock(&self.client).take();
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// An application name becomes one path segment; one that is not would land elsewhere.
+fn check_name(app: &str) -> Result<(), RegistryError> {
+    if app.is_empty() || app.contains('/') {
+        return Err(RegistryError::Config {
+            key: "application".to_owned(),
+            reason: format!("{app:?} is not a usable application name"),
+        });
+    }
+    Ok(())
+}
+
+fn parse_instance(path: &str, data: &[u8]) -> Option<ServiceInstance> {
+    match ServiceInstance::from_curator_json(path, data) {
+        Ok(i) => Some(i),
+        Err(e) => {
+            tracing::warn!(%path, error = %e, "unreadable instance node; skipped");
+            None
+        }
+    }
+}
+
+/// Watches the instances of one application: the children, and each child's data.
+struct AppWatch {
+    app: String,
+    path: String,
+    listener: Arc<dyn InstancesListener>,
+}
+
+impl Watched for AppWatch {
+    fn path(&self) -> &str {
+        &self.path
+    }
+
+    fn read<'a>(&'a mut self, zk: &'a zk::Client) -> BoxFuture<'a, Result<Changed, zk::Error>> {
+        Box::pin(async move {
+            let (mut children, watcher) = match zk.list_and_watch_children(&self.path).await {
+                Err(zk::Error::NoNode) => {
+                    // No instance has ever registered (or the container went away): wait for
+                    // the node to appear.
+                    let (stat, watcher) = zk.check_and_watch_stat(&self.path).await?;
+                    if stat.is_some() {
+                        return Ok(Box::pin(async {}) as Changed);
+                    }
+                    self.listener.on_instances(&self.app, Vec::new());
+                    return Ok(Box::pin(async move {
+                        watcher.changed().await;
+                    }) as Changed);
+                }
+                other => other?,
+            };
+            children.sort();
+            let mut waits: Vec<Changed> = vec![Box::pin(async move {
+                watcher.changed().await;
+            })];
+            let mut instances = Vec::with_capacity(children.len());
+            for child in children {
+                let node = format!("{}/{child}", self.path);
+                match zk.get_and_watch_data(&node).await {
+                    Ok((data, _, watcher)) => {
+                        waits.push(Box::pin(async move {
+                            watcher.changed().await;
+                        }));
+                        if let Some(instance) = parse_instance(&node, &data) {
+                            instances.push(instance);
+                        }
+                    }
+                    // Gone since the listing; the children watch reports it.
+                    Err(zk::Error::NoNode) => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            self.listener.on_instances(&self.app, instances);
+            Ok(Box::pin(async move {
+                futures::future::select_all(waits).await;
+            }) as Changed)
+        })
+    }
+}
+
+impl ServiceDiscovery for ZookeeperServiceDiscovery {
+    fn url(&self) -> &Url {
+        &self.url
+    }
+
+    fn register(&self, instance: &ServiceInstance) -> BoxFuture<'_, Result<(), RegistryError>> {
+        let instance = instance.clone();
+        Box::pin(async move { self.do_register(&instance).await })
+    }
+
+    fn unregister(&self, instance: &ServiceInstance) -> BoxFuture<'_, Result<(), RegistryError>> {
+        let instance = instance.clone();
+        Box::pin(async move { self.do_unregister(&instance).await })
+    }
+
+    fn instances(&self, app: &str) -> BoxFuture<'_, Result<Vec<ServiceInstance>, RegistryError>> {
+        let app = app.to_owned();
+        Box::pin(async move { self.do_instances(&app).await })
+    }
+
+    fn watch(
+        &self,
+        app: &str,
+        listener: Arc<dyn InstancesListener>,
+    ) -> BoxFuture<'_, Result<(), RegistryError>> {
+        let result = self.do_watch(app, listener);
+        Box::pin(async move { result })
+    }
+
+    fn unwatch(
+        &self,
+        app: &str,
+        listener: &Arc<dyn InstancesListener>,
+    ) -> BoxFuture<'_, Result<(), RegistryError>> {
+        self.do_unwatch(app, listener);
+        Box::pin(async { Ok(()) })
+    }
+
+    fn destroy(&self) -> BoxFuture<'_, ()> {
+        Box::pin(self.do_destroy())
+    }
+}
