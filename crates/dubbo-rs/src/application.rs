@@ -44,6 +44,8 @@ pub struct ApplicationBuilder {
     protocols: Vec<(String, ProtocolSetting)>,
     host: Option<String>,
     env: Option<BTreeMap<String, String>>,
+    registries: Vec<String>,
+    migration: Option<String>,
 }
 
 /// A protocol added from code.
@@ -61,7 +63,23 @@ impl ApplicationBuilder {
             protocols: Vec::new(),
             host: None,
             env: None,
+            registries: Vec::new(),
+            migration: None,
         }
+    }
+
+    /// Adds a registry by address (`zookeeper://127.0.0.1:2181`, `file:///tmp/registry`):
+    /// providers register there and references without a `url` find their providers there.
+    pub fn registry(mut self, address: &str) -> Self {
+        self.registries.push(address.to_owned());
+        self
+    }
+
+    /// How references discover providers: `FORCE_INTERFACE`, `APPLICATION_FIRST` (the
+    /// default) or `FORCE_APPLICATION` (`dubbo.application.migration.step`).
+    pub fn migration_step(mut self, step: &str) -> Self {
+        self.migration = Some(step.to_owned());
+        self
     }
 
     /// Uses `framework` instead of a private one, so several applications share its extensions.
@@ -138,6 +156,27 @@ impl ApplicationBuilder {
             if let Some(p) = config.protocol.as_mut() {
                 p.host = Some(host.clone());
             }
+        }
+        for (i, address) in self.registries.into_iter().enumerate() {
+            let id = if i == 0 && config.registry.is_none() && config.registries.is_empty() {
+                "default".to_owned()
+            } else {
+                format!("registry-{i}")
+            };
+            config.registries.insert(
+                id,
+                crate::config::RegistryConfig {
+                    address: Some(address),
+                    ..Default::default()
+                },
+            );
+        }
+        if let Some(step) = self.migration {
+            config
+                .application
+                .migration
+                .get_or_insert_with(Default::default)
+                .step = Some(step);
         }
         if let Some(env) = self.env {
             config.environment = env;

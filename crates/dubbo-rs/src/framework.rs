@@ -62,6 +62,8 @@ impl Framework {
             extensions.register::<dyn ProtocolFactory>("tri", tri.clone());
             extensions.register::<dyn ProtocolFactory>("triple", tri);
         }
+        #[cfg(feature = "zookeeper")]
+        dubbo_registry_zookeeper::register_zookeeper(&extensions);
         Arc::new(Self { extensions, stats })
     }
 

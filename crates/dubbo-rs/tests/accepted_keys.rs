@@ -47,7 +47,7 @@ async fn keys_without_an_effect_are_refused_at_start_naming_the_key() {
             "    qos-accept-foreign-ip: false\n",
             "dubbo.application.qos-accept-foreign-ip",
         ),
-        // Registration needs a registry.
+        // Registration needs a registry, and an N/A registry takes no settings.
         ("    register-mode: instance\n", "dubbo.application.register-mode"),
         ("  provider:\n    register: true\n", "dubbo.provider.register"),
         (
@@ -57,6 +57,11 @@ async fn keys_without_an_effect_are_refused_at_start_naming_the_key() {
         (
             "  registry:\n    address: N/A\n    timeout: 3000\n",
             "dubbo.registry.timeout",
+        ),
+        // A registry scheme nothing implements.
+        (
+            "  registry:\n    address: nosuch://127.0.0.1:1\n",
+            "dubbo.registry.address",
         ),
         // Generic calls are made in code.
         (

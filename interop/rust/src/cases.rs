@@ -14,10 +14,22 @@ use crate::service::{InteropServiceClient, User};
 /// The interface name of the contract's service.
 pub const INTEROP_SERVICE: &str = "org.apache.dubbo.interop.InteropService";
 
+/// The target that means "the providers the application's registry knows, over this
+/// protocol": `registry:dubbo` or `registry:tri`.
+pub const REGISTRY_TARGET: &str = "registry:";
+
+/// A reference to `interface` at `url`: a direct address, or [`REGISTRY_TARGET`] and a
+/// protocol for the registry's providers of that protocol.
+pub fn reference_to(interface: &str, url: &str) -> ReferenceOptions {
+    match url.strip_prefix(REGISTRY_TARGET) {
+        Some(protocol) => ReferenceOptions::new(interface).protocol(protocol),
+        None => ReferenceOptions::new(interface).url(url),
+    }
+}
+
 /// The reference to InteropService 1.0.0 at `url`, sending Dubbo's token when one is given.
 pub fn interop_reference(url: &str, token: Option<&str>) -> ReferenceOptions {
-    let options = ReferenceOptions::new(INTEROP_SERVICE)
-        .url(url)
+    let options = reference_to(INTEROP_SERVICE, url)
         .version("1.0.0")
         .timeout(Duration::from_secs(10));
     match token {
@@ -300,9 +312,9 @@ pub async fn run_interop_cases(
     );
     let missing = module
         .refer(
-            ReferenceOptions::new(INTEROP_SERVICE)
-                .url(url)
-                .version("9.9.9"),
+            reference_to(INTEROP_SERVICE, url)
+                .version("9.9.9")
+                .parameter("check", "false"),
         )
         .await?;
     let outcome = InteropServiceClient::new(missing.invoker())
@@ -310,8 +322,8 @@ pub async fn run_interop_cases(
         .await;
     // Java's Triple server resolves an unknown version to the default service
     // (dubbo.rpc.tri.resolve-fallback-to-default); dubbo:// refuses it.
-    let tri_fallback =
-        url.starts_with("tri://") && matches!(&outcome, Ok(Some(s)) if s == "Hello world");
+    let tri_fallback = (url.starts_with("tri://") || url == "registry:tri")
+        && matches!(&outcome, Ok(Some(s)) if s == "Hello world");
     report.check(
         "unknown version is refused",
         matches!(&outcome, Err(e) if !e.is_business()) || tri_fallback,

@@ -7,11 +7,15 @@
 //!
 //! [`Application::build`]: crate::Application::build
 
-use super::{ConfigError, DubboConfig};
+use super::{ConfigError, DubboConfig, RegistryConfig};
 
-/// Refuses every key whose feature is missing: QoS, and generic references by configuration.
+/// Refuses every key whose feature is missing or that has nothing to act on: QoS,
+/// registration without a registry, settings of an `N/A` registry, and generic references by
+/// configuration.
 pub(crate) fn refuse_unimplemented(config: &DubboConfig) -> Result<(), ConfigError> {
+    refuse_na_registry_settings(config)?;
     refuse_qos(config)?;
+    refuse_registration(config)?;
     for (id, r) in &config.references {
         if let Some(generic) = r.generic.as_deref().map(str::trim) {
             if !generic.eq_ignore_ascii_case("false") && !generic.is_empty() {
@@ -27,6 +31,45 @@ pub(crate) fn refuse_unimplemented(config: &DubboConfig) -> Result<(), ConfigErr
         }
     }
     Ok(())
+}
+
+/// An `N/A` registry (Java's "no registry") takes no further settings: they would have
+/// nothing to act on.
+fn refuse_na_registry_settings(config: &DubboConfig) -> Result<(), ConfigError> {
+    for (id, registry) in config.all_registries() {
+        let address = registry.address.as_deref().unwrap_or("").trim();
+        if !address.eq_ignore_ascii_case("N/A") {
+            continue;
+        }
+        let key = if config.registries.contains_key(&id) {
+            format!("dubbo.registries.{id}")
+        } else {
+            "dubbo.registry".to_owned()
+        };
+        if let Some(field) = registry_setting(&registry) {
+            return Err(ConfigError::invalid(
+                format!("{key}.{field}"),
+                "has no effect on a registry whose address is N/A (no registry); remove it",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The first setting of a registry besides its address.
+fn registry_setting(r: &RegistryConfig) -> Option<&'static str> {
+    [
+        ("protocol", r.protocol.is_some()),
+        ("timeout", r.timeout.is_some()),
+        ("group", r.group.is_some()),
+        ("register", r.register.is_some()),
+        ("register-mode", r.register_mode.is_some()),
+        ("use-as-config-center", r.use_as_config_center.is_some()),
+        ("use-as-metadata-center", r.use_as_metadata_center.is_some()),
+        ("parameters", !r.parameters.is_empty()),
+    ]
+    .into_iter()
+    .find_map(|(name, set)| set.then_some(name))
 }
 
 /// QoS (Java's telnet/HTTP operations port) is not implemented, and dubbo-rs never opens its
@@ -57,4 +100,42 @@ fn refuse_qos(config: &DubboConfig) -> Result<(), ConfigError> {
         )),
         None => Ok(()),
     }
+}
+
+/// Registration needs a registry: without one (none configured, or only `N/A`),
+/// `register: true` and any `register-mode` would not be acted on, so they are refused;
+/// `register: false` is what happens and is accepted.
+fn refuse_registration(config: &DubboConfig) -> Result<(), ConfigError> {
+    const WHY: &str = "nothing is registered: no registry is configured";
+    let has_registry = config.all_registries().iter().any(|(_, r)| {
+        !r.address
+            .as_deref()
+            .unwrap_or("")
+            .trim()
+            .eq_ignore_ascii_case("N/A")
+    });
+    if has_registry {
+        return Ok(());
+    }
+    if config.application.register_mode.is_some() {
+        return Err(ConfigError::invalid(
+            "dubbo.application.register-mode",
+            format!("{WHY}; remove the key"),
+        ));
+    }
+    if config.provider.register == Some(true) {
+        return Err(ConfigError::invalid(
+            "dubbo.provider.register",
+            format!("{WHY}; remove the key or set it to false"),
+        ));
+    }
+    for (id, s) in &config.services {
+        if s.register == Some(true) {
+            return Err(ConfigError::invalid(
+                format!("dubbo.services.{id}.register"),
+                format!("{WHY}; remove the key or set it to false"),
+            ));
+        }
+    }
+    Ok(())
 }

@@ -8,7 +8,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use std::process::ExitCode;
 
 use dubbo_interop::args::Args;
-use dubbo_interop::cases::run_interop_cases;
+use dubbo_interop::cases::{reference_to, run_interop_cases, REGISTRY_TARGET};
 use dubbo_interop::forbidden::check_forbidden;
 use dubbo_interop::load::{run_load, LoadPlan};
 use dubbo_interop::report::Report;
@@ -18,12 +18,15 @@ use dubbo_triple_greeter::{run_client_cases, GreeterClient};
 /// The Greeter's full service name (`package.Service` of interop/proto/greeter.proto).
 const GREETER_SERVICE: &str = "org.apache.dubbo.interop.tri.Greeter";
 
-const USAGE: &str = "usage: interop-client --url dubbo://HOST:PORT | --url tri://HOST:PORT | --url \"URL1;URL2;...\" | --registry URL [--greeter-only] [--no-greeter] [--token T] [--expect-forbidden]
+const USAGE: &str = "usage: interop-client --url dubbo://HOST:PORT | --url tri://HOST:PORT | --url \"URL1;URL2;...\" | --registry URL [--protocol dubbo|tri] [--migration STEP] [--greeter-only] [--no-greeter] [--token T] [--expect-forbidden]
        interop-client --url \"URL1;URL2;...\" --load N [--concurrency C] [--loadbalance NAME] [--cluster NAME] [--retries R]
 
   --no-greeter         over tri://, skip the Greeter cases (for a provider without the IDL
                        service, e.g. the Java Dubbo 3.2 interop provider)
   --url \"U1;U2\"        several direct providers behind one reference (the cluster chooses)
+  --registry URL       find the providers in a registry (zookeeper://127.0.0.1:2181, file:///dir)
+  --protocol P         with --registry: call the providers of protocol P (dubbo, the default, or tri)
+  --migration STEP     with --registry: FORCE_INTERFACE, APPLICATION_FIRST (default) or FORCE_APPLICATION
   --load N             instead of the cases, call sayHello(\"load\") N times from C callers
                        (default 8); print `provider HOST:PORT calls K` per provider that
                        answered, then `N passed, N failed` counting calls
@@ -63,15 +66,28 @@ async fn main() -> ExitCode {
 }
 
 async fn run(args: &Args, report: &mut Report) -> Result<(), String> {
+    // With --registry the "url" is the registry's providers of --protocol.
+    let registry_target;
+    let url = match (args.get("url"), args.get("registry")) {
+        (Some(url), None) => url,
+        (None, Some(_)) => {
+            let protocol = args.get("protocol").unwrap_or("dubbo");
+            if !matches!(protocol, "dubbo" | "tri") {
+                return Err(format!("--protocol {protocol}: expected dubbo or tri"));
+            }
+            registry_target = format!("{REGISTRY_TARGET}{protocol}");
+            registry_target.as_str()
+        }
+        _ => return Err(USAGE.to_owned()),
+    };
+    let mut builder = Application::builder("interop-consumer");
     if let Some(registry) = args.get("registry") {
-        return Err(format!(
-            "--registry {registry}: registry support is not built yet"
-        ));
+        builder = builder.registry(registry);
+        if let Some(step) = args.get("migration") {
+            builder = builder.migration_step(step);
+        }
     }
-    let url = args.get("url").ok_or_else(|| USAGE.to_owned())?;
-    let app = Application::builder("interop-consumer")
-        .build()
-        .map_err(|e| e.to_string())?;
+    let app = builder.build().map_err(|e| e.to_string())?;
     let token = args.get("token");
     if args.has("expect-forbidden") {
         check_forbidden(&app, url, token, report)
@@ -114,13 +130,19 @@ async fn run(args: &Args, report: &mut Report) -> Result<(), String> {
     }
     // The Greeter goes through a reference like any other service, so its calls pass the
     // consumer's filters (the token among them) and the generated client runs in invoker mode.
-    let tri_addr = url.strip_prefix("tri://");
+    let tri_addr = url
+        .strip_prefix("tri://")
+        .or((url == "registry:tri").then_some(url));
     if tri_addr.is_some() && args.has("no-greeter") {
         println!("SKIP greeter: --no-greeter (the provider has no Greeter IDL service)");
     } else if let Some(addr) = tri_addr {
         let addr = addr.trim_end_matches('/').to_owned();
-        let mut options = ReferenceOptions::new(GREETER_SERVICE)
-            .url(format!("tri://{addr}"))
+        let target = if addr.starts_with(REGISTRY_TARGET) {
+            addr.clone()
+        } else {
+            format!("tri://{addr}")
+        };
+        let mut options = reference_to(GREETER_SERVICE, &target)
             .timeout(std::time::Duration::from_secs(5));
         if let Some(t) = token {
             options = options.parameter("token", t);

@@ -50,17 +50,15 @@ async fn run(args: &Args) -> Result<(), String> {
     let dubbo_port = args.port("dubbo-port", 20880)?;
     let tri_port = args.port("tri-port", 50051)?;
     let app_name = args.get("app").unwrap_or("interop-provider");
-    if let Some(registry) = args.get("registry") {
-        return Err(format!(
-            "--registry {registry}: registry support is not built yet; run without --registry"
-        ));
-    }
-    let app = Application::builder(app_name)
+    let mut builder = Application::builder(app_name)
         .protocol("dubbo", dubbo_port)
         .protocol("tri", tri_port)
-        .host("127.0.0.1")
-        .build()
-        .map_err(|e| e.to_string())?;
+        .host("127.0.0.1");
+    // --registry URL: register as Java Dubbo 3.3 does by default (interface and instance).
+    if let Some(registry) = args.get("registry") {
+        builder = builder.registry(registry);
+    }
+    let app = builder.build().map_err(|e| e.to_string())?;
     let module = app.default_module();
     // --delay-ms D: sayHello waits D ms before it answers.
     let delay = match args.get("delay-ms") {
@@ -99,6 +97,8 @@ async fn run(args: &Args) -> Result<(), String> {
         .export_idl(GreeterServer::new(ContractGreeter), options_idl)
         .await
         .map_err(|e| e.to_string())?;
+    // Ready (and registered) before READY is printed, so a consumer started next finds it.
+    app.ready().await;
     println!("READY");
     app.run_until_signal().await;
     Ok(())

@@ -1,0 +1,228 @@
+//! Registry-based providers and references, end to end over the embedded file registry (a
+//! real directory shared the way two processes share it): registration in both models, the
+//! three migration steps, the MetadataService, and withdrawal at shutdown. The same scenarios
+//! run against a real ZooKeeper in the registry-zookeeper crate's tests and in the test
+//! command's interop steps.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::time::Duration;
+
+use dubbo_rs::core::{ErrorCode, Value};
+use dubbo_rs::prelude::*;
+
+#[dubbo_rs::service(interface = "org.example.registry.Echo")]
+pub trait Echo {
+    async fn echo(&self, text: String) -> Result<String, RpcError>;
+}
+
+struct EchoImpl(&'static str);
+
+impl Echo for EchoImpl {
+    async fn echo(&self, text: String) -> Result<String, RpcError> {
+        Ok(format!("{}:{text}", self.0))
+    }
+}
+
+const ECHO: &str = "org.example.registry.Echo";
+
+fn registry_dir() -> (tempdir::Dir, String) {
+    let dir = tempdir::Dir::new();
+    let url = format!("file://{}", dir.path());
+    (dir, url)
+}
+
+/// A throw-away directory removed on drop.
+mod tempdir {
+    pub struct Dir(std::path::PathBuf);
+    impl Dir {
+        pub fn new() -> Self {
+            let n = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_nanos();
+            let p = std::env::temp_dir().join(format!("dubbo-rs-registry-test-{}-{n}", std::process::id()));
+            std::fs::create_dir_all(&p).unwrap();
+            Dir(p)
+        }
+        pub fn path(&self) -> String {
+            self.0.display().to_string()
+        }
+    }
+    impl Drop for Dir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
+
+async fn provider(registry: &str, name: &'static str, mode: &str) -> Application {
+    let text = format!(
+        "dubbo:\n  application:\n    name: {name}\n    register-mode: {mode}\n  registry:\n    address: {registry}\n  protocols:\n    dubbo:\n      port: 0\n      host: 127.0.0.1\n    tri:\n      port: 0\n      host: 127.0.0.1\n"
+    );
+    let config = dubbo_rs::config::DubboConfig::from_yaml(&text).unwrap();
+    let app = Application::builder(name).config(config).build().unwrap();
+    app.default_module()
+        .export(EchoServer::new(EchoImpl(name)), ServiceOptions::new().version("1.0.0"))
+        .await
+        .unwrap();
+    app.ready().await;
+    app
+}
+
+fn consumer(registry: &str, step: &str) -> Application {
+    Application::builder("registry-consumer")
+        .registry(registry)
+        .migration_step(step)
+        .build()
+        .unwrap()
+}
+
+async fn call(app: &Application, protocol: &str) -> Result<String, RpcError> {
+    let reference = app
+        .default_module()
+        .refer(
+            ReferenceOptions::new(ECHO)
+                .version("1.0.0")
+                .protocol(protocol)
+                .timeout(Duration::from_secs(5)),
+        )
+        .await
+        .map_err(|e| RpcError::framework(ErrorCode::NoProvider, e.to_string()))?;
+    EchoClient::new(reference.invoker()).echo("hi".into()).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_registered_provider_is_found_in_every_migration_step_over_both_protocols() {
+    let (_dir, registry) = registry_dir();
+    let p = provider(&registry, "echo-provider", "all").await;
+    for step in ["FORCE_INTERFACE", "APPLICATION_FIRST", "FORCE_APPLICATION"] {
+        let c = consumer(&registry, step);
+        for protocol in ["dubbo", "tri"] {
+            assert_eq!(
+                call(&c, protocol).await.unwrap(),
+                "echo-provider:hi",
+                "{step} over {protocol}"
+            );
+        }
+        c.shutdown().await;
+    }
+    p.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_register_mode_reaches_only_its_model() {
+    let (_dir, registry) = registry_dir();
+    let p = provider(&registry, "interface-only", "interface").await;
+    let c = consumer(&registry, "FORCE_APPLICATION");
+    assert!(call(&c, "dubbo").await.is_err(), "no instance was registered");
+    c.shutdown().await;
+    let c = consumer(&registry, "FORCE_INTERFACE");
+    assert_eq!(call(&c, "dubbo").await.unwrap(), "interface-only:hi");
+    c.shutdown().await;
+    p.shutdown().await;
+
+    let (_dir, registry) = registry_dir();
+    let p = provider(&registry, "instance-only", "instance").await;
+    let c = consumer(&registry, "FORCE_INTERFACE");
+    assert!(call(&c, "dubbo").await.is_err(), "no interface URL was registered");
+    c.shutdown().await;
+    let c = consumer(&registry, "FORCE_APPLICATION");
+    assert_eq!(call(&c, "dubbo").await.unwrap(), "instance-only:hi");
+    c.shutdown().await;
+    p.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_metadata_service_answers_the_revision_the_instance_announces() {
+    let (_dir, registry) = registry_dir();
+    let p = provider(&registry, "meta-provider", "instance").await;
+    let exported = p.exported();
+    let ms = exported
+        .iter()
+        .find(|e| e.key.interface() == "org.apache.dubbo.metadata.MetadataService")
+        .expect("the MetadataService is exported");
+    assert_eq!(ms.key.group(), Some("meta-provider"));
+    assert_eq!(ms.key.version(), Some("1.0.0"));
+    let c = Application::builder("meta-client").build().unwrap();
+    let reference = c
+        .default_module()
+        .refer(
+            ReferenceOptions::new("org.apache.dubbo.metadata.MetadataService")
+                .url(format!("dubbo://127.0.0.1:{}", ms.url.port()))
+                .group("meta-provider")
+                .version("1.0.0"),
+        )
+        .await
+        .unwrap();
+    let generic = GenericClient::new(reference.invoker(), reference.service_key().clone());
+    let infos = generic
+        .invoke("getMetadataInfos", &[], vec![])
+        .await
+        .unwrap();
+    let Value::List(list) = infos else { panic!("{infos:?}") };
+    let info = &list.items[0];
+    let revision = info.get("revision").and_then(Value::as_str).unwrap().to_owned();
+    assert_eq!(revision.len(), 32);
+    let again = generic
+        .invoke("getMetadataInfo", &["java.lang.String"], vec![Value::from(revision.as_str())])
+        .await
+        .unwrap();
+    assert_eq!(again.get("app").and_then(Value::as_str), Some("meta-provider"));
+    let services = again.get("services").unwrap();
+    assert!(
+        services.get("org.example.registry.Echo:1.0.0:dubbo").is_some(),
+        "{services:?}"
+    );
+    let unknown = generic
+        .invoke("getMetadataInfo", &["java.lang.String"], vec![Value::from("nope")])
+        .await
+        .unwrap();
+    assert!(unknown.is_null());
+    c.shutdown().await;
+    p.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_provider_is_withdrawn_from_consumers_before_it_stops() {
+    let (_dir, registry) = registry_dir();
+    let a = provider(&registry, "provider-a", "all").await;
+    let b = provider(&registry, "provider-b", "all").await;
+    let c = consumer(&registry, "FORCE_INTERFACE");
+    let reference = c
+        .default_module()
+        .refer(ReferenceOptions::new(ECHO).version("1.0.0").protocol("dubbo"))
+        .await
+        .unwrap();
+    let client = EchoClient::new(reference.invoker());
+    // Both providers answer eventually.
+    let mut seen = std::collections::BTreeSet::new();
+    for _ in 0..200 {
+        seen.insert(client.echo("x".into()).await.unwrap());
+        if seen.len() == 2 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    assert_eq!(seen.len(), 2, "{seen:?}");
+    // Calls keep succeeding while one provider shuts down, and then only the other answers.
+    let calls = tokio::spawn(async move {
+        let mut failures = 0;
+        let mut last = String::new();
+        for _ in 0..400 {
+            match client.echo("x".into()).await {
+                Ok(r) => last = r,
+                Err(_) => failures += 1,
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        (failures, last)
+    });
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    a.shutdown().await;
+    let (failures, last) = calls.await.unwrap();
+    assert_eq!(failures, 0);
+    assert_eq!(last, "provider-b:x");
+    c.shutdown().await;
+    b.shutdown().await;
+}
