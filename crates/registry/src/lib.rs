@@ -21,15 +21,32 @@
 //! assert_eq!(meta.revision.len(), 32); // Java's MD5 revision
 //! ```
 
+mod atomic_file;
+mod cache_file;
+mod caching;
+mod coalesce;
 mod discovery;
 mod error;
+mod failback;
 mod instance;
 mod metadata_info;
+mod properties;
 mod registry;
 mod report;
+mod url_cache;
 
+pub use cache_file::{RegistryCacheFile, DEFAULT_SAVE_DELAY, FILE_CACHE_KEY, FILE_KEY};
+pub use caching::CachingRegistry;
+pub use coalesce::{
+    CoalesceConfig, CoalescingInstancesListener, CoalescingNotifyListener,
+    DEFAULT_DELAY_NOTIFICATION, DELAY_NOTIFICATION_KEY,
+};
 pub use discovery::{InstancesListener, ServiceDiscovery, ServiceDiscoveryFactory};
 pub use error::RegistryError;
+pub use failback::{
+    FailbackConfig, FailbackRegistry, DEFAULT_RETRY_MAX_PERIOD, DEFAULT_RETRY_PERIOD,
+    RETRY_MAX_PERIOD_KEY, RETRY_PERIOD_KEY,
+};
 pub use instance::{
     Endpoint, ServiceInstance, ENDPOINTS_KEY, METADATA_SERVICE_PARAMS_KEY, METADATA_VERSION_KEY,
     REVISION_KEY, STORAGE_TYPE_KEY,
@@ -37,3 +54,4 @@ pub use instance::{
 pub use metadata_info::{MetadataInfo, ServiceInfo, EMPTY_REVISION};
 pub use registry::{Category, Notification, NotifyListener, Registry, RegistryFactory};
 pub use report::{MappingListener, MetadataReport, MetadataReportFactory};
+pub use url_cache::ParsedUrlCache;
