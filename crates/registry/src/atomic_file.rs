@@ -10,6 +10,18 @@ use crate::error::RegistryError;
 /// (rename is atomic within a filesystem, so a reader sees the old or the new content, never
 /// a mix). Missing parent directories are created. Returns the new file's inode number.
 pub(crate) fn write_atomic(path: &Path, data: &[u8]) -> Result<u64, RegistryError> {
+    write_atomic_then(path, data, |_| Ok(()))
+}
+
+/// Like [`write_atomic`], calling `before_rename` with the new file's inode number once the
+/// content is written and before it becomes visible; an error from it abandons the write.
+/// The file registry records the inode in its owner manifest there, so that a crash cannot
+/// leave a visible entry that no manifest names.
+pub(crate) fn write_atomic_then(
+    path: &Path,
+    data: &[u8],
+    before_rename: impl FnOnce(u64) -> Result<(), RegistryError>,
+) -> Result<u64, RegistryError> {
     let parent = path.parent().ok_or_else(|| RegistryError::Io {
         path: path.display().to_string(),
         reason: "no parent directory".to_owned(),
@@ -37,6 +49,7 @@ pub(crate) fn write_atomic(path: &Path, data: &[u8]) -> Result<u64, RegistryErro
         f.write_all(data).map_err(|e| RegistryError::io(&tmp, &e))?;
         let ino = inode(&f.metadata().map_err(|e| RegistryError::io(&tmp, &e))?);
         drop(f);
+        before_rename(ino)?;
         std::fs::rename(&tmp, path).map_err(|e| RegistryError::io(path, &e))?;
         Ok(ino)
     })();

@@ -28,12 +28,15 @@ mod coalesce;
 mod discovery;
 mod error;
 mod failback;
+#[cfg(unix)]
+mod file;
 mod instance;
 mod metadata_info;
 mod properties;
 mod registry;
 mod report;
 mod url_cache;
+mod url_match;
 
 pub use cache_file::{RegistryCacheFile, DEFAULT_SAVE_DELAY, FILE_CACHE_KEY, FILE_KEY};
 pub use caching::CachingRegistry;
@@ -47,6 +50,12 @@ pub use failback::{
     FailbackConfig, FailbackRegistry, DEFAULT_RETRY_MAX_PERIOD, DEFAULT_RETRY_PERIOD,
     RETRY_MAX_PERIOD_KEY, RETRY_PERIOD_KEY,
 };
+#[cfg(unix)]
+pub use file::{
+    default_root, register_file, FileMetadataReport, FileMetadataReportFactory, FileRegistry,
+    FileRegistryFactory, FileServiceDiscovery, FileServiceDiscoveryFactory, DEFAULT_POLL_PERIOD,
+    FILE_SCHEME, POLL_PERIOD_KEY,
+};
 pub use instance::{
     Endpoint, ServiceInstance, ENDPOINTS_KEY, METADATA_SERVICE_PARAMS_KEY, METADATA_VERSION_KEY,
     REVISION_KEY, STORAGE_TYPE_KEY,
@@ -55,3 +64,4 @@ pub use metadata_info::{MetadataInfo, ServiceInfo, EMPTY_REVISION};
 pub use registry::{Category, Notification, NotifyListener, Registry, RegistryFactory};
 pub use report::{MappingListener, MetadataReport, MetadataReportFactory};
 pub use url_cache::ParsedUrlCache;
+pub use url_match::is_match;
