@@ -36,6 +36,13 @@ struct Inner {
     wake: Arc<Notify>,
 }
 
+/// An application, its new instance list and who to tell.
+type Push = (
+    String,
+    Vec<ServiceInstance>,
+    Vec<Arc<dyn InstancesListener>>,
+);
+
 #[derive(Default)]
 struct AppState {
     fingerprint: Option<Fingerprint>,
@@ -161,11 +168,7 @@ impl Inner {
             return;
         }
         let stale = sweep(&self.layout.owners_dir(), self.owner.id());
-        let pushes: Vec<(
-            String,
-            Vec<ServiceInstance>,
-            Vec<Arc<dyn InstancesListener>>,
-        )> = {
+        let pushes: Vec<Push> = {
             let mut apps = self.lock();
             apps.iter_mut()
                 .filter_map(|(app, st)| {
