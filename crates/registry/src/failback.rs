@@ -220,11 +220,19 @@ impl Shared {
                 generation,
             },
         );
+        if this.task_started.load(Ordering::Acquire) {
+            this.wake.notify_one();
+            return;
+        }
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            // Polled outside tokio: the retry stays queued and the next call made inside a
+            // runtime starts the task.
+            tracing::warn!("no tokio runtime to retry registry operations in");
+            return;
+        };
         if !this.task_started.swap(true, Ordering::AcqRel) {
             let shared = Arc::clone(this);
-            tokio::spawn(async move { shared.retry_loop().await });
-        } else {
-            this.wake.notify_one();
+            runtime.spawn(async move { shared.retry_loop().await });
         }
     }
 
