@@ -11,6 +11,18 @@
 //! - [`MetadataReport`]: the metadata centre, holding metadata by revision and the
 //!   interface → application mapping.
 //!
+//! Implementations and helpers any registry can use:
+//!
+//! - [`FileRegistry`], [`FileServiceDiscovery`], [`FileMetadataReport`] (scheme `file`,
+//!   [`register_file`]): the embedded registry in a local directory, shared across processes.
+//! - [`FailbackRegistry`]: retries failed registrations and subscriptions in the background.
+//! - [`RegistryCacheFile`] and [`CachingRegistry`]: the last-known providers on disk, in Java's
+//!   cache-file format, served when the registry is down.
+//! - [`CoalescingNotifyListener`], [`CoalescingInstancesListener`]: one push per window of the
+//!   newest list (Java's delay notification).
+//! - [`ParsedUrlCache`]: parsed URLs by encoded node name, so unchanged providers are not parsed
+//!   again.
+//!
 //! ```
 //! use dubbo_registry::{MetadataInfo, ServiceInfo};
 //! use dubbo_url::Url;
