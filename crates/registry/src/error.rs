@@ -49,6 +49,14 @@ pub enum RegistryError {
         /// The registry address.
         address: String,
     },
+    /// A local file or directory (file registry, cache file) could not be read or written.
+    #[error("registry file {path}: {reason}")]
+    Io {
+        /// The file or directory.
+        path: String,
+        /// The operating system's error.
+        reason: String,
+    },
     /// The server answered with an error.
     #[error("registry {address} refused {operation}: {reason}")]
     Refused {
@@ -72,6 +80,15 @@ impl RegistryError {
             RegistryError::UnknownScheme { .. } => "REGISTRY_UNKNOWN_SCHEME",
             RegistryError::Closed { .. } => "REGISTRY_CLOSED",
             RegistryError::Refused { .. } => "REGISTRY_REFUSED",
+            RegistryError::Io { .. } => "REGISTRY_IO",
+        }
+    }
+
+    /// An [`Io`](Self::Io) error for `path`.
+    pub fn io(path: &std::path::Path, err: &std::io::Error) -> Self {
+        RegistryError::Io {
+            path: path.display().to_string(),
+            reason: err.to_string(),
         }
     }
 
@@ -82,6 +99,7 @@ impl RegistryError {
             RegistryError::Unreachable { .. }
                 | RegistryError::Conflict { .. }
                 | RegistryError::Refused { .. }
+                | RegistryError::Io { .. }
         )
     }
 }

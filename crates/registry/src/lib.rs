@@ -11,6 +11,18 @@
 //! - [`MetadataReport`]: the metadata centre, holding metadata by revision and the
 //!   interface → application mapping.
 //!
+//! Implementations and helpers any registry can use:
+//!
+//! - [`FileRegistry`], [`FileServiceDiscovery`], [`FileMetadataReport`] (scheme `file`,
+//!   [`register_file`]): the embedded registry in a local directory, shared across processes.
+//! - [`FailbackRegistry`]: retries failed registrations and subscriptions in the background.
+//! - [`RegistryCacheFile`] and [`CachingRegistry`]: the last-known providers on disk, in Java's
+//!   cache-file format, served when the registry is down.
+//! - [`CoalescingNotifyListener`], [`CoalescingInstancesListener`]: one push per window of the
+//!   newest list (Java's delay notification).
+//! - [`ParsedUrlCache`]: parsed URLs by encoded node name, so unchanged providers are not parsed
+//!   again.
+//!
 //! ```
 //! use dubbo_registry::{MetadataInfo, ServiceInfo};
 //! use dubbo_url::Url;
@@ -21,15 +33,41 @@
 //! assert_eq!(meta.revision.len(), 32); // Java's MD5 revision
 //! ```
 
+mod atomic_file;
+mod cache_file;
+mod caching;
+mod coalesce;
 mod discovery;
 mod error;
+mod failback;
+#[cfg(unix)]
+mod file;
 mod instance;
 mod metadata_info;
+mod properties;
 mod registry;
 mod report;
+mod url_cache;
+mod url_match;
 
+pub use cache_file::{RegistryCacheFile, DEFAULT_SAVE_DELAY, FILE_CACHE_KEY, FILE_KEY};
+pub use caching::CachingRegistry;
+pub use coalesce::{
+    CoalesceConfig, CoalescingInstancesListener, CoalescingNotifyListener,
+    DEFAULT_DELAY_NOTIFICATION, DELAY_NOTIFICATION_KEY,
+};
 pub use discovery::{InstancesListener, ServiceDiscovery, ServiceDiscoveryFactory};
 pub use error::RegistryError;
+pub use failback::{
+    FailbackConfig, FailbackRegistry, DEFAULT_RETRY_MAX_PERIOD, DEFAULT_RETRY_PERIOD,
+    RETRY_MAX_PERIOD_KEY, RETRY_PERIOD_KEY,
+};
+#[cfg(unix)]
+pub use file::{
+    default_root, register_file, FileMetadataReport, FileMetadataReportFactory, FileRegistry,
+    FileRegistryFactory, FileServiceDiscovery, FileServiceDiscoveryFactory, DEFAULT_POLL_PERIOD,
+    FILE_SCHEME, POLL_PERIOD_KEY,
+};
 pub use instance::{
     Endpoint, ServiceInstance, ENDPOINTS_KEY, METADATA_SERVICE_PARAMS_KEY, METADATA_VERSION_KEY,
     REVISION_KEY, STORAGE_TYPE_KEY,
@@ -37,3 +75,5 @@ pub use instance::{
 pub use metadata_info::{MetadataInfo, ServiceInfo, EMPTY_REVISION};
 pub use registry::{Category, Notification, NotifyListener, Registry, RegistryFactory};
 pub use report::{MappingListener, MetadataReport, MetadataReportFactory};
+pub use url_cache::ParsedUrlCache;
+pub use url_match::is_match;
