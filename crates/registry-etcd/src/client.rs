@@ -219,9 +219,11 @@ impl EtcdClient {
             .map(|_| ())
     }
 
-    /// Opens a keep-alive stream: requests go through the returned sender.
+    /// Opens a keep-alive stream with `first` as its first request; later requests go
+    /// through the returned sender.
     pub(crate) async fn keep_alive(
         &self,
+        first: LeaseKeepAliveRequest,
     ) -> Result<
         (
             mpsc::Sender<LeaseKeepAliveRequest>,
@@ -230,6 +232,9 @@ impl EtcdClient {
         Status,
     > {
         let (tx, rx) = mpsc::channel(4);
+        // etcd answers the stream's headers only with its first message, so the first request
+        // must be queued before waiting for them.
+        let _ = tx.try_send(first);
         let mut lease = LeaseClient::new(self.inner.channel.clone());
         let stream = self
             .call(lease.lease_keep_alive(ReceiverStream::new(rx)))

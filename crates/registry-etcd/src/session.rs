@@ -225,14 +225,16 @@ impl Session {
     /// Keeps `lease` alive until it is lost, the stream fails, or the session moves to
     /// another lease.
     async fn keep_alive_once(&self, lease: i64) -> Outcome {
-        let (tx, mut stream) = match self.client.keep_alive().await {
+        let request = LeaseKeepAliveRequest { id: lease };
+        let (tx, mut stream) = match self.client.keep_alive(request.clone()).await {
             Ok(s) => s,
             Err(status) => return Outcome::Failed(status.to_string()),
         };
         // A third of the TTL leaves two more tries before the lease expires.
         let interval = Duration::from_millis((self.ttl as u64 * 1000 / 3).max(300));
+        let mut first = true;
         loop {
-            if tx.send(LeaseKeepAliveRequest { id: lease }).await.is_err() {
+            if !std::mem::take(&mut first) && tx.send(request.clone()).await.is_err() {
                 return Outcome::Failed("keep-alive stream closed".to_owned());
             }
             let answer = tokio::time::timeout(interval * 2, stream.message()).await;
