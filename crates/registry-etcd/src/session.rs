@@ -226,7 +226,7 @@ impl Session {
     /// another lease.
     async fn keep_alive_once(&self, lease: i64) -> Outcome {
         let request = LeaseKeepAliveRequest { id: lease };
-        let (tx, mut stream) = match self.client.keep_alive(request.clone()).await {
+        let (tx, mut stream) = match self.client.keep_alive(request).await {
             Ok(s) => s,
             Err(status) => return Outcome::Failed(status.to_string()),
         };
@@ -234,7 +234,7 @@ impl Session {
         let interval = Duration::from_millis((self.ttl as u64 * 1000 / 3).max(300));
         let mut first = true;
         loop {
-            if !std::mem::take(&mut first) && tx.send(request.clone()).await.is_err() {
+            if !std::mem::take(&mut first) && tx.send(request).await.is_err() {
                 return Outcome::Failed("keep-alive stream closed".to_owned());
             }
             let answer = tokio::time::timeout(interval * 2, stream.message()).await;
