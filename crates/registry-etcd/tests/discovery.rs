@@ -1,6 +1,8 @@
 //! EtcdServiceDiscovery against a real etcd: Java's key and JSON, watch pushes on register,
 //! update and unregister, garbage skipped, lease expiry of a dead process.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod support;
 
 use std::sync::{Arc, Mutex};

@@ -1,6 +1,8 @@
 //! Faults against a real etcd: the server killed and restarted on the same data, and the
 //! lease revoked behind the registry's back.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod support;
 
 use std::sync::Arc;

@@ -1,6 +1,8 @@
 //! EtcdRegistry against a real etcd: keys as Java writes them, pushes, filtering, garbage,
 //! and a provider that dies without unregistering.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod support;
 
 use std::sync::Arc;

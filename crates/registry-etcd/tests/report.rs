@@ -1,6 +1,8 @@
 //! EtcdMetadataReport against a real etcd: metadata by revision, and the mapping updated by
 //! concurrent writers without losing either.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod support;
 
 use std::sync::{Arc, Mutex};

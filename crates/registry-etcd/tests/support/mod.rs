@@ -1,7 +1,7 @@
 //! A real etcd server on 127.0.0.1 for the tests, killed on drop, plus raw access to it
 //! through etcd's JSON gateway (to plant garbage, read exact keys, revoke leases).
 
-#![allow(dead_code)]
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
