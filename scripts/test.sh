@@ -136,6 +136,12 @@ cargo_tests() {
   fi
 }
 
+# The etcd registry's tests run a real etcd (crates/registry-etcd/tests); Debian packages it.
+install_etcd() {
+  [ -x /usr/bin/etcd ] && return 0
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq etcd-server
+}
+
 # Exports INTEROP_JAVA_* (and the URL differential test's classpath) for the steps after it,
 # `cargo test` included.
 build_java() {
@@ -398,6 +404,7 @@ older_java_steps() {
 
 step "cargo fmt and clippy" cargo_checks
 if [ "$QUICK" -eq 0 ]; then
+  step "install etcd (Debian etcd-server)" install_etcd
   step "build Java peers (Maven Central)" build_java
 fi
 step "cargo test (Rust suites, Hessian golden vectors)" cargo_tests
