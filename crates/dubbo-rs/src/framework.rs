@@ -38,7 +38,8 @@ impl Framework {
     /// A framework with the built-in protocols `dubbo` and `tri` (alias `triple`), as far as
     /// their cargo features are enabled, the built-in filters, the built-in fault-tolerance
     /// strategies (`cluster=failover`, `failfast`, ...) and load balancers
-    /// (`loadbalance=random`, `roundrobin`, `leastactive`, ...).
+    /// (`loadbalance=random`, `roundrobin`, `leastactive`, ...), and the registries `file`
+    /// (embedded), `zookeeper` and `etcd3` (alias `etcd`).
     pub fn new() -> Arc<Self> {
         let extensions = Extensions::new();
         let stats = Arc::new(StatsStore::new());
@@ -62,8 +63,13 @@ impl Framework {
             extensions.register::<dyn ProtocolFactory>("tri", tri.clone());
             extensions.register::<dyn ProtocolFactory>("triple", tri);
         }
+        // Registries by scheme: the embedded file registry needs no server.
+        #[cfg(unix)]
+        dubbo_registry::register_file(&extensions);
         #[cfg(feature = "zookeeper")]
         dubbo_registry_zookeeper::register_zookeeper(&extensions);
+        #[cfg(feature = "etcd")]
+        dubbo_registry_etcd::register_etcd(&extensions);
         Arc::new(Self { extensions, stats })
     }
 

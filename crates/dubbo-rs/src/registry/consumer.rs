@@ -8,7 +8,8 @@ use std::sync::{Arc, Mutex};
 use dubbo_cluster::directory::DynamicDirectory;
 use dubbo_core::{BoxFuture, Directory, Invoker, RpcError};
 use dubbo_registry::{
-    Category, InstancesListener, MappingListener, MetadataInfo, Notification, NotifyListener,
+    Category, CoalesceConfig, CoalescingInstancesListener, CoalescingNotifyListener,
+    InstancesListener, MappingListener, MetadataInfo, Notification, NotifyListener,
     ServiceInstance,
 };
 use dubbo_url::Url;
@@ -173,6 +174,10 @@ pub(crate) async fn subscribe(
                 lock(&sources.interface).insert(i, urls);
                 sources.recompute();
             });
+            let listener: Arc<dyn NotifyListener> = Arc::new(CoalescingNotifyListener::new(
+                listener,
+                CoalesceConfig::from_url(&r.url),
+            ));
             let subscribe_url = ctx
                 .consumer
                 .with_parameter("category", "providers,configurators,routers");
@@ -199,6 +204,7 @@ pub(crate) async fn subscribe(
                 report: conn.report.clone(),
                 watched: Mutex::new(HashSet::new()),
                 discovery: conn.discovery.clone(),
+                coalesce: CoalesceConfig::from_url(&r.url),
                 tasks: ctx.tasks.clone(),
                 cancel: cancel.clone(),
             });
@@ -270,6 +276,7 @@ struct AppResolver {
     report: Option<Arc<dyn dubbo_registry::MetadataReport>>,
     discovery: Arc<dyn dubbo_registry::ServiceDiscovery>,
     watched: Mutex<HashSet<String>>,
+    coalesce: CoalesceConfig,
     tasks: Arc<BackgroundTasks>,
     cancel: CancellationToken,
 }
@@ -285,11 +292,21 @@ impl AppResolver {
             Arc::new(move |_: &str, instances: Vec<ServiceInstance>| {
                 tx.send_replace(Some(instances));
             });
+        let listener: Arc<dyn InstancesListener> =
+            Arc::new(CoalescingInstancesListener::new(listener, self.coalesce));
         let me = self.clone();
         let name = format!("instances of {app}");
         self.tasks.spawn(name, move |stop| async move {
-            if let Err(e) = me.discovery.watch(&app, listener.clone()).await {
-                tracing::warn!(app = %app, error = %e, "cannot watch instances");
+            // A discovery that is down now is watched once it is back.
+            let mut backoff = std::time::Duration::from_millis(500);
+            while let Err(e) = me.discovery.watch(&app, listener.clone()).await {
+                tracing::warn!(app = %app, error = %e, "cannot watch instances; retrying");
+                tokio::select! {
+                    _ = stop.cancelled() => return,
+                    _ = me.cancel.cancelled() => return,
+                    _ = tokio::time::sleep(backoff) => {}
+                }
+                backoff = (backoff * 2).min(std::time::Duration::from_secs(30));
             }
             loop {
                 tokio::select! {

@@ -84,6 +84,8 @@ pub(crate) struct Registrar {
     /// Per registry: the URLs registered at interface level.
     registered: BTreeMap<usize, Vec<Url>>,
     metadata_service: Option<Url>,
+    /// Per registry: exports made while it could not be connected, registered once it can.
+    unreachable: BTreeMap<usize, Vec<Url>>,
     /// The instance last published, per registry.
     published: BTreeMap<usize, ServiceInstance>,
     ready: bool,
@@ -107,6 +109,7 @@ impl Registrar {
             exported: Vec::new(),
             registered: BTreeMap::new(),
             metadata_service: None,
+            unreachable: BTreeMap::new(),
             published: BTreeMap::new(),
             ready: false,
             withdrawn: false,
@@ -115,7 +118,24 @@ impl Registrar {
 
     /// Handles events in the order they were sent, until every sender is gone.
     pub(crate) async fn run(mut self, mut events: mpsc::UnboundedReceiver<Event>) {
-        while let Some(event) = events.recv().await {
+        let mut retry = tokio::time::interval(REPUBLISH_PERIOD);
+        retry.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            let event = tokio::select! {
+                event = events.recv() => event,
+                _ = retry.tick() => {
+                    // An instance that could not be registered (registry down) is tried
+                    // again until it is.
+                    if !self.withdrawn {
+                        self.register_unreachable().await;
+                        if self.ready {
+                            self.publish().await;
+                        }
+                    }
+                    continue;
+                }
+            };
+            let Some(event) = event else { break };
             match event {
                 Event::Exported(url) => self.exported(url).await,
                 Event::Unexported(url) => self.unexported(url).await,
@@ -147,17 +167,44 @@ impl Registrar {
         if !register {
             return;
         }
-        for (i, r) in self.registries.iter().enumerate() {
+        let all: Vec<usize> = (0..self.registries.len()).collect();
+        self.register_export(&url, &all).await;
+        self.update_metadata();
+        if self.ready {
+            self.publish().await;
+        }
+    }
+
+    /// Registers the exports kept back while their registry could not be connected.
+    async fn register_unreachable(&mut self) {
+        let waiting = std::mem::take(&mut self.unreachable);
+        for (i, urls) in waiting {
+            for url in urls {
+                if self.exported.contains(&url) {
+                    self.register_export(&url, &[i]).await;
+                }
+            }
+        }
+    }
+
+    /// Registers one export with the registries at `indexes`: its URL at interface level,
+    /// its interface in the service-name mapping at instance level.
+    async fn register_export(&mut self, url: &Url, indexes: &[usize]) {
+        for &i in indexes {
+            let Some(r) = self.registries.get(i).cloned() else {
+                continue;
+            };
             if !r.register {
                 continue;
             }
             let Ok(conn) = r.connect(self.framework.extensions()).await.inspect_err(|e| {
-                tracing::warn!(registry = %r.url, error = %e, "cannot register {url}");
+                tracing::warn!(registry = %r.url, error = %e, "cannot register {url}; will retry");
             }) else {
+                self.unreachable.entry(i).or_default().push(url.clone());
                 continue;
             };
             if r.mode.interface_level() {
-                let registered = registered_url(&url);
+                let registered = registered_url(url);
                 match conn.registry.register(&registered).await {
                     Ok(()) => {
                         tracing::info!(registry = %r.url, url = %registered, "registered");
@@ -173,10 +220,6 @@ impl Registrar {
                     }
                 }
             }
-        }
-        self.update_metadata();
-        if self.ready {
-            self.publish().await;
         }
     }
 
@@ -343,6 +386,9 @@ pub(crate) fn registered_url(url: &Url) -> Url {
         .with_parameter_if_absent("generic", "false")
         .with_parameter_if_absent("service-name-mapping", "true")
 }
+
+/// How often an instance that failed to register is tried again.
+const REPUBLISH_PERIOD: Duration = Duration::from_secs(5);
 
 /// How long consumers get to see a withdrawal before the provider stops taking calls.
 pub(crate) const UNREGISTER_WAIT: Duration = Duration::from_millis(1500);

@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use dubbo_core::Extensions;
 use dubbo_registry::{
-    MetadataReport, MetadataReportFactory, Registry, RegistryError, RegistryFactory,
-    ServiceDiscovery, ServiceDiscoveryFactory,
+    CachingRegistry, FailbackRegistry, MetadataReport, MetadataReportFactory, Registry,
+    RegistryCacheFile, RegistryError, RegistryFactory, ServiceDiscovery, ServiceDiscoveryFactory,
 };
 use dubbo_url::Url;
 use tokio::sync::OnceCell;
@@ -47,11 +47,18 @@ impl AppRegistry {
                 let unknown = || RegistryError::UnknownScheme {
                     scheme: scheme.to_owned(),
                 };
-                let registry = ext
+                let raw = ext
                     .get::<dyn RegistryFactory>(scheme)
                     .ok_or_else(unknown)?
                     .create(&self.url)
                     .await?;
+                // Last-known providers survive a registry outage and a restart; what failed
+                // is retried in the background.
+                let cached: Arc<dyn Registry> = match RegistryCacheFile::path_for(&self.url) {
+                    Some(path) => Arc::new(CachingRegistry::new(raw, RegistryCacheFile::open(path))),
+                    None => raw,
+                };
+                let registry: Arc<dyn Registry> = Arc::new(FailbackRegistry::new(cached));
                 let discovery = ext
                     .get::<dyn ServiceDiscoveryFactory>(scheme)
                     .ok_or_else(unknown)?
@@ -80,6 +87,10 @@ impl AppRegistry {
         self.connected.get()
     }
 }
+
+/// The default coalescing window of registry pushes, in ms: short, so a withdrawn provider
+/// leaves consumers' lists promptly, yet a burst (a rolling restart) is applied once.
+const DEFAULT_NOTIFY_WINDOW_MS: &str = "100";
 
 /// The registries of `config` (none when it has none, or only `N/A` ones), checked against the
 /// schemes `ext` knows.
@@ -149,7 +160,12 @@ fn registry_url(
     let url = Url::parse(&with_scheme).map_err(|e| {
         ConfigError::invalid(format!("{key}.address"), format!("{address:?}: {e}"))
     })?;
-    let mut url = url.with_parameter_if_absent("application", app);
+    // Registrations are retried in the background rather than failing the export (Java's
+    // `check=false`), and pushes are coalesced over a short window.
+    let mut url = url
+        .with_parameter_if_absent("application", app)
+        .with_parameter_if_absent("check", "false")
+        .with_parameter_if_absent("delay-notification", DEFAULT_NOTIFY_WINDOW_MS);
     if let Some(t) = rc.timeout {
         url = url.with_parameter("timeout", &t.to_string());
     }
