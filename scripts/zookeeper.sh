@@ -84,9 +84,12 @@ setpriv --help 2>/dev/null | grep -q pdeathsig && pdeath=(setpriv --pdeathsig TE
   >"$dir/stdout.log" 2>&1 </dev/null &
 zk_pid=$!
 
-# Our parent going away (the test command, or a shell) ends us too.
+# Our parent going away (the test command, or a shell) ends us too: we are then reparented (to
+# init or a subreaper), so watch our parent pid change.
 parent=$PPID
-( while kill -0 "$parent" 2>/dev/null; do sleep 1; done; kill -TERM $$ 2>/dev/null ) &
+self=$$
+( while [[ "$(ps -o ppid= -p "$self" 2>/dev/null | tr -d ' ')" == "$parent" ]]; do sleep 1; done
+  kill -TERM "$self" 2>/dev/null ) &
 watch_pid=$!
 
 ruok() {
