@@ -249,9 +249,7 @@ public final class RegistryTools {
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         String line;
         while ((line = in.readLine()) != null) {
-            if (line.isEmpty()) {
-                continue;
-            }
+            // An empty line is an application with an empty name and no service.
             String[] fields = line.split("\t", -1);
             String app = unhex(hex, fields[0]);
             Map<String, MetadataInfo.ServiceInfo> services = new HashMap<>();
