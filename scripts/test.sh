@@ -122,6 +122,13 @@ J33_REF_TRI=53893
 # Three Java providers of one service, for the cluster checks (CONTRACT.md section 4).
 CLUSTER_JAVA_DUBBO=(22890 22891 22892)
 CLUSTER_JAVA_TRI=(52060 52061 52062)
+# Registries (CONTRACT.md section 4): a throw-away ZooKeeper on a free port (scripts/zookeeper.sh,
+# its URL in ZK_URL once up) and providers that register there.
+REG_JAVA_DUBBO=22990
+REG_JAVA_TRI=52990
+REG_JAVA_APP=interop-provider-java
+ZK_URL=
+MIGRATION_STEPS=(FORCE_INTERFACE APPLICATION_FIRST FORCE_APPLICATION)
 
 cargo_checks() {
   cargo fmt --all -- --check && cargo clippy --workspace --all-targets --quiet -- -D warnings
@@ -372,6 +379,86 @@ java_client_bug() {
   echo "$case fails against Java's own 3.3 provider too, as documented: a Java client bug"
 }
 
+# --- Registries: ZooKeeper, providers registering there, consumers finding them through it in
+# each migration step over each protocol. The consumer and provider of each matrix are plain
+# arguments, so a Rust pair is one more line, e.g.
+#   registry_matrix "Rust client" rust_client "Java provider"
+# with rust_client taking --registry URL --protocol dubbo|tri --migration STEP, and a Rust
+# provider started like java_registry_provider_up with
+#   "$TARGET_DIR/debug/interop-server" --dubbo-port P --tri-port Q --registry "$ZK_URL" --app NAME.
+
+zookeeper_up() {
+  start_server zookeeper bash scripts/zookeeper.sh || return 1
+  ZK_URL=$(sed -n 's/^READY //p' "$WORK/zookeeper.out")
+  echo "ZooKeeper at $ZK_URL"
+  [ -n "$ZK_URL" ]
+}
+
+java_registry_provider_up() {
+  DUBBO_IP_TO_BIND=::ffff:127.0.0.1 DUBBO_IP_TO_REGISTRY=::ffff:127.0.0.1 \
+    start_server java_registry_provider java -Djava.net.preferIPv4Stack=true -cp "$INTEROP_JAVA_DUBBO_JAR" \
+    org.apache.dubbo.interop.Provider --dubbo-port $REG_JAVA_DUBBO --tri-port $REG_JAVA_TRI \
+    --app "$REG_JAVA_APP" --registry "$ZK_URL"
+}
+
+# The Java consumer as the registry steps run it (the loopback registered, IPv4 sockets).
+java_registry_consumer() {
+  DUBBO_IP_TO_REGISTRY=::ffff:127.0.0.1 java -Djava.net.preferIPv4Stack=true -cp "$INTEROP_JAVA_DUBBO_JAR" \
+    org.apache.dubbo.interop.Consumer "$@"
+}
+
+# One step per migration step and protocol: CONSUMER_LABEL CONSUMER_COMMAND PROVIDER_LABEL.
+registry_matrix() {
+  local consumer_label=$1 consumer=$2 provider_label=$3 m p
+  for p in dubbo tri; do
+    for m in "${MIGRATION_STEPS[@]}"; do
+      step "$consumer_label -> $provider_label through ZooKeeper, $p://, $m" \
+        "$consumer" --registry "$ZK_URL" --protocol "$p" --migration "$m"
+    done
+  done
+}
+
+# Everything registered in ZooKeeper, and every socket of process $1, is on the loopback:
+# RegistryTools capture dumps /dubbo and /services (and asks the MetadataService of $2).
+registry_loopback_only() {
+  local pid=$1 app=$2 bad
+  java -Djava.net.preferIPv4Stack=true -cp "$INTEROP_JAVA_DUBBO_JAR" org.apache.dubbo.interop.RegistryTools \
+    capture --registry "$ZK_URL" --app "$app" --out "$WORK/zk-dump" 2>"$WORK/zk-dump.err" ||
+    { tail -n 20 "$WORK/zk-dump.err"; return 1; }
+  grep -c '"ephemeral": true' "$WORK/zk-dump/nodes.json" | sed 's/^/ephemeral nodes: /'
+  bad=$(grep -oE '(^|[^0-9.])[0-9]{1,3}(\.[0-9]{1,3}){3}' "$WORK/zk-dump/nodes.json" | grep -oE '[0-9.]+$' |
+    grep -v '^127\.' | sort -u)
+  [ -z "$bad" ] || { echo "ZooKeeper names non-loopback addresses: $bad"; return 1; }
+  bad=$(ss -tanpH | grep "pid=$pid," | awk '{print $4, $5}' | tr ' ' '\n' |
+    grep -vE '^(127\.[0-9.]+|\[::ffff:127\.[0-9.]+\]|0\.0\.0\.0|\*|\[::\]):[0-9*]+$' | sort -u)
+  [ -z "$bad" ] || { echo "process $pid has sockets off the loopback: $bad"; return 1; }
+  echo "registered addresses and sockets: loopback only"
+}
+
+# A consumer with no provider to find (an empty registry group) gives up within its bound.
+registry_no_provider() {
+  local out rc start=$SECONDS
+  out=$("$@" --registry "$ZK_URL?group=no-such-group" --protocol dubbo --migration FORCE_INTERFACE \
+    --wait-providers 3000)
+  rc=$?
+  echo "$out" | tail -n 3
+  echo "exit status $rc after $((SECONDS - start)) s"
+  [ "$rc" -ne 0 ] && echo "$out" | grep -q '^FAIL setup: no dubbo:// provider'
+}
+
+registry_steps() {
+  step "start ZooKeeper (scripts/zookeeper.sh)" zookeeper_up
+  step "start Java provider registering in ZooKeeper" java_registry_provider_up
+  registry_matrix "Java consumer" java_registry_consumer "Java provider"
+  # After the consumers: their persistent nodes (/dubbo/metadata/IFACE/.../consumer/APP) stay.
+  step "Java provider and consumers in ZooKeeper: registrations and sockets on the loopback only" \
+    registry_loopback_only "$PID_java_registry_provider" "$REG_JAVA_APP"
+  step "Java consumer, no provider in the registry: exits non-zero within its bound" \
+    registry_no_provider java_registry_consumer
+  stop_server java_registry_provider >/dev/null 2>&1 || true
+  step "ZooKeeper exits on SIGTERM" stop_server zookeeper
+}
+
 older_java_steps() {
   step "start Rust interop server (older Java peers)" old_rust_server_up
   step "Java 3.2 consumer -> Rust provider, dubbo://" java32_consumer --url "dubbo://127.0.0.1:$OLD_RUST_DUBBO"
@@ -450,6 +537,7 @@ if [ "$QUICK" -eq 0 ]; then
     step "Rust client -> 3 Java providers, $scheme://, restarted provider answers again" cluster_load_all_answer "$scheme"
   done
   cluster_java_all_down
+  registry_steps
   older_java_steps
 fi
 

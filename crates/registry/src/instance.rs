@@ -26,7 +26,7 @@ const PAYLOAD_CLASS: &str = "org.apache.dubbo.registry.zookeeper.ZookeeperInstan
 pub struct ServiceInstance {
     /// The application name.
     pub app: String,
-    /// The address consumers dial (an IPv6 address without brackets).
+    /// The address consumers dial (an IPv6 address without brackets; the Curator JSON has them).
     pub host: String,
     /// The port of the instance's main protocol.
     pub port: u16,
@@ -57,18 +57,25 @@ impl ServiceInstance {
         }
     }
 
-    /// The instance id, `host:port` as Java builds it (no brackets, no escaping).
+    /// The instance id, `host:port` as Java builds it: no escaping, an IPv6 host in brackets
+    /// (Java's URL host keeps them; a Java 3.3.6 provider registered as `::ffff:127.0.0.1` has
+    /// the id `[::ffff:127.0.0.1]:20880`).
     pub fn id(&self) -> String {
-        format!("{}:{}", self.host, self.port)
+        self.address()
+    }
+
+    /// The host as Java writes it in the instance JSON's `address`: an IPv6 host in brackets.
+    fn java_host(&self) -> String {
+        if self.host.contains(':') {
+            format!("[{}]", self.host)
+        } else {
+            self.host.clone()
+        }
     }
 
     /// The address to dial: `host:port`, with an IPv6 host in brackets.
     pub fn address(&self) -> String {
-        if self.host.contains(':') {
-            format!("[{}]:{}", self.host, self.port)
-        } else {
-            format!("{}:{}", self.host, self.port)
-        }
+        format!("{}:{}", self.java_host(), self.port)
     }
 
     /// The metadata revision, `"0"` when absent.
@@ -120,7 +127,7 @@ impl ServiceInstance {
         let node = CuratorInstance {
             name: self.app.clone(),
             id: id.clone(),
-            address: self.host.clone(),
+            address: self.java_host(),
             port: Some(self.port),
             ssl_port: None,
             payload: Some(CuratorPayload {

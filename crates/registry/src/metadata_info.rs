@@ -104,11 +104,11 @@ impl ServiceInfo {
     }
 
     /// Java's `toDescString`: match key, port, path, then the parameters as a Java `TreeMap`
-    /// prints them (`{k1=v1, k2=v2}`).
+    /// prints them (`{k1=v1, k2=v2}`, keys in Java's `String` order, see [`java_order`]).
     fn desc(&self) -> String {
         let mut s = self.match_key();
         let _ = write!(s, "{}{}{{", self.port, self.path);
-        for (i, (k, v)) in self.params.iter().enumerate() {
+        for (i, (k, v)) in java_order(&self.params).into_iter().enumerate() {
             if i > 0 {
                 s.push_str(", ");
             }
@@ -117,6 +117,20 @@ impl ServiceInfo {
         s.push('}');
         s
     }
+}
+
+/// The entries of `map` in the order of a Java `TreeMap<String, _>`: `String.compareTo` compares
+/// UTF-16 code units, which differs from Rust's byte (code point) order when U+E000..U+FFFF
+/// meets a character above U+FFFF (a surrogate pair sorts first in Java).
+fn java_order<V>(map: &BTreeMap<String, V>) -> Vec<(&String, &V)> {
+    let mut entries: Vec<(&String, &V)> = map.iter().collect();
+    if entries
+        .iter()
+        .any(|(k, _)| k.chars().any(|c| c > '\u{FFFF}'))
+    {
+        entries.sort_by(|a, b| a.0.encode_utf16().cmp(b.0.encode_utf16()));
+    }
+    entries
 }
 
 /// What one application serves (Java's `MetadataInfo`): consumers fetch it once per revision
@@ -156,14 +170,14 @@ impl MetadataInfo {
     }
 
     /// The revision Java computes for the same application and services: lowercase hex MD5 of
-    /// the application name followed by every service's description in key order; `"0"` with
-    /// no service.
+    /// the application name followed by every service's description in key order (Java's
+    /// `String` order, see [`java_order`]); `"0"` with no service.
     pub fn calculate_revision(&self) -> String {
         if self.services.is_empty() {
             return EMPTY_REVISION.to_owned();
         }
         let mut text = self.app.clone();
-        for service in self.services.values() {
+        for (_, service) in java_order(&self.services) {
             text.push_str(&service.desc());
         }
         let digest = Md5::digest(text.as_bytes());
@@ -242,6 +256,21 @@ mod tests {
         assert_eq!(m.revision.len(), 32);
         m.remove_service(&info().match_key());
         assert_eq!(m.revision, "0");
+    }
+
+    #[test]
+    fn keys_sort_as_java_strings() {
+        let mut s = info();
+        s.params = BTreeMap::from([
+            ("\u{FF21}".to_owned(), "a".to_owned()),
+            ("\u{1F600}".to_owned(), "b".to_owned()),
+            ("z".to_owned(), "c".to_owned()),
+        ]);
+        assert!(
+            s.desc().ends_with("{z=c, \u{1F600}=b, \u{FF21}=a}"),
+            "{}",
+            s.desc()
+        );
     }
 
     #[test]

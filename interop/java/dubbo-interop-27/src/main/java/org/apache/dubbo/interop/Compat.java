@@ -48,4 +48,15 @@ final class Compat {
     static void setResponseAttachment(String key, String value) {
         RpcContext.getServerContext().setAttachment(key, value);
     }
+
+
+    /** Dubbo 2.7 does not expose the reference's invoker: assumed (the first call tells). */
+    static boolean hasProvider(org.apache.dubbo.config.ReferenceConfig<?> ref) {
+        return true;
+    }
+
+    /** Dubbo 2.7 does not expose the reference's invoker: unknown. */
+    static java.util.List<String> addressSource(org.apache.dubbo.config.ReferenceConfig<?> ref) {
+        return null;
+    }
 }

@@ -30,12 +30,19 @@ final class GreeterCases {
     private Greeter greeter;
     private int timeoutMs;
 
-    /** The Greeter reference: no version, no group (like a gRPC service). */
+    /**
+     * The Greeter reference: no version, no group (like a gRPC service). {@code url} null: found
+     * through the registry, among the tri:// providers.
+     */
     ReferenceConfig<?> reference(String url, int timeout) {
         ReferenceConfig<Greeter> ref = new ReferenceConfig<>();
         ref.setId("greeter");
         ref.setInterface(Greeter.class);
-        ref.setUrl(url);
+        if (url != null) {
+            ref.setUrl(url);
+        } else {
+            ref.setProtocol("tri");
+        }
         ref.setTimeout(timeout);
         ref.setRetries(0);
         ref.setCheck(false);

@@ -32,7 +32,22 @@ import org.apache.dubbo.rpc.service.GenericService;
  * <pre>
  *   Consumer --url dubbo://HOST:PORT | --url tri://HOST:PORT [--only CASE1,CASE2] [--list]
  *            [--token T] [--expect-forbidden] [--known-client-bug CASE[,CASE]]...
+ *   Consumer --registry zookeeper://HOST:PORT [--protocol dubbo|tri]
+ *            [--migration FORCE_INTERFACE|APPLICATION_FIRST|FORCE_APPLICATION] [--app NAME]
+ *            [--wait-providers MS] [the options above but --url]
  * </pre>
+ *
+ * <p>{@code --registry URL} finds the providers through a registry instead of a direct URL, with
+ * Java Dubbo's defaults: it registers itself as a consumer, subscribes interface-level and/or
+ * application-level according to {@code --migration} (sets {@code dubbo.application.migration.step},
+ * the default of Dubbo's MigrationRule; Dubbo's own default is APPLICATION_FIRST) and, at the
+ * application level, finds the provider application through the service-name mapping (no
+ * {@code provided-by}). {@code --protocol} (default dubbo) is set on every reference, so only that
+ * protocol's providers are used. Before the cases it waits up to {@code --wait-providers} ms
+ * (default 30000) for a provider of every reference and exits 1 with {@code FAIL setup: no
+ * provider ...} if one has none; then a first case {@code registry_address} checks where the
+ * addresses came from: interface-level ({@code /dubbo/IFACE/providers}) under FORCE_INTERFACE,
+ * application-level ({@code /services/APP} and the MetadataService) otherwise.
  *
  * <p>{@code --known-client-bug CASE} (repeatable, or a comma list) does not run CASE: it prints
  * {@code SKIP CASE: Java client bug (see docs/protocols.md)} and counts it neither passed nor
@@ -58,7 +73,11 @@ public final class Consumer {
 
     static final String USAGE = "usage: Consumer --url dubbo://HOST:PORT|tri://HOST:PORT [--only CASE1,CASE2] "
             + "[--timeout MS] [--list yes] [--token T] [--expect-forbidden] [--oversize-then-call] "
-            + "[--known-client-bug CASE[,CASE]]...";
+            + "[--known-client-bug CASE[,CASE]]...\n"
+            + "       Consumer --registry zookeeper://HOST:PORT [--protocol dubbo|tri] "
+            + "[--migration FORCE_INTERFACE|APPLICATION_FIRST|FORCE_APPLICATION] [--app NAME] "
+            + "[--wait-providers MS] [options above but --url]";
+    static final List<String> MIGRATION_STEPS = List.of("FORCE_INTERFACE", "APPLICATION_FIRST", "FORCE_APPLICATION");
     static final String SERVICE = InteropService.class.getName();
     static final String USER_CLASS = User.class.getName();
 
@@ -96,6 +115,10 @@ public final class Consumer {
     private int timeoutMs;
     private String token; // --token: Dubbo's token to send, or null
     private Set<String> knownClientBugs = Set.of(); // --known-client-bug: cases reported as SKIP
+    private String registry; // --registry: the registry address, or null for a direct --url
+    private String migration; // --migration: the step asked for, or null (Dubbo's default)
+    private ReferenceConfig<?> mainRef; // InteropService 1.0.0's
+    private final List<ReferenceConfig<?>> awaited = new ArrayList<>(); // need a provider first
 
     private Consumer() {
     }
@@ -106,7 +129,8 @@ public final class Consumer {
             System.setProperty("java.net.preferIPv4Stack", "true");
         }
         Args args = Args.parse(argv, Set.of("url", "only", "timeout", "list", "token", "expect-forbidden",
-                "oversize-then-call", "known-client-bug"), Set.of("expect-forbidden", "oversize-then-call"), USAGE);
+                "oversize-then-call", "known-client-bug", "registry", "protocol", "migration", "app",
+                "wait-providers"), Set.of("expect-forbidden", "oversize-then-call"), USAGE);
         Consumer consumer = new Consumer();
         consumer.defineCases();
         if (args.get("list", null) != null) {
@@ -114,8 +138,25 @@ public final class Consumer {
             System.exit(0);
         }
         String url = args.get("url", null);
-        if (url == null || !(url.startsWith("dubbo://") || url.startsWith("tri://"))) {
-            Args.die("--url dubbo://HOST:PORT or --url tri://HOST:PORT is required", USAGE);
+        consumer.registry = args.get("registry", null);
+        String protocol = args.get("protocol", "dubbo");
+        consumer.migration = args.get("migration", null);
+        if (consumer.registry != null) {
+            if (url != null) {
+                Args.die("--url and --registry exclude each other", USAGE);
+            }
+            if (!protocol.equals("dubbo") && !protocol.equals("tri")) {
+                Args.die("--protocol must be dubbo or tri, got " + protocol, USAGE);
+            }
+            if (consumer.migration != null && !MIGRATION_STEPS.contains(consumer.migration)) {
+                Args.die("--migration must be one of " + MIGRATION_STEPS + ", got " + consumer.migration, USAGE);
+            }
+            // The cases below look at the scheme of the URL only.
+            url = protocol + "://";
+        } else if (url == null || !(url.startsWith("dubbo://") || url.startsWith("tri://"))) {
+            Args.die("--url dubbo://HOST:PORT or --url tri://HOST:PORT (or --registry URL) is required", USAGE);
+        } else if (args.get("protocol", null) != null || consumer.migration != null) {
+            Args.die("--protocol and --migration go with --registry", USAGE);
         }
         Set<String> only = null;
         if (args.get("only", null) != null) {
@@ -139,6 +180,8 @@ public final class Consumer {
         }
         consumer.knownClientBugs = knownBugs;
         int timeout = args.getInt("timeout", 5000, USAGE);
+        int waitProviders = args.getInt("wait-providers", 30000, USAGE);
+        String app = args.get("app", "interop-consumer-java");
         consumer.token = args.get("token", null);
         boolean expectForbidden = args.get("expect-forbidden", null) != null;
         boolean oversize = args.get("oversize-then-call", null) != null;
@@ -146,10 +189,14 @@ public final class Consumer {
 
         int code;
         try {
-            if (consumer.token != null) {
+            if (consumer.token != null && consumer.registry == null) {
                 url = url + (url.contains("?") ? "&" : "?") + "token=" + consumer.token;
             }
-            consumer.connect(url, timeout);
+            consumer.connect(url, app, timeout);
+            if (consumer.registry != null && !consumer.awaitProviders(waitProviders)) {
+                consumer.out.println("0 passed, 1 failed");
+                Runtime.getRuntime().halt(1);
+            }
             code = expectForbidden ? consumer.checkForbidden()
                     : oversize ? consumer.checkOversizeThenCall() : consumer.runAll(only);
         } catch (Throwable t) {
@@ -165,11 +212,17 @@ public final class Consumer {
     // Setup
     // ------------------------------------------------------------------------------------------
 
-    private static <T> ReferenceConfig<T> reference(String id, String url, String version, int timeout) {
+    private <T> ReferenceConfig<T> reference(String id, String url, String version, int timeout) {
         ReferenceConfig<T> ref = new ReferenceConfig<>();
         ref.setId(id);
         ref.setInterface(SERVICE);
-        ref.setUrl(url);
+        if (registry == null) {
+            ref.setUrl(url);
+        } else {
+            // Only this protocol's providers. (A provider's token reaches the consumer through the
+            // registry, in the provider URL.)
+            ref.setProtocol(triple ? "tri" : "dubbo");
+        }
         ref.setVersion(version);
         ref.setTimeout(timeout);
         ref.setRetries(0); // failover would otherwise retry timeouts and failures twice
@@ -206,20 +259,32 @@ public final class Consumer {
     }
 
     @SuppressWarnings("unchecked")
-    private void connect(String url, int timeout) {
+    private void connect(String url, String app, int timeout) {
         triple = url.startsWith("tri://");
         timeoutMs = timeout;
-        if (System.getProperty("interop.keepLoopback") == null) {
+        if (registry != null) {
+            url = null;
+            if (migration != null) {
+                // The default step of Dubbo's MigrationRule (no rule in the config center).
+                System.setProperty("dubbo.application.migration.step", migration);
+            }
+            // Register (in /dubbo/IFACE/consumers) the loopback, not the machine's first interface.
+            if (System.getProperty("DUBBO_IP_TO_REGISTRY") == null && System.getenv("DUBBO_IP_TO_REGISTRY") == null) {
+                System.setProperty("DUBBO_IP_TO_REGISTRY", Provider.BIND_HOST);
+            }
+        } else if (System.getProperty("interop.keepLoopback") == null) {
             url = loopbackSafe(url);
         }
         if (Debug.ENABLED) {
-            Debug.log("connecting to " + url);
+            Debug.log(registry != null ? "registry " + registry + ", protocol " + (triple ? "tri" : "dubbo")
+                    + ", migration " + migration : "connecting to " + url);
         }
-        ApplicationConfig application = new ApplicationConfig("interop-consumer-java");
+        ApplicationConfig application = new ApplicationConfig(app);
         application.setQosEnable(false);
         Compat.strictSerializeCheck(application);
 
         ReferenceConfig<InteropService> main = reference("interop", url, "1.0.0", timeout);
+        mainRef = main;
         main.setInterface(InteropService.class);
         ReferenceConfig<InteropService> fast = reference("interop-timeout-300", url, "1.0.0", 300);
         fast.setInterface(InteropService.class);
@@ -236,9 +301,13 @@ public final class Consumer {
             greeterRef = greeterCases.reference(url, timeout);
         }
 
+        awaited.addAll(List.of(main, fast, second, gen));
+        if (greeterRef != null) {
+            awaited.add(greeterRef);
+        }
         DubboBootstrap bootstrap = DubboBootstrap.getInstance()
                 .application(application)
-                .registry(new RegistryConfig(RegistryConfig.NO_AVAILABLE))
+                .registry(new RegistryConfig(registry != null ? registry : RegistryConfig.NO_AVAILABLE))
                 .reference(main)
                 .reference(fast)
                 .reference(second)
@@ -258,8 +327,82 @@ public final class Consumer {
         generic = gen.get();
     }
 
+    /**
+     * --registry: waits until every reference (but version 9.9.9's, which has none by design) has a
+     * provider, at most {@code waitMs}; false, with a FAIL line naming the ones without, if not.
+     */
+    private boolean awaitProviders(int waitMs) throws InterruptedException {
+        long deadline = System.nanoTime() + waitMs * 1_000_000L;
+        while (true) {
+            List<String> missing = new ArrayList<>();
+            for (ReferenceConfig<?> ref : awaited) {
+                if (!Compat.hasProvider(ref)) {
+                    missing.add(ref.getInterface() + (ref.getVersion() == null ? "" : ":" + ref.getVersion()));
+                }
+            }
+            if (missing.isEmpty()) {
+                return true;
+            }
+            if (System.nanoTime() > deadline) {
+                out.println("FAIL setup: no " + (triple ? "tri" : "dubbo") + ":// provider of " + missing
+                        + " found through " + registry + " within " + waitMs + " ms (migration "
+                        + (migration == null ? "default" : migration) + ")");
+                return false;
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    /**
+     * --registry: where the provider addresses came from. Application-level discovery
+     * (/services/APP, the mapping and the MetadataService) gives the reference a
+     * ServiceDiscoveryRegistryDirectory, interface-level (/dubbo/IFACE/providers) a RegistryDirectory.
+     * FORCE_INTERFACE must give interface-level ones, the other steps application-level ones (the
+     * provider registers both, and APPLICATION_FIRST prefers application-level ones at its default threshold); all of
+     * them of the --protocol asked for. Then one call.
+     */
+    private void checkRegistryAddress() {
+        List<String> source = Compat.addressSource(mainRef);
+        if (source == null) {
+            throw new Mismatch("cannot see the reference's directory");
+        }
+        String directory = source.get(0);
+        String kind = directory.contains("ServiceDiscovery") ? "application" : "interface";
+        String want = "FORCE_INTERFACE".equals(migration) ? "interface" : "application";
+        String scheme = triple ? "tri" : "dubbo";
+        out.println("  " + kind + "-level addresses (" + directory + "), migration "
+                + (migration == null ? "default" : migration) + ": " + source.subList(1, source.size()));
+        if (!kind.equals(want)) {
+            throw new Mismatch("expected " + want + "-level addresses, got " + kind + "-level (" + directory + ")");
+        }
+        for (String address : source.subList(1, source.size())) {
+            if (!address.startsWith(scheme + "://")) {
+                throw new Mismatch("expected only " + scheme + ":// providers, got " + address);
+            }
+        }
+        if (source.size() < 2) {
+            throw new Mismatch("no provider address");
+        }
+        expect("Hello registry", svc.sayHello("registry"));
+    }
+
     private int runAll(Set<String> only) {
         long start = System.nanoTime();
+        if (registry != null) {
+            try {
+                checkRegistryAddress();
+                out.println("PASS registry_address");
+                passed++;
+            } catch (Mismatch m) {
+                out.println("FAIL registry_address: " + m.getMessage());
+                failed++;
+            } catch (Throwable t) {
+                out.println("FAIL registry_address: unexpected exception " + describe(t));
+                failed++;
+            } finally {
+                Compat.clearClientAttachments();
+            }
+        }
         for (TestCase c : cases) {
             if (only != null && !only.contains(c.name())) {
                 continue;

@@ -13,11 +13,20 @@ import org.apache.dubbo.config.ServiceConfig;
 import org.apache.dubbo.config.bootstrap.DubboBootstrap;
 
 /**
- * A Java Dubbo 3.3 provider of the interop services, with no registry.
+ * A Java Dubbo 3.3 provider of the interop services, with no registry or with one.
  *
  * <pre>
  *   Provider [--dubbo-port P] [--tri-port Q] [--app NAME] [--shutdown-wait MS] [--token T]
+ *            [--registry zookeeper://HOST:PORT]
  * </pre>
+ *
+ * <p>With {@code --registry URL} it registers with Java Dubbo's defaults for a plain registry
+ * address (register-mode {@code all}): every service URL, per protocol, under
+ * {@code /dubbo/IFACE/providers}, and the application NAME ({@code --app}) as an instance under
+ * {@code /services/NAME} with its metadata revision, served by its MetadataService; the registry
+ * also serves as metadata report (the service-name mapping {@code /dubbo/mapping/IFACE}) and config
+ * center. Registered addresses are DUBBO_IP_TO_REGISTRY's, by default {@code ::ffff:127.0.0.1}
+ * (so {@code [::ffff:127.0.0.1]:PORT}). Without it: no registry.
  *
  * <ul>
  *   <li>InteropService 1.0.0 ({@link InteropServiceImpl}) and 2.0.0 ({@link InteropServiceV2Impl})
@@ -33,7 +42,8 @@ import org.apache.dubbo.config.bootstrap.DubboBootstrap;
  */
 public final class Provider {
 
-    static final String USAGE = "usage: Provider [--dubbo-port P] [--tri-port Q] [--app NAME] [--shutdown-wait MS] [--token T]";
+    static final String USAGE = "usage: Provider [--dubbo-port P] [--tri-port Q] [--app NAME] [--shutdown-wait MS] [--token T] "
+            + "[--registry zookeeper://HOST:PORT]";
     /**
      * Dubbo 3.3 treats every "127.*" / "localhost" address as "no host configured": it then binds
      * 0.0.0.0 (anyhost) and advertises the machine's first non-loopback address, and refuses such a
@@ -50,11 +60,12 @@ public final class Provider {
         if (System.getProperty("java.net.preferIPv4Stack") == null) {
             System.setProperty("java.net.preferIPv4Stack", "true");
         }
-        Args args = Args.parse(argv, Set.of("dubbo-port", "tri-port", "app", "shutdown-wait", "token"), USAGE);
+        Args args = Args.parse(argv, Set.of("dubbo-port", "tri-port", "app", "shutdown-wait", "token", "registry"), USAGE);
         int dubboPort = args.getInt("dubbo-port", 20880, USAGE);
         int triPort = args.getInt("tri-port", 0, USAGE);
         String app = args.get("app", "interop-provider-java");
         String token = args.get("token", null);
+        String registry = args.get("registry", null);
         // Graceful-shutdown wait: Dubbo's default is 10000 ms (a SIGTERM then takes ~6 s to exit);
         // 2000 ms keeps test teardown quick and still goes through the same graceful steps.
         String shutdownWait = args.get("shutdown-wait", null);
@@ -74,6 +85,11 @@ public final class Provider {
         if (System.getProperty("DUBBO_IP_TO_BIND") == null && System.getenv("DUBBO_IP_TO_BIND") == null) {
             System.setProperty("DUBBO_IP_TO_BIND", BIND_HOST);
         }
+        // What a registry gets: the loopback too, not the machine's first interface.
+        if (registry != null && System.getProperty("DUBBO_IP_TO_REGISTRY") == null
+                && System.getenv("DUBBO_IP_TO_REGISTRY") == null) {
+            System.setProperty("DUBBO_IP_TO_REGISTRY", BIND_HOST);
+        }
 
         ProtocolConfig dubbo = new ProtocolConfig("dubbo", dubboPort);
         List<ProtocolConfig> interopProtocols = new ArrayList<>();
@@ -86,7 +102,7 @@ public final class Provider {
 
         DubboBootstrap bootstrap = DubboBootstrap.getInstance()
                 .application(application)
-                .registry(new RegistryConfig(RegistryConfig.NO_AVAILABLE))
+                .registry(new RegistryConfig(registry != null ? registry : RegistryConfig.NO_AVAILABLE))
                 .protocols(interopProtocols)
                 .service(withToken(interopService("1.0.0", new InteropServiceImpl(), interopProtocols), token))
                 .service(withToken(interopService("2.0.0", new InteropServiceV2Impl(), interopProtocols), token));

@@ -1,5 +1,7 @@
 package org.apache.dubbo.interop;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 import org.apache.dubbo.config.ApplicationConfig;
@@ -46,5 +48,29 @@ final class Compat {
 
     static void setResponseAttachment(String key, String value) {
         RpcContext.getServerResponseContext().setAttachment(key, value);
+    }
+
+
+    /** Whether the reference has an available provider (after {@code get()}). */
+    static boolean hasProvider(org.apache.dubbo.config.ReferenceConfig<?> ref) {
+        return ref.getInvoker() != null && ref.getInvoker().isAvailable();
+    }
+
+    /**
+     * Where the reference's provider addresses come from: the simple class name of its directory
+     * ({@code ServiceDiscoveryRegistryDirectory}: application-level, {@code RegistryDirectory}:
+     * interface-level), then the URL of every provider invoker; null if it is not a cluster.
+     */
+    static List<String> addressSource(org.apache.dubbo.config.ReferenceConfig<?> ref) {
+        if (!(ref.getInvoker() instanceof org.apache.dubbo.rpc.cluster.ClusterInvoker<?> cluster)
+                || cluster.getDirectory() == null) {
+            return null;
+        }
+        List<String> out = new ArrayList<>();
+        out.add(cluster.getDirectory().getClass().getSimpleName());
+        for (org.apache.dubbo.rpc.Invoker<?> invoker : cluster.getDirectory().getAllInvokers()) {
+            out.add(invoker.getUrl().getProtocol() + "://" + invoker.getUrl().getAddress());
+        }
+        return out;
     }
 }
