@@ -5,6 +5,7 @@
 #
 #   bash scripts/test.sh            # everything
 #   bash scripts/test.sh --quick    # Rust suites only (no Java, no Python)
+#   bash scripts/test.sh --only registry|older_java   # one group of interop steps, for development
 #
 # The full run builds the Java peers before `cargo test` and runs it with
 # DUBBO_RS_REQUIRE_PEERS=1, so a Rust test that needs Java (URL differential test, dubbo://
@@ -19,7 +20,9 @@ ROOT=$PWD
 # moves them out of ./target.
 TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 QUICK=0
+ONLY=
 [ "${1:-}" = "--quick" ] && QUICK=1
+[ "${1:-}" = "--only" ] && ONLY=${2:?--only needs a group: registry or older_java}
 
 WORK=$(mktemp -d /tmp/dubbo-rs-test.XXXXXX)
 PIDS=()
@@ -128,7 +131,13 @@ REG_JAVA_DUBBO=22990
 REG_JAVA_TRI=52990
 REG_JAVA_APP=interop-provider-java
 ZK_URL=
+ZK_DATA=
 MIGRATION_STEPS=(FORCE_INTERFACE APPLICATION_FIRST FORCE_APPLICATION)
+# Rust providers registering in ZooKeeper (one for the matrices, three for the rolling restart,
+# a fourth started while ZooKeeper is down).
+REG_RUST_APP=interop-provider-rust
+REG_RUST_DUBBO=(21990 21991 21992 21993)
+REG_RUST_TRI=(51990 51991 51992 51993)
 
 cargo_checks() {
   cargo fmt --all -- --check && cargo clippy --workspace --all-targets --quiet -- -D warnings
@@ -388,7 +397,9 @@ java_client_bug() {
 #   "$TARGET_DIR/debug/interop-server" --dubbo-port P --tri-port Q --registry "$ZK_URL" --app NAME.
 
 zookeeper_up() {
-  start_server zookeeper bash scripts/zookeeper.sh || return 1
+  ZK_DATA="$WORK/zookeeper-data"
+  mkdir -p "$ZK_DATA"
+  start_server zookeeper bash scripts/zookeeper.sh --data "$ZK_DATA" || return 1
   ZK_URL=$(sed -n 's/^READY //p' "$WORK/zookeeper.out")
   echo "ZooKeeper at $ZK_URL"
   [ -n "$ZK_URL" ]
@@ -446,16 +457,99 @@ registry_no_provider() {
   [ "$rc" -ne 0 ] && echo "$out" | grep -q '^FAIL setup: no dubbo:// provider'
 }
 
+# Rust provider $1 (0-3) of the registry steps, registering in ZooKeeper as REG_RUST_APP.
+rust_registry_provider_up() {
+  local i=$1
+  start_server "rust_registry_provider_$i" "$TARGET_DIR/debug/interop-server" \
+    --dubbo-port "${REG_RUST_DUBBO[$i]}" --tri-port "${REG_RUST_TRI[$i]}" \
+    --registry "$ZK_URL${2:-}" --app "$REG_RUST_APP"
+}
+
+# Load through the registry while each of three Rust providers is stopped (SIGTERM: unregister,
+# drain, exit) and started again in turn: no call may fail.
+registry_rolling_restart() {
+  local pid rc i
+  rust_client --registry "$ZK_URL" --load 100000000 --duration 25 --concurrency 8 \
+    >"$WORK/rolling.out" 2>"$WORK/rolling.err" &
+  pid=$!
+  sleep 2
+  for i in 0 1 2; do
+    stop_server "rust_registry_provider_$i" || { kill "$pid"; return 1; }
+    rust_registry_provider_up "$i" || { kill "$pid"; return 1; }
+    sleep 1
+  done
+  if ! kill -0 "$pid" 2>/dev/null; then
+    echo "the load ended before the last restart: make --duration longer"
+    return 1
+  fi
+  wait "$pid"
+  rc=$?
+  cat "$WORK/rolling.out"
+  head -n 5 "$WORK/rolling.err"
+  grep -Eq '^[1-9][0-9]* passed, 0 failed$' "$WORK/rolling.out" &&
+    [ "$(grep -c '^provider ' "$WORK/rolling.out")" -eq 3 ] && [ "$rc" -eq 0 ]
+}
+
+# ZooKeeper stopped while a consumer is under load, a provider started during the outage,
+# ZooKeeper back on the same port and data: no call fails, and the new provider is found.
+registry_zookeeper_outage() {
+  local pid rc port=${ZK_URL##*:} out n
+  rust_client --registry "$ZK_URL" --load 100000000 --duration 15 --concurrency 8 \
+    >"$WORK/outage.out" 2>"$WORK/outage.err" &
+  pid=$!
+  sleep 2
+  stop_server zookeeper || { kill "$pid"; return 1; }
+  echo "ZooKeeper stopped"
+  # Short registry timeouts: the provider starts (and prints READY) while ZooKeeper is down.
+  rust_registry_provider_up 3 "?timeout=2000" || { kill "$pid"; return 1; }
+  sleep 3
+  start_server zookeeper bash scripts/zookeeper.sh --port "$port" --data "$ZK_DATA" || { kill "$pid"; return 1; }
+  echo "ZooKeeper back on port $port"
+  sleep 2
+  kill -0 "$pid" 2>/dev/null || { echo "the load ended before ZooKeeper came back"; return 1; }
+  wait "$pid"
+  rc=$?
+  cat "$WORK/outage.out"
+  grep -Eq '^[1-9][0-9]* passed, 0 failed$' "$WORK/outage.out" && [ "$rc" -eq 0 ] || return 1
+  for _ in $(seq 1 30); do
+    out=$(rust_client --registry "$ZK_URL" --load 4000 --concurrency 8 --migration FORCE_INTERFACE 2>/dev/null)
+    n=$(echo "$out" | grep -c '^provider ')
+    if [ "$n" -eq 4 ]; then
+      echo "$out"
+      echo "the provider started during the outage answers"
+      return 0
+    fi
+    sleep 2
+  done
+  echo "$out"
+  echo "the provider started during the outage was not found"
+  return 1
+}
+
 registry_steps() {
   step "start ZooKeeper (scripts/zookeeper.sh)" zookeeper_up
   step "start Java provider registering in ZooKeeper" java_registry_provider_up
   registry_matrix "Java consumer" java_registry_consumer "Java provider"
+  registry_matrix "Rust client" rust_client "Java provider"
   # After the consumers: their persistent nodes (/dubbo/metadata/IFACE/.../consumer/APP) stay.
   step "Java provider and consumers in ZooKeeper: registrations and sockets on the loopback only" \
     registry_loopback_only "$PID_java_registry_provider" "$REG_JAVA_APP"
   step "Java consumer, no provider in the registry: exits non-zero within its bound" \
     registry_no_provider java_registry_consumer
   stop_server java_registry_provider >/dev/null 2>&1 || true
+  # The other direction: a Rust provider alone in the registry, found by Java and Rust consumers.
+  step "start Rust provider registering in ZooKeeper" rust_registry_provider_up 0
+  registry_matrix "Java consumer" java_registry_consumer "Rust provider"
+  registry_matrix "Rust client" rust_client "Rust provider"
+  step "Rust provider in ZooKeeper: registrations and sockets on the loopback only, MetadataService answers Java" \
+    registry_loopback_only "$PID_rust_registry_provider_0" "$REG_RUST_APP"
+  step "start two more Rust providers registering in ZooKeeper" \
+    eval 'rust_registry_provider_up 1 && rust_registry_provider_up 2'
+  step "Rust client through ZooKeeper, load while 3 providers restart in turn (SIGTERM): 0 failed" \
+    registry_rolling_restart
+  step "Rust client through ZooKeeper, load while ZooKeeper is down and back, provider started meanwhile: 0 failed, found" \
+    registry_zookeeper_outage
+  for i in 0 1 2 3; do stop_server "rust_registry_provider_$i" >/dev/null 2>&1 || true; done
   step "ZooKeeper exits on SIGTERM" stop_server zookeeper
 }
 
@@ -488,6 +582,15 @@ older_java_steps() {
     java_client_bug attachment_response 'response attachment echo\.k1: expected "v1" .* got null' java27_consumer --url "dubbo://127.0.0.1:$J33_REF_DUBBO"
   stop_server java33_ref_provider >/dev/null 2>&1 || true
 }
+
+if [ -n "$ONLY" ]; then
+  step "build Java peers (Maven Central)" build_java
+  step "build interop programs" build_interop
+  "${ONLY}_steps"
+  echo "$passed passed, $failed failed"
+  [ "$failed" -eq 0 ]
+  exit
+fi
 
 step "cargo fmt and clippy" cargo_checks
 if [ "$QUICK" -eq 0 ]; then

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # A throw-away ZooKeeper (Debian's `zookeeper` package) on 127.0.0.1 for tests and by hand.
 #
-#   scripts/zookeeper.sh [--port PORT]
+#   scripts/zookeeper.sh [--port PORT] [--data DIR]
 #
 # Listens on 127.0.0.1 only: on PORT, or on a free port. Data lives in a temporary directory
-# removed on exit; the admin server (Jetty, port 8080) is off. Once ZooKeeper answers `ruok`
+# removed on exit, or in DIR, which is kept (so a restart on the same port and DIR is the same
+# ZooKeeper coming back, sessions included); the admin server (Jetty, port 8080) is off. Once ZooKeeper answers `ruok`
 # it prints two lines on stdout:
 #
 #   ZOOKEEPER 127.0.0.1:PORT
@@ -16,12 +17,15 @@
 set -euo pipefail
 
 port=""
-case "${1:-}" in
-  --port) port=${2:?--port needs a value} ;;
-  "") ;;
-  -h | --help) sed -n '2,15p' "$0"; exit 0 ;;
-  *) echo "usage: $0 [--port PORT]" >&2; exit 2 ;;
-esac
+data=""
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --port) port=${2:?--port needs a value}; shift 2 ;;
+    --data) data=${2:?--data needs a directory}; shift 2 ;;
+    -h | --help) sed -n '2,16p' "$0"; exit 0 ;;
+    *) echo "usage: $0 [--port PORT] [--data DIR]" >&2; exit 2 ;;
+  esac
+done
 
 jar=/usr/share/java/zookeeper.jar
 if [[ ! -f $jar ]]; then
@@ -57,7 +61,7 @@ trap stop EXIT
 trap 'exit 0' TERM INT
 
 cat >"$dir/zoo.cfg" <<EOF
-dataDir=$dir/data
+dataDir=${data:-$dir/data}
 clientPort=$port
 clientPortAddress=127.0.0.1
 tickTime=2000

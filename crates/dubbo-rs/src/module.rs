@@ -966,6 +966,13 @@ fn build_url(
         // values never contain it).
         .map(|(k, v)| format!("{k}={v}"))
         .collect();
+    // An IPv6 host goes in brackets, as Java writes it (`[::ffff:127.0.0.1]:20880`), so the
+    // port stays separable and a consumer's `:authority` is well formed.
+    let host = if host.contains(':') && !host.starts_with('[') {
+        format!("[{host}]")
+    } else {
+        host.to_owned()
+    };
     let text = format!("{scheme}://{host}:{port}/{interface}?{}", query.join("&"));
     Url::parse(&text).map_err(|e| DubboError::Url {
         url: text.clone(),

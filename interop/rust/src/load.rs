@@ -23,6 +23,9 @@ pub struct LoadPlan {
     pub cluster: Option<String>,
     /// `retries`, when given.
     pub retries: Option<String>,
+    /// Stop starting calls after this long even if `calls` are not all made (a load that
+    /// spans a restart or an outage of known length).
+    pub duration: Option<std::time::Duration>,
 }
 
 /// What a load run saw.
@@ -75,8 +78,11 @@ pub async fn run_load(
             result.clone(),
         );
         let total = plan.calls;
+        let deadline = plan.duration.map(|d| std::time::Instant::now() + d);
         callers.push(tokio::spawn(async move {
-            while next.fetch_add(1, Ordering::Relaxed) < total {
+            while next.fetch_add(1, Ordering::Relaxed) < total
+                && deadline.is_none_or(|d| std::time::Instant::now() < d)
+            {
                 let mut call = Invocation::new(key.clone(), method.clone(), vec!["load".into()]);
                 let report = CallReport::attach(&mut call);
                 let outcome = invoker.invoke(call).await;

@@ -308,8 +308,12 @@ impl Registrar {
             .iter()
             .find(|u| u.protocol() == Some("dubbo"))
             .or_else(|| self.exported.first())?;
-        let mut instance =
-            ServiceInstance::new(self.app.clone(), main.host().unwrap_or_default(), main.port());
+        let host = main
+            .host()
+            .unwrap_or_default()
+            .trim_start_matches('[')
+            .trim_end_matches(']');
+        let mut instance = ServiceInstance::new(self.app.clone(), host, main.port());
         instance.registration_time = main
             .parameter("timestamp")
             .and_then(|t| t.parse().ok())

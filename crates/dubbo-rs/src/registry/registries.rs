@@ -27,7 +27,13 @@ pub(crate) struct AppRegistry {
     /// Whether it also stores metadata and the service-name mapping.
     pub(crate) metadata_center: bool,
     connected: OnceCell<Connected>,
+    /// The last failed connection: callers within [`RECONNECT_AFTER`] of it get its error at
+    /// once instead of each waiting out another connection timeout.
+    failed: std::sync::Mutex<Option<(std::time::Instant, RegistryError)>>,
 }
+
+/// How long after a failed connection the next attempt is made.
+const RECONNECT_AFTER: std::time::Duration = std::time::Duration::from_secs(3);
 
 /// A connected registry.
 #[derive(Clone)]
@@ -41,6 +47,22 @@ impl AppRegistry {
     /// Connects on first use; later calls share the connection. A failed connection is tried
     /// again by the next caller.
     pub(crate) async fn connect(&self, ext: &Extensions) -> Result<Connected, RegistryError> {
+        if let Some(c) = self.connected.get() {
+            return Ok(c.clone());
+        }
+        if let Some((at, e)) = crate::application::lock(&self.failed).as_ref() {
+            if at.elapsed() < RECONNECT_AFTER {
+                return Err(e.clone());
+            }
+        }
+        let result = self.try_connect(ext).await;
+        if let Err(e) = &result {
+            *crate::application::lock(&self.failed) = Some((std::time::Instant::now(), e.clone()));
+        }
+        result
+    }
+
+    async fn try_connect(&self, ext: &Extensions) -> Result<Connected, RegistryError> {
         self.connected
             .get_or_try_init(|| async {
                 let scheme = self.url.protocol().unwrap_or_default();
@@ -133,6 +155,7 @@ pub(crate) fn from_config(
             mode,
             metadata_center: rc.use_as_metadata_center.unwrap_or(true),
             connected: OnceCell::new(),
+            failed: std::sync::Mutex::new(None),
         }));
     }
     Ok(out)

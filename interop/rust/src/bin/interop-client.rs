@@ -30,6 +30,7 @@ const USAGE: &str = "usage: interop-client --url dubbo://HOST:PORT | --url tri:/
   --load N             instead of the cases, call sayHello(\"load\") N times from C callers
                        (default 8); print `provider HOST:PORT calls K` per provider that
                        answered, then `N passed, N failed` counting calls
+  --duration S         with --load: stop starting calls after S seconds
 
   --token T            send Dubbo's token T with every call, Greeter's included
   --expect-forbidden   instead of the cases, call sayHello once (with --token's token, or none)
@@ -108,6 +109,13 @@ async fn run(args: &Args, report: &mut Report) -> Result<(), String> {
             loadbalance: args.get("loadbalance").map(str::to_owned),
             cluster: args.get("cluster").map(str::to_owned),
             retries: args.get("retries").map(str::to_owned),
+            duration: match args.get("duration") {
+                Some(d) => Some(std::time::Duration::from_secs(
+                    d.parse()
+                        .map_err(|_| format!("--duration {d}: not a number of seconds"))?,
+                )),
+                None => None,
+            },
         };
         let result = run_load(&app, url, token, &plan)
             .await

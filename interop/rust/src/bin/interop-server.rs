@@ -57,6 +57,15 @@ async fn run(args: &Args) -> Result<(), String> {
     // --registry URL: register as Java Dubbo 3.3 does by default (interface and instance).
     if let Some(registry) = args.get("registry") {
         builder = builder.registry(registry);
+        // Java consumers replace a registered 127.* host with their machine's own address
+        // (NetUtils.filterLocalHost) and so would dial another interface; the IPv4-mapped
+        // loopback they keep, and it reaches the same 127.0.0.1 socket. An explicit
+        // DUBBO_IP_TO_REGISTRY still wins.
+        let mut env: Vec<(String, String)> = std::env::vars().collect();
+        if !env.iter().any(|(k, _)| k == "DUBBO_IP_TO_REGISTRY") {
+            env.push(("DUBBO_IP_TO_REGISTRY".into(), "::ffff:127.0.0.1".into()));
+        }
+        builder = builder.env(env);
     }
     let app = builder.build().map_err(|e| e.to_string())?;
     let module = app.default_module();
