@@ -43,7 +43,11 @@ async fn main() -> Result<(), DubboError> {
         .await?;
     app.ready().await;
     for url in &urls {
-        println!("provider: serving {}:{} and registered in {registry}", url.host().unwrap_or("?"), url.port());
+        println!(
+            "provider: serving {}:{} and registered in {registry}",
+            url.host().unwrap_or("?"),
+            url.port()
+        );
     }
     println!("provider: ready (Ctrl-C or SIGTERM to stop)");
     app.run_until_signal().await;

@@ -83,10 +83,10 @@ pub use dubbo_protocol_dubbo as protocol_dubbo;
 /// The Triple protocol.
 #[cfg(feature = "triple")]
 pub use dubbo_protocol_triple as protocol_triple;
-/// Dubbo's URL model.
-pub use dubbo_url as url;
 /// Registries and application-level discovery (`dubbo-registry`).
 pub use dubbo_registry as registries;
+/// Dubbo's URL model.
+pub use dubbo_url as url;
 
 /// The release this crate reports to peers in the `release` URL parameter.
 pub const RELEASE: &str = env!("CARGO_PKG_VERSION");

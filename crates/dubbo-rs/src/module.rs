@@ -9,8 +9,8 @@ use dubbo_cluster::ClusterInvoker;
 #[cfg(feature = "triple")]
 use dubbo_core::Protocol;
 use dubbo_core::{
-    BoxFuture, Directory, ErrorCode, Exporter, FilterChain, Invocation, Invoker, MeasuredInvoker, RpcError,
-    RpcResult, ServiceHandler, ServiceInvoker, ServiceKey, Stage, StaticDirectory,
+    BoxFuture, Directory, ErrorCode, Exporter, FilterChain, Invocation, Invoker, MeasuredInvoker,
+    RpcError, RpcResult, ServiceHandler, ServiceInvoker, ServiceKey, Stage, StaticDirectory,
 };
 use dubbo_url::Url;
 
@@ -434,7 +434,13 @@ impl Module {
             .protocol
             .as_deref()
             .or(rc.protocol.as_deref())
-            .map(|p| if p.trim() == "triple" { "tri" } else { p.trim() });
+            .map(|p| {
+                if p.trim() == "triple" {
+                    "tri"
+                } else {
+                    p.trim()
+                }
+            });
         if let Some(p) = wanted {
             params.insert("protocol".into(), p.to_owned());
         }
@@ -458,10 +464,14 @@ impl Module {
             let merged = dubbo_url::merge_url(&provider, &consumer_params);
             async move {
                 let scheme = merged.protocol().unwrap_or("dubbo").to_owned();
-                let protocol = module.inner.app.protocol(&scheme).map_err(|e| {
-                    RpcError::framework(ErrorCode::NoProvider, e.to_string())
-                })?;
-                let remote = protocol.refer(merged.with_parameter("check", "false")).await?;
+                let protocol = module
+                    .inner
+                    .app
+                    .protocol(&scheme)
+                    .map_err(|e| RpcError::framework(ErrorCode::NoProvider, e.to_string()))?;
+                let remote = protocol
+                    .refer(merged.with_parameter("check", "false"))
+                    .await?;
                 Ok(module.provider_chain_consumer(&merged, remote))
             }
         };
@@ -477,9 +487,11 @@ impl Module {
             let module = module.clone();
             Box::pin(async move {
                 let scheme = target.protocol().unwrap_or("dubbo").to_owned();
-                let protocol = module.inner.app.protocol(&scheme).map_err(|e| {
-                    RpcError::framework(ErrorCode::NoProvider, e.to_string())
-                })?;
+                let protocol = module
+                    .inner
+                    .app
+                    .protocol(&scheme)
+                    .map_err(|e| RpcError::framework(ErrorCode::NoProvider, e.to_string()))?;
                 protocol.refer(target).await
             })
         });
@@ -849,7 +861,10 @@ const REGISTRY_CHECK_WAIT: Duration = Duration::from_secs(5);
 /// is on loopback (nothing dials a consumer), else the machine's address.
 fn consumer_host(app: &Application, layer: &crate::registry::RegistryLayer) -> String {
     let env = &app.config().environment;
-    if let Some(ip) = env.get("DUBBO_IP_TO_REGISTRY").filter(|v| !v.trim().is_empty()) {
+    if let Some(ip) = env
+        .get("DUBBO_IP_TO_REGISTRY")
+        .filter(|v| !v.trim().is_empty())
+    {
         return ip.trim().to_owned();
     }
     let all_local = layer.registries.iter().all(|r| {

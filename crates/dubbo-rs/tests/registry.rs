@@ -41,7 +41,8 @@ mod tempdir {
                 .duration_since(std::time::UNIX_EPOCH)
                 .unwrap()
                 .as_nanos();
-            let p = std::env::temp_dir().join(format!("dubbo-rs-registry-test-{}-{n}", std::process::id()));
+            let p = std::env::temp_dir()
+                .join(format!("dubbo-rs-registry-test-{}-{n}", std::process::id()));
             std::fs::create_dir_all(&p).unwrap();
             Dir(p)
         }
@@ -63,7 +64,10 @@ async fn provider(registry: &str, name: &'static str, mode: &str) -> Application
     let config = dubbo_rs::config::DubboConfig::from_yaml(&text).unwrap();
     let app = Application::builder(name).config(config).build().unwrap();
     app.default_module()
-        .export(EchoServer::new(EchoImpl(name)), ServiceOptions::new().version("1.0.0"))
+        .export(
+            EchoServer::new(EchoImpl(name)),
+            ServiceOptions::new().version("1.0.0"),
+        )
         .await
         .unwrap();
     app.ready().await;
@@ -115,7 +119,10 @@ async fn each_register_mode_reaches_only_its_model() {
     let (_dir, registry) = registry_dir();
     let p = provider(&registry, "interface-only", "interface").await;
     let c = consumer(&registry, "FORCE_APPLICATION");
-    assert!(call(&c, "dubbo").await.is_err(), "no instance was registered");
+    assert!(
+        call(&c, "dubbo").await.is_err(),
+        "no instance was registered"
+    );
     c.shutdown().await;
     let c = consumer(&registry, "FORCE_INTERFACE");
     assert_eq!(call(&c, "dubbo").await.unwrap(), "interface-only:hi");
@@ -125,7 +132,10 @@ async fn each_register_mode_reaches_only_its_model() {
     let (_dir, registry) = registry_dir();
     let p = provider(&registry, "instance-only", "instance").await;
     let c = consumer(&registry, "FORCE_INTERFACE");
-    assert!(call(&c, "dubbo").await.is_err(), "no interface URL was registered");
+    assert!(
+        call(&c, "dubbo").await.is_err(),
+        "no interface URL was registered"
+    );
     c.shutdown().await;
     let c = consumer(&registry, "FORCE_APPLICATION");
     assert_eq!(call(&c, "dubbo").await.unwrap(), "instance-only:hi");
@@ -160,22 +170,41 @@ async fn the_metadata_service_answers_the_revision_the_instance_announces() {
         .invoke("getMetadataInfos", &[], vec![])
         .await
         .unwrap();
-    let Value::List(list) = infos else { panic!("{infos:?}") };
+    let Value::List(list) = infos else {
+        panic!("{infos:?}")
+    };
     let info = &list.items[0];
-    let revision = info.get("revision").and_then(Value::as_str).unwrap().to_owned();
+    let revision = info
+        .get("revision")
+        .and_then(Value::as_str)
+        .unwrap()
+        .to_owned();
     assert_eq!(revision.len(), 32);
     let again = generic
-        .invoke("getMetadataInfo", &["java.lang.String"], vec![Value::from(revision.as_str())])
+        .invoke(
+            "getMetadataInfo",
+            &["java.lang.String"],
+            vec![Value::from(revision.as_str())],
+        )
         .await
         .unwrap();
-    assert_eq!(again.get("app").and_then(Value::as_str), Some("meta-provider"));
+    assert_eq!(
+        again.get("app").and_then(Value::as_str),
+        Some("meta-provider")
+    );
     let services = again.get("services").unwrap();
     assert!(
-        services.get("org.example.registry.Echo:1.0.0:dubbo").is_some(),
+        services
+            .get("org.example.registry.Echo:1.0.0:dubbo")
+            .is_some(),
         "{services:?}"
     );
     let unknown = generic
-        .invoke("getMetadataInfo", &["java.lang.String"], vec![Value::from("nope")])
+        .invoke(
+            "getMetadataInfo",
+            &["java.lang.String"],
+            vec![Value::from("nope")],
+        )
         .await
         .unwrap();
     assert!(unknown.is_null());
@@ -191,7 +220,11 @@ async fn a_provider_is_withdrawn_from_consumers_before_it_stops() {
     let c = consumer(&registry, "FORCE_INTERFACE");
     let reference = c
         .default_module()
-        .refer(ReferenceOptions::new(ECHO).version("1.0.0").protocol("dubbo"))
+        .refer(
+            ReferenceOptions::new(ECHO)
+                .version("1.0.0")
+                .protocol("dubbo"),
+        )
         .await
         .unwrap();
     let client = EchoClient::new(reference.invoker());

@@ -48,7 +48,11 @@ pub(crate) fn validate(config: &DubboConfig) -> Result<(), ConfigError> {
             }
         }
         if let Some(t) = &m.threshold {
-            if !t.trim().parse::<f64>().is_ok_and(|t| t.is_finite() && t >= 0.0) {
+            if !t
+                .trim()
+                .parse::<f64>()
+                .is_ok_and(|t| t.is_finite() && t >= 0.0)
+            {
                 return Err(ConfigError::invalid(
                     "dubbo.application.migration.threshold",
                     format!("{t:?} is not a number of at least 0"),

@@ -16,10 +16,10 @@ use dubbo_url::Url;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
+use super::metadata_service;
 use super::migration::choose;
 use super::modes::MigrationStep;
 use super::registries::AppRegistry;
-use super::metadata_service;
 use crate::application::lock;
 use crate::tasks::BackgroundTasks;
 
@@ -130,7 +130,10 @@ pub(crate) async fn subscribe(
     {
         let directory = directory.clone();
         let cancel = cancel.clone();
-        let name = format!("provider list of {}", ctx.consumer.service_interface().unwrap_or(""));
+        let name = format!(
+            "provider list of {}",
+            ctx.consumer.service_interface().unwrap_or("")
+        );
         ctx.tasks.spawn(name, move |stop| async move {
             loop {
                 tokio::select! {
@@ -166,7 +169,9 @@ pub(crate) async fn subscribe(
         if ctx.step.uses_interface() {
             let weak = Arc::downgrade(&sources);
             let listener: Arc<dyn NotifyListener> = Arc::new(move |n: Notification| {
-                let Some(sources) = weak.upgrade() else { return };
+                let Some(sources) = weak.upgrade() else {
+                    return;
+                };
                 if n.category != Category::Providers {
                     return;
                 }
@@ -181,7 +186,11 @@ pub(crate) async fn subscribe(
             let subscribe_url = ctx
                 .consumer
                 .with_parameter("category", "providers,configurators,routers");
-            if let Err(e) = conn.registry.subscribe(&subscribe_url, listener.clone()).await {
+            if let Err(e) = conn
+                .registry
+                .subscribe(&subscribe_url, listener.clone())
+                .await
+            {
                 tracing::warn!(registry = %r.url, error = %e, "cannot subscribe");
                 last_error = Some(e);
             } else {
@@ -210,7 +219,8 @@ pub(crate) async fn subscribe(
             });
             let mut apps = ctx.provided_by.clone();
             if apps.is_empty() {
-                if let (Some(report), Some(iface)) = (&conn.report, ctx.consumer.service_interface())
+                if let (Some(report), Some(iface)) =
+                    (&conn.report, ctx.consumer.service_interface())
                 {
                     match report.mapping(iface).await {
                         Ok(found) => apps = found,
@@ -415,7 +425,11 @@ impl AppResolver {
 
 /// The provider URLs `instance` serves for the consumer's service: one per protocol of a
 /// matching service in `info`, at the instance's address and that protocol's port.
-pub(crate) fn instance_urls(instance: &ServiceInstance, info: &MetadataInfo, consumer: &Url) -> Vec<Url> {
+pub(crate) fn instance_urls(
+    instance: &ServiceInstance,
+    info: &MetadataInfo,
+    consumer: &Url,
+) -> Vec<Url> {
     let iface = consumer.service_interface().unwrap_or_default();
     let mut out = Vec::new();
     for service in info.services.values() {
@@ -436,7 +450,8 @@ pub(crate) fn instance_urls(instance: &ServiceInstance, info: &MetadataInfo, con
             tracing::warn!(instance = %instance.id(), "bad address {text}");
             continue;
         };
-        let mut url = url.with_parameters(service.params.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+        let mut url =
+            url.with_parameters(service.params.iter().map(|(k, v)| (k.as_str(), v.as_str())));
         if let Some(t) = instance.metadata.get("timestamp") {
             url = url.with_parameter("timestamp", t);
         }
@@ -474,19 +489,41 @@ mod tests {
     #[test]
     fn instances_become_provider_urls_of_the_consumers_service_only() {
         let mut info = MetadataInfo::new("p");
-        for (proto, iface, group) in [("dubbo", "a.B", None), ("tri", "a.B", None), ("dubbo", "a.C", None), ("dubbo", "a.B", Some("g"))] {
-            let u = Url::parse(&format!("{proto}://1.2.3.4:1/{iface}?interface={iface}&side=provider&methods=m{}", group.map(|g| format!("&group={g}")).unwrap_or_default())).unwrap();
+        for (proto, iface, group) in [
+            ("dubbo", "a.B", None),
+            ("tri", "a.B", None),
+            ("dubbo", "a.C", None),
+            ("dubbo", "a.B", Some("g")),
+        ] {
+            let u = Url::parse(&format!(
+                "{proto}://1.2.3.4:1/{iface}?interface={iface}&side=provider&methods=m{}",
+                group.map(|g| format!("&group={g}")).unwrap_or_default()
+            ))
+            .unwrap();
             info.add_service(ServiceInfo::from_url(&u));
         }
         let mut instance = ServiceInstance::new("p", "::ffff:127.0.0.1", 20880);
-        instance.metadata.insert(dubbo_registry::ENDPOINTS_KEY.into(), r#"[{"port":20880,"protocol":"dubbo"},{"port":50051,"protocol":"tri"}]"#.into());
+        instance.metadata.insert(
+            dubbo_registry::ENDPOINTS_KEY.into(),
+            r#"[{"port":20880,"protocol":"dubbo"},{"port":50051,"protocol":"tri"}]"#.into(),
+        );
         instance.metadata.insert("timestamp".into(), "42".into());
         let consumer = Url::parse("consumer://127.0.0.1/a.B?interface=a.B").unwrap();
-        let mut urls: Vec<String> = instance_urls(&instance, &info, &consumer).iter().map(|u| u.address()).collect();
+        let mut urls: Vec<String> = instance_urls(&instance, &info, &consumer)
+            .iter()
+            .map(|u| u.address())
+            .collect();
         urls.sort();
-        assert_eq!(urls, vec!["[::ffff:127.0.0.1]:20880", "[::ffff:127.0.0.1]:50051"]);
+        assert_eq!(
+            urls,
+            vec!["[::ffff:127.0.0.1]:20880", "[::ffff:127.0.0.1]:50051"]
+        );
         let all = instance_urls(&instance, &info, &consumer);
-        assert!(all.iter().all(|u| u.parameter("timestamp") == Some("42") && u.parameter("methods") == Some("m")));
+        assert!(
+            all.iter()
+                .all(|u| u.parameter("timestamp") == Some("42")
+                    && u.parameter("methods") == Some("m"))
+        );
         let grouped = Url::parse("consumer://127.0.0.1/a.B?interface=a.B&group=g").unwrap();
         assert_eq!(instance_urls(&instance, &info, &grouped).len(), 1);
         let any = Url::parse("consumer://127.0.0.1/a.B?interface=a.B&group=*").unwrap();

@@ -66,7 +66,11 @@ impl MetadataServiceHandler {
                 m("getExportedURLs", &[STRING], sorted_set),
                 m("getExportedURLs", &[STRING, STRING], sorted_set),
                 m("getExportedURLs", &[STRING, STRING, STRING], sorted_set),
-                m("getExportedURLs", &[STRING, STRING, STRING, STRING], sorted_set),
+                m(
+                    "getExportedURLs",
+                    &[STRING, STRING, STRING, STRING],
+                    sorted_set,
+                ),
                 m("getExportedServiceURLs", &[], "java.util.Set"),
                 m("getMetadataInfo", &[STRING], METADATA_INFO_CLASS),
                 m("getMetadataInfos", &[], "java.util.List"),

@@ -51,11 +51,26 @@ mod tests {
     #[test]
     fn application_first_prefers_application_addresses_over_the_threshold() {
         let (i, a) = (urls(4), urls(2));
-        assert_eq!(choose(MigrationStep::ApplicationFirst, 0.0, &i, &a).len(), 2);
-        assert_eq!(choose(MigrationStep::ApplicationFirst, 0.5, &i, &a).len(), 2);
-        assert_eq!(choose(MigrationStep::ApplicationFirst, 0.6, &i, &a).len(), 4);
-        assert_eq!(choose(MigrationStep::ApplicationFirst, 9.0, &[], &a).len(), 2);
-        assert_eq!(choose(MigrationStep::ApplicationFirst, 0.0, &i, &[]).len(), 4);
+        assert_eq!(
+            choose(MigrationStep::ApplicationFirst, 0.0, &i, &a).len(),
+            2
+        );
+        assert_eq!(
+            choose(MigrationStep::ApplicationFirst, 0.5, &i, &a).len(),
+            2
+        );
+        assert_eq!(
+            choose(MigrationStep::ApplicationFirst, 0.6, &i, &a).len(),
+            4
+        );
+        assert_eq!(
+            choose(MigrationStep::ApplicationFirst, 9.0, &[], &a).len(),
+            2
+        );
+        assert_eq!(
+            choose(MigrationStep::ApplicationFirst, 0.0, &i, &[]).len(),
+            4
+        );
     }
 
     #[test]

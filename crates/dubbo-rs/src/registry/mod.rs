@@ -17,8 +17,8 @@ use std::sync::{Arc, Mutex};
 
 use tokio::sync::{mpsc, oneshot};
 
-pub(crate) use hooks::install;
 pub(crate) use consumer::{subscribe, MetadataCache, ReferFn, SubscribeContext, Subscription};
+pub(crate) use hooks::install;
 pub(crate) use metadata_service::{MetadataServiceHandler, MetadataState, INTERFACE, VERSION};
 pub use modes::{MigrationStep, RegisterMode};
 pub(crate) use provider::{Event, ExportWatcher, Registrar, UNREGISTER_WAIT};
@@ -51,7 +51,13 @@ impl RegistryLayer {
     ) -> Self {
         let metadata = Arc::new(MetadataState::new(app));
         let (events, receiver) = mpsc::unbounded_channel();
-        let registrar = Registrar::new(app, framework, registries.clone(), remote_metadata, metadata.clone());
+        let registrar = Registrar::new(
+            app,
+            framework,
+            registries.clone(),
+            remote_metadata,
+            metadata.clone(),
+        );
         Self {
             registries,
             metadata,

@@ -332,7 +332,12 @@ impl Registrar {
         m.insert(REVISION_KEY.into(), info.revision.clone());
         m.insert(
             STORAGE_TYPE_KEY.into(),
-            if self.remote_metadata { "remote" } else { "local" }.into(),
+            if self.remote_metadata {
+                "remote"
+            } else {
+                "local"
+            }
+            .into(),
         );
         m.insert(
             ENDPOINTS_KEY.into(),
@@ -353,7 +358,10 @@ impl Registrar {
                 serde_json::to_string(&params).unwrap_or_default(),
             );
         }
-        m.insert(METADATA_VERSION_KEY.into(), metadata_service::VERSION.into());
+        m.insert(
+            METADATA_VERSION_KEY.into(),
+            metadata_service::VERSION.into(),
+        );
         if let Some(t) = main.parameter("timestamp") {
             m.insert("timestamp".into(), t.to_owned());
         }

@@ -77,7 +77,9 @@ impl AppRegistry {
                 // Last-known providers survive a registry outage and a restart; what failed
                 // is retried in the background.
                 let cached: Arc<dyn Registry> = match RegistryCacheFile::path_for(&self.url) {
-                    Some(path) => Arc::new(CachingRegistry::new(raw, RegistryCacheFile::open(path))),
+                    Some(path) => {
+                        Arc::new(CachingRegistry::new(raw, RegistryCacheFile::open(path)))
+                    }
                     None => raw,
                 };
                 let registry: Arc<dyn Registry> = Arc::new(FailbackRegistry::new(cached));
@@ -180,9 +182,8 @@ fn registry_url(
         })?;
         format!("{scheme}://{address}")
     };
-    let url = Url::parse(&with_scheme).map_err(|e| {
-        ConfigError::invalid(format!("{key}.address"), format!("{address:?}: {e}"))
-    })?;
+    let url = Url::parse(&with_scheme)
+        .map_err(|e| ConfigError::invalid(format!("{key}.address"), format!("{address:?}: {e}")))?;
     // Registrations are retried in the background rather than failing the export (Java's
     // `check=false`), and pushes are coalesced over a short window.
     let mut url = url

@@ -110,10 +110,11 @@ async fn run(args: &Args, report: &mut Report) -> Result<(), String> {
             cluster: args.get("cluster").map(str::to_owned),
             retries: args.get("retries").map(str::to_owned),
             duration: match args.get("duration") {
-                Some(d) => Some(std::time::Duration::from_secs(
-                    d.parse()
-                        .map_err(|_| format!("--duration {d}: not a number of seconds"))?,
-                )),
+                Some(d) => {
+                    Some(std::time::Duration::from_secs(d.parse().map_err(|_| {
+                        format!("--duration {d}: not a number of seconds")
+                    })?))
+                }
                 None => None,
             },
         };
@@ -150,8 +151,8 @@ async fn run(args: &Args, report: &mut Report) -> Result<(), String> {
         } else {
             format!("tri://{addr}")
         };
-        let mut options = reference_to(GREETER_SERVICE, &target)
-            .timeout(std::time::Duration::from_secs(5));
+        let mut options =
+            reference_to(GREETER_SERVICE, &target).timeout(std::time::Duration::from_secs(5));
         if let Some(t) = token {
             options = options.parameter("token", t);
         }
