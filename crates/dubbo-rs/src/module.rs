@@ -476,6 +476,13 @@ impl Module {
             }
         };
         let routers = Arc::new(RouterChain::for_consumer(url.clone()));
+        // Several registries, or zone settings: Java's zone-aware choice among them.
+        if layer.registries.len() > 1 || layer.registries.iter().any(|r| r.zoned()) {
+            routers.set_zone_router(Some(dubbo_cluster::router::ZoneRouter::for_zone(
+                url.parameter("registry_zone").map(str::to_owned),
+                url.parameter_bool_or("registry_zone_force", false),
+            )));
+        }
         let directory = Arc::new(
             dubbo_cluster::directory::DynamicDirectory::new(url.clone(), Arc::new(factory))
                 .with_router_chain(routers.clone()),

@@ -259,3 +259,130 @@ async fn a_provider_is_withdrawn_from_consumers_before_it_stops() {
     c.shutdown().await;
     b.shutdown().await;
 }
+
+/// A consumer reading two registries (one per zone) with its own zone, or a preferred registry.
+fn two_registry_consumer(east: &str, west: &str, extra_east: &str, zone: &str) -> Application {
+    let text = format!(
+        "dubbo:\n  application:\n    name: zoned-consumer\n    migration:\n      step: FORCE_INTERFACE\n  registries:\n    east:\n      address: {east}\n      zone: east\n{extra_east}    west:\n      address: {west}\n      zone: west\n  consumer:\n    parameters:\n      registry_zone: {zone}\n"
+    );
+    let config = dubbo_rs::config::DubboConfig::from_yaml(&text).unwrap();
+    Application::builder("zoned-consumer")
+        .config(config)
+        .build()
+        .unwrap()
+}
+
+async fn answers(app: &Application, calls: usize) -> std::collections::BTreeSet<String> {
+    let reference = app
+        .default_module()
+        .refer(
+            ReferenceOptions::new(ECHO)
+                .version("1.0.0")
+                .protocol("dubbo"),
+        )
+        .await
+        .unwrap();
+    let client = EchoClient::new(reference.invoker());
+    let mut seen = std::collections::BTreeSet::new();
+    for _ in 0..calls {
+        seen.insert(client.echo("z".into()).await.unwrap());
+    }
+    seen
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reference_across_registries_prefers_its_zone_or_the_preferred_registry() {
+    let (_east_dir, east) = registry_dir();
+    let (_west_dir, west) = registry_dir();
+    let a = provider(&east, "east-provider", "interface").await;
+    let b = provider(&west, "west-provider", "interface").await;
+
+    let c = two_registry_consumer(&east, &west, "", "west");
+    // Wait until both registries delivered (the zone router then has both to choose from).
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(
+        answers(&c, 40).await.into_iter().collect::<Vec<_>>(),
+        vec!["west-provider:z".to_owned()]
+    );
+    c.shutdown().await;
+
+    let c = two_registry_consumer(&east, &west, "      preferred: true\n", "west");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(
+        answers(&c, 40).await.into_iter().collect::<Vec<_>>(),
+        vec!["east-provider:z".to_owned()]
+    );
+    c.shutdown().await;
+
+    let c = two_registry_consumer(&east, &west, "", "nowhere");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(
+        answers(&c, 60).await.len(),
+        2,
+        "no zone match: every provider"
+    );
+    c.shutdown().await;
+    a.shutdown().await;
+    b.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn when_the_last_provider_goes_the_reference_has_none_and_finds_the_next_one() {
+    let (_dir, registry) = registry_dir();
+    let p = provider(&registry, "only-provider", "all").await;
+    for step in ["FORCE_INTERFACE", "FORCE_APPLICATION"] {
+        let c = consumer(&registry, step);
+        let reference = c
+            .default_module()
+            .refer(
+                ReferenceOptions::new(ECHO)
+                    .version("1.0.0")
+                    .protocol("dubbo"),
+            )
+            .await
+            .unwrap();
+        let client = EchoClient::new(reference.invoker());
+        assert_eq!(client.echo("a".into()).await.unwrap(), "only-provider:a");
+        c.shutdown().await;
+    }
+    let c = consumer(&registry, "APPLICATION_FIRST");
+    let reference = c
+        .default_module()
+        .refer(
+            ReferenceOptions::new(ECHO)
+                .version("1.0.0")
+                .protocol("dubbo"),
+        )
+        .await
+        .unwrap();
+    let client = EchoClient::new(reference.invoker());
+    assert_eq!(client.echo("a".into()).await.unwrap(), "only-provider:a");
+    p.shutdown().await;
+    // The withdrawal reaches the consumer: calls fail with "no provider", not by dialling a
+    // provider that is gone.
+    let mut last = None;
+    for _ in 0..100 {
+        match client.echo("b".into()).await {
+            Err(e) if e.code() == Some(ErrorCode::NoProvider) => {
+                last = Some(e);
+                break;
+            }
+            other => last = other.err(),
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(last.and_then(|e| e.code()), Some(ErrorCode::NoProvider));
+    // A new provider is found without re-referring.
+    let q = provider(&registry, "next-provider", "all").await;
+    let mut answer = None;
+    for _ in 0..100 {
+        if let Ok(r) = client.echo("c".into()).await {
+            answer = Some(r);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(answer.as_deref(), Some("next-provider:c"));
+    c.shutdown().await;
+    q.shutdown().await;
+}

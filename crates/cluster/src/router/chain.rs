@@ -10,6 +10,7 @@ use dubbo_url::{Url, UrlAddress, UrlParams};
 use super::cache::{Lookup, Outcome, RouteCache};
 use super::condition::{ConditionRouter, ConditionRule, RuleScope};
 use super::tag::{TagRouter, TagRule};
+use super::zone::ZoneRouter;
 use super::{RouteError, RuleError};
 
 /// The routers as configured: set through the API, rebuilt into a [`State`] on every change.
@@ -19,6 +20,7 @@ struct Config {
     service_rule: Option<Arc<ConditionRouter>>,
     app_rule: Option<Arc<ConditionRouter>>,
     tag: Option<Arc<TagRouter>>,
+    zone: Option<Arc<ZoneRouter>>,
 }
 
 /// The routers in force, sorted by priority, and the results cached for them.
@@ -33,6 +35,9 @@ impl Config {
         let mut routers: Vec<Arc<dyn Router>> = self.custom.clone();
         if let Some(tag) = &self.tag {
             routers.push(Arc::clone(tag) as Arc<dyn Router>);
+        }
+        if let Some(zone) = &self.zone {
+            routers.push(Arc::clone(zone) as Arc<dyn Router>);
         }
         for rule in [&self.service_rule, &self.app_rule].into_iter().flatten() {
             routers.push(Arc::clone(rule) as Arc<dyn Router>);
@@ -121,6 +126,13 @@ impl RouterChain {
         if let Some(config) = installed {
             self.state.store(Arc::new(config.state()));
         }
+    }
+
+    /// Installs (or, with `None`, removes) the zone router that chooses among the providers
+    /// of several registries ([`ZoneRouter`]); the other routers stay.
+    pub fn set_zone_router(&self, router: Option<ZoneRouter>) {
+        let router = router.map(Arc::new);
+        self.update(|c| c.zone = router.clone());
     }
 
     /// Replaces the routers added through the API (the rule routers stay).

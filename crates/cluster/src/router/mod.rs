@@ -14,8 +14,10 @@ pub mod condition;
 mod error;
 pub mod tag;
 mod yaml;
+pub mod zone;
 
 pub use chain::RouterChain;
 pub use condition::{ConditionRouter, ConditionRule, RuleScope};
 pub use error::{RouteError, RuleError};
 pub use tag::{TagRouter, TagRule};
+pub use zone::ZoneRouter;

@@ -173,6 +173,13 @@ pub struct RegistryConfig {
     /// Whether the registry also serves as config center.
     #[serde(default, deserialize_with = "lenient::flag")]
     pub use_as_config_center: Option<bool>,
+    /// The zone the registry serves: consumers prefer providers of their own zone
+    /// (`registry_zone`) when they read several registries.
+    #[serde(default, deserialize_with = "lenient::text")]
+    pub zone: Option<String>,
+    /// Whether consumers reading several registries use this one's providers first.
+    #[serde(default, deserialize_with = "lenient::flag")]
+    pub preferred: Option<bool>,
     /// Whether the registry also serves as metadata center.
     #[serde(default, deserialize_with = "lenient::flag")]
     pub use_as_metadata_center: Option<bool>,

@@ -88,6 +88,8 @@ fn registry_setting(r: &RegistryConfig) -> Option<&'static str> {
         ("register-mode", r.register_mode.is_some()),
         ("use-as-config-center", r.use_as_config_center.is_some()),
         ("use-as-metadata-center", r.use_as_metadata_center.is_some()),
+        ("zone", r.zone.is_some()),
+        ("preferred", r.preferred.is_some()),
         ("parameters", !r.parameters.is_empty()),
     ]
     .into_iter()

@@ -52,7 +52,8 @@ struct Sources {
     step: MigrationStep,
     threshold: f64,
     interface: Mutex<BTreeMap<usize, Vec<Url>>>,
-    application: Mutex<BTreeMap<String, Vec<Url>>>,
+    /// Application-level addresses by registry and application.
+    application: Mutex<BTreeMap<(usize, String), Vec<Url>>>,
     chosen: watch::Sender<Option<Vec<Url>>>,
     protocol: Option<String>,
 }
@@ -73,7 +74,15 @@ impl Sources {
             .flatten()
             .cloned()
             .collect();
-        let chosen = choose(self.step, self.threshold, &interface, &application).to_vec();
+        let mut chosen = choose(self.step, self.threshold, &interface, &application).to_vec();
+        if chosen.is_empty() {
+            // Every source pushed (registries say `empty://`, discoveries an empty instance
+            // list): the service has no provider left, which clears the directory. A registry
+            // that goes away pushes nothing, so the known providers stay.
+            if let Ok(empty) = Url::parse("empty://0.0.0.0/") {
+                chosen.push(empty.with_parameter("category", "providers"));
+            }
+        }
         self.chosen.send_replace(Some(chosen));
     }
 }
@@ -168,6 +177,7 @@ pub(crate) async fn subscribe(
         };
         if ctx.step.uses_interface() {
             let weak = Arc::downgrade(&sources);
+            let registry = r.clone();
             let listener: Arc<dyn NotifyListener> = Arc::new(move |n: Notification| {
                 let Some(sources) = weak.upgrade() else {
                     return;
@@ -175,7 +185,18 @@ pub(crate) async fn subscribe(
                 if n.category != Category::Providers {
                     return;
                 }
-                let urls: Vec<Url> = n.urls.into_iter().filter(|u| sources.accepts(u)).collect();
+                let urls: Vec<Url> = n
+                    .urls
+                    .into_iter()
+                    .filter(|u| sources.accepts(u))
+                    .map(|u| {
+                        if registry.zoned() {
+                            registry.mark(u)
+                        } else {
+                            u
+                        }
+                    })
+                    .collect();
                 lock(&sources.interface).insert(i, urls);
                 sources.recompute();
             });
@@ -206,6 +227,8 @@ pub(crate) async fn subscribe(
         }
         if ctx.step.uses_application() {
             let resolver = Arc::new(AppResolver {
+                registry: r.clone(),
+                index: i,
                 sources: Arc::downgrade(&sources),
                 consumer: ctx.consumer.clone(),
                 refer: ctx.refer.clone(),
@@ -279,6 +302,9 @@ pub(crate) async fn subscribe(
 
 /// Watches the instances of provider applications and turns them into provider URLs.
 struct AppResolver {
+    registry: Arc<AppRegistry>,
+    /// The registry's position, keeping its instances apart from another registry's.
+    index: usize,
     sources: std::sync::Weak<Sources>,
     consumer: Url,
     refer: ReferFn,
@@ -327,9 +353,13 @@ impl AppResolver {
                 let instances = rx.borrow_and_update().clone().unwrap_or_default();
                 let urls = me.resolve(&app, &instances).await;
                 let Some(sources) = me.sources.upgrade() else { break };
-                let urls: Vec<Url> = urls.into_iter().filter(|u| sources.accepts(u)).collect();
+                let urls: Vec<Url> = urls
+                    .into_iter()
+                    .filter(|u| sources.accepts(u))
+                    .map(|u| if me.registry.zoned() { me.registry.mark(u) } else { u })
+                    .collect();
                 tracing::debug!(app = %app, instances = instances.len(), urls = urls.len(), "instances resolved");
-                lock(&sources.application).insert(app.clone(), urls);
+                lock(&sources.application).insert((me.index, app.clone()), urls);
                 sources.recompute();
             }
             let _ = me.discovery.unwatch(&app, &listener).await;

@@ -26,6 +26,10 @@ pub(crate) struct AppRegistry {
     pub(crate) mode: RegisterMode,
     /// Whether it also stores metadata and the service-name mapping.
     pub(crate) metadata_center: bool,
+    /// The zone it serves (`zone`), carried by its providers as `registry.zone`.
+    pub(crate) zone: Option<String>,
+    /// Whether its providers come first (`preferred`).
+    pub(crate) preferred: bool,
     connected: OnceCell<Connected>,
     /// The last failed connection: callers within [`RECONNECT_AFTER`] of it get its error at
     /// once instead of each waiting out another connection timeout.
@@ -106,6 +110,25 @@ impl AppRegistry {
             .cloned()
     }
 
+    /// `url` as read from this registry: marked with the registry's zone and preference, for
+    /// the zone router.
+    pub(crate) fn mark(&self, url: Url) -> Url {
+        let url = match &self.zone {
+            Some(zone) => url.with_parameter(dubbo_cluster::router::zone::REGISTRY_ZONE_KEY, zone),
+            None => url,
+        };
+        if self.preferred {
+            url.with_parameter(dubbo_cluster::router::zone::REGISTRY_PREFERRED_KEY, "true")
+        } else {
+            url
+        }
+    }
+
+    /// Whether the zone router has anything to act on for this registry.
+    pub(crate) fn zoned(&self) -> bool {
+        self.zone.is_some() || self.preferred
+    }
+
     /// The connection, if one was made.
     pub(crate) fn connected(&self) -> Option<&Connected> {
         self.connected.get()
@@ -156,6 +179,8 @@ pub(crate) fn from_config(
             register: rc.register.unwrap_or(true),
             mode,
             metadata_center: rc.use_as_metadata_center.unwrap_or(true),
+            zone: rc.zone.clone().filter(|z| !z.trim().is_empty()),
+            preferred: rc.preferred.unwrap_or(false),
             connected: OnceCell::new(),
             failed: std::sync::Mutex::new(None),
         }));
