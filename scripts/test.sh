@@ -494,7 +494,7 @@ registry_rolling_restart() {
 # ZooKeeper back on the same port and data: no call fails, and the new provider is found.
 registry_zookeeper_outage() {
   local pid rc port=${ZK_URL##*:} out n
-  rust_client --registry "$ZK_URL" --load 100000000 --duration 15 --concurrency 8 \
+  rust_client --registry "$ZK_URL" --load 100000000 --duration 25 --concurrency 8 \
     >"$WORK/outage.out" 2>"$WORK/outage.err" &
   pid=$!
   sleep 2
@@ -502,7 +502,11 @@ registry_zookeeper_outage() {
   echo "ZooKeeper stopped"
   # Short registry timeouts: the provider starts (and prints READY) while ZooKeeper is down.
   rust_registry_provider_up 3 "?timeout=2000" || { kill "$pid"; return 1; }
-  sleep 3
+  # A consumer that starts now serves from the cache file the first one wrote.
+  out=$(rust_client --registry "$ZK_URL?timeout=2000" --load 2000 --concurrency 4 2>/dev/null)
+  echo "$out" | tail -n 4
+  echo "$out" | grep -Eq '^2000 passed, 0 failed$' || { echo "a consumer started during the outage failed"; kill "$pid"; return 1; }
+  echo "a consumer started during the outage served from the cache file"
   start_server zookeeper bash scripts/zookeeper.sh --port "$port" --data "$ZK_DATA" || { kill "$pid"; return 1; }
   echo "ZooKeeper back on port $port"
   sleep 2
@@ -547,7 +551,7 @@ registry_steps() {
     eval 'rust_registry_provider_up 1 && rust_registry_provider_up 2'
   step "Rust client through ZooKeeper, load while 3 providers restart in turn (SIGTERM): 0 failed" \
     registry_rolling_restart
-  step "Rust client through ZooKeeper, load while ZooKeeper is down and back, provider started meanwhile: 0 failed, found" \
+  step "Rust client through ZooKeeper, load while ZooKeeper is down and back (a consumer started meanwhile serves from the cache file, a provider started meanwhile is found): 0 failed" \
     registry_zookeeper_outage
   for i in 0 1 2 3; do stop_server "rust_registry_provider_$i" >/dev/null 2>&1 || true; done
   step "ZooKeeper exits on SIGTERM" stop_server zookeeper

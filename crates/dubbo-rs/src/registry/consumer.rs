@@ -90,17 +90,19 @@ impl Sources {
 /// A live subscription; [`close`](Self::close) ends it.
 pub(crate) struct Subscription {
     cancel: CancellationToken,
-    interface: Vec<(Arc<AppRegistry>, Arc<dyn NotifyListener>)>,
     consumer: Url,
-    registered: Vec<Arc<AppRegistry>>,
+    /// Interface-level subscriptions made, to end at close.
+    interface: Mutex<Vec<(Arc<AppRegistry>, Arc<dyn NotifyListener>)>>,
+    /// Registries the consumer URL was registered in.
+    registered: Mutex<Vec<Arc<AppRegistry>>>,
 }
 
 impl Subscription {
     /// Unsubscribes and unregisters the consumer URL, in the background.
     pub(crate) fn close(&self) {
         self.cancel.cancel();
-        let interface = self.interface.clone();
-        let registered = self.registered.clone();
+        let interface = std::mem::take(&mut *lock(&self.interface));
+        let registered = std::mem::take(&mut *lock(&self.registered));
         let consumer = self.consumer.clone();
         if tokio::runtime::Handle::try_current().is_err() {
             return;
@@ -120,7 +122,17 @@ impl Subscription {
     }
 }
 
+/// What every registry's part of one subscription shares.
+struct Shared {
+    ctx: SubscribeContext,
+    sources: Arc<Sources>,
+    subscription: Arc<Subscription>,
+}
+
 /// Subscribes `directory` to the providers of `ctx.consumer` in every registry.
+///
+/// A registry that cannot be reached now is not fatal: its last-known providers come from the
+/// cache file, and it is subscribed in the background once it can be.
 pub(crate) async fn subscribe(
     ctx: SubscribeContext,
     directory: Arc<DynamicDirectory>,
@@ -158,25 +170,97 @@ pub(crate) async fn subscribe(
             }
         });
     }
-
-    let mut subscription = Subscription {
+    let subscription = Arc::new(Subscription {
         cancel: cancel.clone(),
-        interface: Vec::new(),
         consumer: ctx.consumer.clone(),
-        registered: Vec::new(),
-    };
-    let mut last_error = None;
-    for (i, r) in ctx.registries.iter().enumerate() {
-        let conn = match r.connect(ctx.framework.extensions()).await {
-            Ok(c) => c,
+        interface: Mutex::new(Vec::new()),
+        registered: Mutex::new(Vec::new()),
+    });
+    let registries = ctx.registries.clone();
+    let tasks = ctx.tasks.clone();
+    let shared = Arc::new(Shared {
+        ctx,
+        sources: sources.clone(),
+        subscription: subscription.clone(),
+    });
+    for (i, r) in registries.iter().enumerate() {
+        match r.connect(shared.ctx.framework.extensions()).await {
+            Ok(conn) => shared.clone().subscribe_registry(i, r.clone(), conn).await,
             Err(e) => {
-                tracing::warn!(registry = %r.url, error = %e, "cannot subscribe");
-                last_error = Some(e);
-                continue;
+                tracing::warn!(registry = %r.url, error = %e, "registry unreachable; serving the cached providers and subscribing once it is back");
+                shared.feed_from_cache(i, r);
+                let shared = shared.clone();
+                let r = r.clone();
+                let cancel = cancel.clone();
+                tasks.spawn(format!("subscribe to {}", r.url), move |stop| async move {
+                    let mut backoff = std::time::Duration::from_secs(1);
+                    loop {
+                        tokio::select! {
+                            _ = stop.cancelled() => return,
+                            _ = cancel.cancelled() => return,
+                            _ = tokio::time::sleep(backoff) => {}
+                        }
+                        if let Ok(conn) = r.connect(shared.ctx.framework.extensions()).await {
+                            shared.subscribe_registry(i, r, conn).await;
+                            return;
+                        }
+                        backoff = (backoff * 2).min(std::time::Duration::from_secs(30));
+                    }
+                });
             }
+        }
+    }
+    // Keep the lists alive for as long as the subscription is.
+    let keep = sources;
+    tasks.spawn("provider sources", move |stop| async move {
+        tokio::select! {
+            _ = stop.cancelled() => {}
+            _ = cancel.cancelled() => {}
+        }
+        drop(keep);
+    });
+    let _ = directory.all();
+    Ok(subscription)
+}
+
+impl Shared {
+    /// The interface-level providers the cache file holds for the consumer's service, as if
+    /// registry `i` had pushed them.
+    fn feed_from_cache(&self, i: usize, r: &Arc<AppRegistry>) {
+        if !self.ctx.step.uses_interface() {
+            return;
+        }
+        let Some(path) = dubbo_registry::RegistryCacheFile::path_for(&r.url) else {
+            return;
         };
+        let cache = dubbo_registry::RegistryCacheFile::open(path);
+        let Some(urls) = self.ctx.consumer.service_key().and_then(|k| cache.get(&k)) else {
+            return;
+        };
+        cache.close();
+        let urls: Vec<Url> = urls
+            .into_iter()
+            .filter(|u| Category::of(u) == Category::Providers && self.sources.accepts(u))
+            .map(|u| if r.zoned() { r.mark(u) } else { u })
+            .collect();
+        if urls.is_empty() {
+            return;
+        }
+        tracing::info!(registry = %r.url, providers = urls.len(), "providers from the cache file");
+        lock(&self.sources.interface).insert(i, urls);
+        self.sources.recompute();
+    }
+
+    /// Subscribes to registry `i` (connected as `conn`) in the models the migration step uses.
+    async fn subscribe_registry(
+        self: Arc<Self>,
+        i: usize,
+        r: Arc<AppRegistry>,
+        conn: super::registries::Connected,
+    ) {
+        let ctx = &self.ctx;
         if ctx.step.uses_interface() {
-            let weak = Arc::downgrade(&sources);
+            let weak = Arc::downgrade(&self.sources);
             let registry = r.clone();
             let listener: Arc<dyn NotifyListener> = Arc::new(move |n: Notification| {
                 let Some(sources) = weak.upgrade() else {
@@ -213,23 +297,22 @@ pub(crate) async fn subscribe(
                 .await
             {
                 tracing::warn!(registry = %r.url, error = %e, "cannot subscribe");
-                last_error = Some(e);
             } else {
-                subscription.interface.push((r.clone(), listener));
+                lock(&self.subscription.interface).push((r.clone(), listener));
             }
             let consumer_url = ctx
                 .consumer
                 .with_parameter("category", "consumers")
                 .with_parameter("check", "false");
             if r.register && conn.registry.register(&consumer_url).await.is_ok() {
-                subscription.registered.push(r.clone());
+                lock(&self.subscription.registered).push(r.clone());
             }
         }
         if ctx.step.uses_application() {
             let resolver = Arc::new(AppResolver {
                 registry: r.clone(),
                 index: i,
-                sources: Arc::downgrade(&sources),
+                sources: Arc::downgrade(&self.sources),
                 consumer: ctx.consumer.clone(),
                 refer: ctx.refer.clone(),
                 cache: ctx.cache.clone(),
@@ -238,7 +321,7 @@ pub(crate) async fn subscribe(
                 discovery: conn.discovery.clone(),
                 coalesce: CoalesceConfig::from_url(&r.url),
                 tasks: ctx.tasks.clone(),
-                cancel: cancel.clone(),
+                cancel: self.subscription.cancel.clone(),
             });
             let mut apps = ctx.provided_by.clone();
             if apps.is_empty() {
@@ -267,37 +350,17 @@ pub(crate) async fn subscribe(
                 resolver.clone().watch(app);
             }
             // The resolver lives as long as the subscription's tasks hold it.
-            ctx.tasks.spawn("application-level discovery", {
-                let cancel = cancel.clone();
-                move |stop| async move {
+            let cancel = self.subscription.cancel.clone();
+            ctx.tasks
+                .spawn("application-level discovery", move |stop| async move {
                     tokio::select! {
                         _ = stop.cancelled() => {}
                         _ = cancel.cancelled() => {}
                     }
                     drop(resolver);
-                }
-            });
+                });
         }
     }
-    if subscription.interface.is_empty() && !ctx.step.uses_application() {
-        if let Some(e) = last_error {
-            return Err(RpcError::framework(
-                dubbo_core::ErrorCode::NoProvider,
-                format!("no registry could be subscribed: {e}"),
-            ));
-        }
-    }
-    // Keep the lists alive for as long as the subscription is.
-    let keep = sources.clone();
-    ctx.tasks.spawn("provider sources", move |stop| async move {
-        tokio::select! {
-            _ = stop.cancelled() => {}
-            _ = cancel.cancelled() => {}
-        }
-        drop(keep);
-    });
-    let _ = directory.all();
-    Ok(Arc::new(subscription))
 }
 
 /// Watches the instances of provider applications and turns them into provider URLs.

@@ -78,7 +78,8 @@ impl Etcd {
             .spawn()
             .unwrap();
         self.child = Some(child);
-        let deadline = Instant::now() + Duration::from_secs(20);
+        // Generous: on a loaded two-core machine etcd can take a while to elect itself.
+        let deadline = Instant::now() + Duration::from_secs(60);
         while Instant::now() < deadline {
             if self
                 .try_gateway("/v3/kv/range", r#"{"key":"AA=="}"#)
@@ -88,9 +89,11 @@ impl Etcd {
             }
             std::thread::sleep(Duration::from_millis(100));
         }
+        let log = std::fs::read_to_string(self.dir.join("etcd.log")).unwrap_or_default();
+        let tail: Vec<&str> = log.lines().rev().take(15).collect();
         panic!(
-            "etcd did not start; see {}",
-            self.dir.join("etcd.log").display()
+            "etcd did not start; the end of its log:\n{}",
+            tail.into_iter().rev().collect::<Vec<_>>().join("\n")
         );
     }
 
