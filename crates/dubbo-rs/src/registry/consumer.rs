@@ -87,12 +87,15 @@ impl Sources {
     }
 }
 
+/// One interface-level subscription: the registry and the listener it pushes to.
+type InterfaceSubscription = (Arc<AppRegistry>, Arc<dyn NotifyListener>);
+
 /// A live subscription; [`close`](Self::close) ends it.
 pub(crate) struct Subscription {
     cancel: CancellationToken,
     consumer: Url,
     /// Interface-level subscriptions made, to end at close.
-    interface: Mutex<Vec<(Arc<AppRegistry>, Arc<dyn NotifyListener>)>>,
+    interface: Mutex<Vec<InterfaceSubscription>>,
     /// Registries the consumer URL was registered in.
     registered: Mutex<Vec<Arc<AppRegistry>>>,
 }
