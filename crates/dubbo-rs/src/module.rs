@@ -116,6 +116,9 @@ impl Module {
 
         let mut params = provider_params(app, &interface, &service_config, &options);
         params.insert("methods".into(), methods);
+        if !service_config.registries.is_empty() {
+            params.insert(REGISTRY_IDS.into(), service_config.registries.join(","));
+        }
 
         let handler = Arc::new(handler);
         let mut urls = Vec::new();
@@ -209,6 +212,9 @@ impl Module {
         };
         let mut params = provider_params(app, &name, &service_config, &options);
         put_address(&mut params, &address);
+        if !service_config.registries.is_empty() {
+            params.insert(REGISTRY_IDS.into(), service_config.registries.join(","));
+        }
         let url = build_url(
             "tri",
             &address.advertised_host,
@@ -514,9 +520,16 @@ impl Module {
                     .collect()
             })
             .unwrap_or_default();
+        // `registries` on the reference picks some of the application's registries.
+        let registries: Vec<_> = layer
+            .registries
+            .iter()
+            .filter(|r| rc.registries.is_empty() || rc.registries.contains(&r.id))
+            .cloned()
+            .collect();
         let ctx = crate::registry::SubscribeContext {
             consumer: url.clone(),
-            registries: layer.registries.clone(),
+            registries,
             framework: app.framework().clone(),
             step: layer.step,
             threshold: layer.threshold,
@@ -860,6 +873,10 @@ fn provider_params(
 
     params
 }
+
+/// The provider URL parameter naming the registries a service registers with (from
+/// `dubbo.services.<id>.registries`); never registered itself.
+pub(crate) const REGISTRY_IDS: &str = "registry-ids";
 
 /// How long a registry-based reference with `check=true` waits for its first provider.
 const REGISTRY_CHECK_WAIT: Duration = Duration::from_secs(5);

@@ -386,3 +386,60 @@ async fn when_the_last_provider_goes_the_reference_has_none_and_finds_the_next_o
     c.shutdown().await;
     q.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn services_and_references_can_name_their_registries() {
+    let (_a_dir, a) = registry_dir();
+    let (_b_dir, b) = registry_dir();
+    let text = format!(
+        "dubbo:\n  application:\n    name: picky-provider\n    register-mode: interface\n  registries:\n    a:\n      address: {a}\n    b:\n      address: {b}\n  protocols:\n    dubbo:\n      port: 0\n      host: 127.0.0.1\n  services:\n    org.example.registry.Echo:\n      registries: a\n"
+    );
+    let config = dubbo_rs::config::DubboConfig::from_yaml(&text).unwrap();
+    let p = Application::builder("picky-provider")
+        .config(config)
+        .build()
+        .unwrap();
+    p.default_module()
+        .export(
+            EchoServer::new(EchoImpl("picky")),
+            ServiceOptions::new().version("1.0.0"),
+        )
+        .await
+        .unwrap();
+    p.ready().await;
+    let only = |registry: &str| {
+        let text = format!(
+            "dubbo:\n  application:\n    name: picky-consumer\n    migration:\n      step: FORCE_INTERFACE\n  registries:\n    a:\n      address: {a}\n    b:\n      address: {b}\n  references:\n    echo:\n      interface: org.example.registry.Echo\n      version: 1.0.0\n      check: false\n      registries: [{registry}]\n"
+        );
+        let config = dubbo_rs::config::DubboConfig::from_yaml(&text).unwrap();
+        Application::builder("picky-consumer")
+            .config(config)
+            .build()
+            .unwrap()
+    };
+    for (registry, found) in [("a", true), ("b", false)] {
+        let c = only(registry);
+        let reference = c
+            .default_module()
+            .refer(ReferenceOptions::new(ECHO))
+            .await
+            .unwrap();
+        let client = EchoClient::new(reference.invoker());
+        tokio::time::sleep(Duration::from_millis(800)).await;
+        assert_eq!(
+            client.echo("r".into()).await.is_ok(),
+            found,
+            "through {registry}"
+        );
+        c.shutdown().await;
+    }
+    let bad = format!(
+        "dubbo:\n  application:\n    name: x\n  registries:\n    a:\n      address: {a}\n  services:\n    s:\n      registries: [nope]\n"
+    );
+    let err = dubbo_rs::config::DubboConfig::from_yaml(&bad).unwrap_err();
+    assert!(
+        err.to_string().contains("dubbo.services.s.registries"),
+        "{err}"
+    );
+    p.shutdown().await;
+}

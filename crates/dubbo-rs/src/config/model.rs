@@ -291,6 +291,14 @@ pub struct ServiceConfig {
         deserialize_with = "lenient::text_list"
     )]
     pub protocols: Vec<String>,
+    /// Registry ids to register with; default: every configured registry.
+    #[serde(
+        default,
+        alias = "registry-ids",
+        alias = "registry",
+        deserialize_with = "lenient::text_list"
+    )]
+    pub registries: Vec<String>,
     /// Call timeout in ms advertised to consumers.
     #[serde(default, deserialize_with = "lenient::number")]
     pub timeout: Option<u64>,
@@ -333,6 +341,14 @@ pub struct ReferenceConfig {
     /// The group.
     #[serde(default, deserialize_with = "lenient::text")]
     pub group: Option<String>,
+    /// Registry ids to find the providers in; default: every configured registry.
+    #[serde(
+        default,
+        alias = "registry-ids",
+        alias = "registry",
+        deserialize_with = "lenient::text_list"
+    )]
+    pub registries: Vec<String>,
     /// The applications that provide the service (`provided-by`, comma-separated): found
     /// without the service-name mapping.
     #[serde(default, deserialize_with = "lenient::text")]

@@ -154,6 +154,28 @@ pub(crate) fn validate(config: &DubboConfig) -> Result<(), ConfigError> {
             }
         }
     }
+    let registry_ids: Vec<String> = config
+        .all_registries()
+        .into_iter()
+        .map(|(id, _)| id)
+        .collect();
+    let check_registries = |key: String, ids: &[String]| -> Result<(), ConfigError> {
+        for r in ids {
+            if !registry_ids.contains(r) {
+                return Err(ConfigError::invalid(
+                    key,
+                    format!("no registry with id {r:?} is configured (have {registry_ids:?})"),
+                ));
+            }
+        }
+        Ok(())
+    };
+    for (id, s) in &config.services {
+        check_registries(format!("dubbo.services.{id}.registries"), &s.registries)?;
+    }
+    for (id, r) in &config.references {
+        check_registries(format!("dubbo.references.{id}.registries"), &r.registries)?;
+    }
     for (id, r) in &config.references {
         let key = format!("dubbo.references.{id}");
         if let Some(urls) = &r.url {

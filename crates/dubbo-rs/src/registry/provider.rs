@@ -194,7 +194,7 @@ impl Registrar {
             let Some(r) = self.registries.get(i).cloned() else {
                 continue;
             };
-            if !r.register {
+            if !r.register || !registers_with(url, &r.id) {
                 continue;
             }
             let Ok(conn) = r.connect(self.framework.extensions()).await.inspect_err(|e| {
@@ -253,7 +253,8 @@ impl Registrar {
         let mut info = MetadataInfo::new(self.app.clone());
         for url in &self.exported {
             if url.parameter_bool_or("register", true) {
-                info.add_service(ServiceInfo::from_url(url));
+                let url = url.without_parameter(crate::module::REGISTRY_IDS);
+                info.add_service(ServiceInfo::from_url(&url));
             }
         }
         self.metadata.current.store(Arc::new(info));
@@ -390,9 +391,20 @@ impl Registrar {
     }
 }
 
+/// Whether the export `url` goes to the registry with id `id`: every registry, unless the
+/// service names some (`dubbo.services.<id>.registries`).
+fn registers_with(url: &Url, id: &str) -> bool {
+    match url.parameter(crate::module::REGISTRY_IDS) {
+        Some(ids) => ids.split(',').any(|i| i.trim() == id),
+        None => true,
+    }
+}
+
 /// The URL registered for an export: Java's registered form, without where the provider binds.
 pub(crate) fn registered_url(url: &Url) -> Url {
-    let url = url.without_parameters(NOT_REGISTERED.iter().copied());
+    let url = url
+        .without_parameters(NOT_REGISTERED.iter().copied())
+        .without_parameter(crate::module::REGISTRY_IDS);
     url.with_parameter_if_absent("dynamic", "true")
         .with_parameter_if_absent("deprecated", "false")
         .with_parameter_if_absent("generic", "false")
