@@ -9,6 +9,8 @@
 #                             (Consumer/Provider include the Greeter IDL service over tri://)
 #   INTEROP_JAVA_DUBBO32_JAR  the same Provider/Consumer built against Java Dubbo 3.2.16 (no Greeter)
 #   INTEROP_JAVA_DUBBO27_JAR  the same Provider/Consumer built against Java Dubbo 2.7.23 (dubbo:// only)
+#   INTEROP_JAVA_ETCD_JAR     the Java Dubbo 3.3 Provider/Consumer with Java's etcd3 registry extension
+#                             (org.apache.dubbo.extensions:dubbo-registry-etcd3 3.2.0) on the classpath
 #   INTEROP_JAVA_OLD_OPTS     JVM flags the 3.2 and 2.7 jars need on Java 17 (--add-opens: their
 #                             javassist and hessian-lite reflect into java.base)
 #   INTEROP_JAVA_BENCH_JAR    java -jar "$INTEROP_JAVA_BENCH_JAR" [--dubbo-port P] [--tri-port Q]
@@ -27,6 +29,7 @@ dubbo_jar="$here/dubbo-interop/target/dubbo-interop.jar"
 bench_jar="$here/bench-provider/target/bench-provider.jar"
 dubbo32_jar="$here/dubbo-interop-32/target/dubbo-interop-32.jar"
 dubbo27_jar="$here/dubbo-interop-27/target/dubbo-interop-27.jar"
+etcd_jar="$here/dubbo-interop-etcd/target/dubbo-interop-etcd.jar"
 proto_dir="$(cd "$here/.." && pwd)/proto"
 # BenchService of the benchmark suite (compiled into bench-provider).
 bench_proto_dir="$(cd "$here/../.." && pwd)/bench/proto"
@@ -46,7 +49,8 @@ done
 
 up_to_date() {
   [[ -f "$golden_jar" && -f "$dubbo_jar" && -f "$bench_jar" ]] || return 1
-  [[ -f "$dubbo32_jar" && -f "$dubbo27_jar" ]] || return 1
+  [[ -f "$dubbo32_jar" && -f "$dubbo27_jar" && -f "$etcd_jar" ]] || return 1
+  [[ -d "$here/dubbo-interop-etcd/target/lib" ]] || return 1
   [[ -d "$here/dubbo-interop-32/target/lib" && -d "$here/dubbo-interop-27/target/lib" ]] || return 1
   [[ -d "$here/hessian-golden/target/lib" && -d "$here/dubbo-interop/target/lib" ]] || return 1
   [[ -d "$here/bench-provider/target/lib" ]] || return 1
@@ -55,6 +59,7 @@ up_to_date() {
   [[ "$bench_jar" -ot "$oldest" ]] && oldest="$bench_jar"
   [[ "$dubbo32_jar" -ot "$oldest" ]] && oldest="$dubbo32_jar"
   [[ "$dubbo27_jar" -ot "$oldest" ]] && oldest="$dubbo27_jar"
+  [[ "$etcd_jar" -ot "$oldest" ]] && oldest="$etcd_jar"
   local newer
   newer="$(find "$here" -path '*/target' -prune -o -type f \( -name 'pom.xml' -o -path '*/src/*' \) \
             -newer "$oldest" -print -quit)"
@@ -73,7 +78,7 @@ if [[ $force -eq 1 ]] || ! up_to_date; then
   fi
   rm -f "$here/.build-offline.log"
   # maven-jar-plugin may leave an unchanged jar alone; mark both as fresh for the check above.
-  touch "$golden_jar" "$dubbo_jar" "$bench_jar" "$dubbo32_jar" "$dubbo27_jar"
+  touch "$golden_jar" "$dubbo_jar" "$bench_jar" "$dubbo32_jar" "$dubbo27_jar" "$etcd_jar"
 else
   log "up to date"
 fi
@@ -83,5 +88,6 @@ echo "INTEROP_JAVA_DUBBO_JAR=$dubbo_jar"
 echo "INTEROP_JAVA_BENCH_JAR=$bench_jar"
 echo "INTEROP_JAVA_DUBBO32_JAR=$dubbo32_jar"
 echo "INTEROP_JAVA_DUBBO27_JAR=$dubbo27_jar"
+echo "INTEROP_JAVA_ETCD_JAR=$etcd_jar"
 # Quoted so that eval keeps it one value.
 echo "INTEROP_JAVA_OLD_OPTS='--add-opens java.base/java.lang=ALL-UNNAMED --add-opens java.base/java.math=ALL-UNNAMED --add-opens java.base/java.util=ALL-UNNAMED'"

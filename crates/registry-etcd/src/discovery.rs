@@ -91,7 +91,7 @@ impl ServiceDiscovery for EtcdServiceDiscovery {
     }
 
     fn register(&self, instance: &ServiceInstance) -> BoxFuture<'_, Result<(), RegistryError>> {
-        let key = instance_key(&instance.app, &instance.host, instance.port);
+        let key = instance_key(&instance.app, &instance.java_host(), instance.port);
         let value = to_json(instance).into_bytes();
         Box::pin(async move {
             self.check_open()?;
@@ -100,7 +100,7 @@ impl ServiceDiscovery for EtcdServiceDiscovery {
     }
 
     fn unregister(&self, instance: &ServiceInstance) -> BoxFuture<'_, Result<(), RegistryError>> {
-        let key = instance_key(&instance.app, &instance.host, instance.port);
+        let key = instance_key(&instance.app, &instance.java_host(), instance.port);
         Box::pin(async move {
             self.check_open()?;
             self.session.remove(&key).await

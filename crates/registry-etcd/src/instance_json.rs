@@ -29,7 +29,9 @@ fn yes() -> bool {
 pub(crate) fn to_json(instance: &ServiceInstance) -> String {
     let gson = GsonInstance {
         service_name: instance.app.clone(),
-        host: instance.host.clone(),
+        // Java's host string: an IPv6 host keeps its brackets (a Java 3.3.6 provider registered
+        // as `::ffff:127.0.0.1` writes "[::ffff:127.0.0.1]"), and Java consumers put it in URLs.
+        host: instance.java_host(),
         port: instance.port,
         enabled: true,
         healthy: true,
@@ -66,7 +68,12 @@ pub(crate) fn from_json(key: &str, data: &[u8]) -> Result<ServiceInstance, Regis
             }
             Ok(ServiceInstance {
                 app: g.service_name,
-                host: g.host,
+                // Without Java's brackets: a ServiceInstance holds an IPv6 host bare.
+                host: g
+                    .host
+                    .trim_start_matches('[')
+                    .trim_end_matches(']')
+                    .to_owned(),
                 port: g.port,
                 metadata: g.metadata,
                 registration_time: 0,
@@ -105,5 +112,16 @@ mod tests {
         let i = from_json("/services/app/1.2.3.4:1", java.as_bytes()).unwrap();
         assert_eq!(i.port_for("dubbo"), 1);
         assert!(from_json("/x", b"garbage").is_err());
+    }
+
+    #[test]
+    fn ipv6_hosts_in_brackets_as_java_writes_them() {
+        // What a Java 3.3.6 provider registered as ::ffff:127.0.0.1 writes (captured from
+        // dubbo-registry-etcd3 3.2.0 under /services/APP/[::ffff:127.0.0.1]:22996).
+        let java = r#"{"serviceName":"app","host":"[::ffff:127.0.0.1]","port":22996,"enabled":true,"healthy":true,"metadata":{}}"#;
+        let i = from_json("/services/app/[::ffff:127.0.0.1]:22996", java.as_bytes()).unwrap();
+        assert_eq!(i.host, "::ffff:127.0.0.1");
+        assert_eq!(i.address(), "[::ffff:127.0.0.1]:22996");
+        assert_eq!(to_json(&i), java);
     }
 }

@@ -64,8 +64,9 @@ impl ServiceInstance {
         self.address()
     }
 
-    /// The host as Java writes it in the instance JSON's `address`: an IPv6 host in brackets.
-    fn java_host(&self) -> String {
+    /// The host as Java writes it in the instance JSON (Curator's `address`, the etcd
+    /// discovery's `host`) and in instance keys: an IPv6 host in brackets.
+    pub fn java_host(&self) -> String {
         if self.host.contains(':') {
             format!("[{}]", self.host)
         } else {

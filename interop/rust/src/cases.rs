@@ -15,14 +15,21 @@ use crate::service::{InteropServiceClient, User};
 pub const INTEROP_SERVICE: &str = "org.apache.dubbo.interop.InteropService";
 
 /// The target that means "the providers the application's registry knows, over this
-/// protocol": `registry:dubbo` or `registry:tri`.
+/// protocol": `registry:dubbo` or `registry:tri`, optionally followed by `@APP1,APP2`, the
+/// applications that provide the services (Dubbo's `provided-by`, for application-level
+/// discovery without a service-name mapping in the registry).
 pub const REGISTRY_TARGET: &str = "registry:";
 
 /// A reference to `interface` at `url`: a direct address, or [`REGISTRY_TARGET`] and a
-/// protocol for the registry's providers of that protocol.
+/// protocol (and `@` the providing applications) for the registry's providers of that protocol.
 pub fn reference_to(interface: &str, url: &str) -> ReferenceOptions {
     match url.strip_prefix(REGISTRY_TARGET) {
-        Some(protocol) => ReferenceOptions::new(interface).protocol(protocol),
+        Some(target) => match target.split_once('@') {
+            Some((protocol, apps)) => ReferenceOptions::new(interface)
+                .protocol(protocol)
+                .parameter("provided-by", apps),
+            None => ReferenceOptions::new(interface).protocol(target),
+        },
         None => ReferenceOptions::new(interface).url(url),
     }
 }

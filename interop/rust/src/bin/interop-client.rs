@@ -18,7 +18,7 @@ use dubbo_triple_greeter::{run_client_cases, GreeterClient};
 /// The Greeter's full service name (`package.Service` of interop/proto/greeter.proto).
 const GREETER_SERVICE: &str = "org.apache.dubbo.interop.tri.Greeter";
 
-const USAGE: &str = "usage: interop-client --url dubbo://HOST:PORT | --url tri://HOST:PORT | --url \"URL1;URL2;...\" | --registry URL [--protocol dubbo|tri] [--migration STEP] [--greeter-only] [--no-greeter] [--token T] [--expect-forbidden]
+const USAGE: &str = "usage: interop-client --url dubbo://HOST:PORT | --url tri://HOST:PORT | --url \"URL1;URL2;...\" | --registry URL [--protocol dubbo|tri] [--migration STEP] [--provided-by APPS] [--greeter-only] [--no-greeter] [--token T] [--expect-forbidden]
        interop-client --url \"URL1;URL2;...\" --load N [--concurrency C] [--loadbalance NAME] [--cluster NAME] [--retries R]
 
   --no-greeter         over tri://, skip the Greeter cases (for a provider without the IDL
@@ -27,6 +27,9 @@ const USAGE: &str = "usage: interop-client --url dubbo://HOST:PORT | --url tri:/
   --registry URL       find the providers in a registry (zookeeper://127.0.0.1:2181, file:///dir)
   --protocol P         with --registry: call the providers of protocol P (dubbo, the default, or tri)
   --migration STEP     with --registry: FORCE_INTERFACE, APPLICATION_FIRST (default) or FORCE_APPLICATION
+  --provided-by APPS   with --registry: the applications providing the services (Dubbo's
+                       provided-by), for application-level discovery without a service-name
+                       mapping in the registry (Java's etcd registry writes none)
   --load N             instead of the cases, call sayHello(\"load\") N times from C callers
                        (default 8); print `provider HOST:PORT calls K` per provider that
                        answered, then `N passed, N failed` counting calls
@@ -76,7 +79,10 @@ async fn run(args: &Args, report: &mut Report) -> Result<(), String> {
             if !matches!(protocol, "dubbo" | "tri") {
                 return Err(format!("--protocol {protocol}: expected dubbo or tri"));
             }
-            registry_target = format!("{REGISTRY_TARGET}{protocol}");
+            registry_target = match args.get("provided-by") {
+                Some(apps) => format!("{REGISTRY_TARGET}{protocol}@{apps}"),
+                None => format!("{REGISTRY_TARGET}{protocol}"),
+            };
             registry_target.as_str()
         }
         _ => return Err(USAGE.to_owned()),
@@ -141,7 +147,7 @@ async fn run(args: &Args, report: &mut Report) -> Result<(), String> {
     // consumer's filters (the token among them) and the generated client runs in invoker mode.
     let tri_addr = url
         .strip_prefix("tri://")
-        .or((url == "registry:tri").then_some(url));
+        .or((url == "registry:tri" || url.starts_with("registry:tri@")).then_some(url));
     if tri_addr.is_some() && args.has("no-greeter") {
         println!("SKIP greeter: --no-greeter (the provider has no Greeter IDL service)");
     } else if let Some(addr) = tri_addr {

@@ -201,6 +201,9 @@ public final class Consumer {
                     : oversize ? consumer.checkOversizeThenCall() : consumer.runAll(only);
         } catch (Throwable t) {
             consumer.out.println("FAIL setup: " + t);
+            if (Debug.ENABLED) {
+                t.printStackTrace();
+            }
             consumer.out.println("0 passed, 1 failed");
             code = 1;
         }
