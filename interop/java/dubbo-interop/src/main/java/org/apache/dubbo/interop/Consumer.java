@@ -148,6 +148,9 @@ public final class Consumer {
             if (!protocol.equals("dubbo") && !protocol.equals("tri")) {
                 Args.die("--protocol must be dubbo or tri, got " + protocol, USAGE);
             }
+            if (consumer.migration != null && !Compat.APPLICATION_LEVEL) {
+                Args.die("--migration: Dubbo " + Compat.LINE + " discovers interface-level only (no migration step)", USAGE);
+            }
             if (consumer.migration != null && !MIGRATION_STEPS.contains(consumer.migration)) {
                 Args.die("--migration must be one of " + MIGRATION_STEPS + ", got " + consumer.migration, USAGE);
             }
@@ -368,7 +371,7 @@ public final class Consumer {
         }
         String directory = source.get(0);
         String kind = directory.contains("ServiceDiscovery") ? "application" : "interface";
-        String want = "FORCE_INTERFACE".equals(migration) ? "interface" : "application";
+        String want = "FORCE_INTERFACE".equals(migration) || !Compat.APPLICATION_LEVEL ? "interface" : "application";
         String scheme = triple ? "tri" : "dubbo";
         out.println("  " + kind + "-level addresses (" + directory + "), migration "
                 + (migration == null ? "default" : migration) + ": " + source.subList(1, source.size()));
