@@ -47,7 +47,10 @@ import org.apache.dubbo.rpc.service.GenericService;
  * (default 30000) for a provider of every reference and exits 1 with {@code FAIL setup: no
  * provider ...} if one has none; then a first case {@code registry_address} checks where the
  * addresses came from: interface-level ({@code /dubbo/IFACE/providers}) under FORCE_INTERFACE,
- * application-level ({@code /services/APP} and the MetadataService) otherwise.
+ * application-level ({@code /services/APP} and the MetadataService) otherwise. Built against
+ * Dubbo 2.7 (interface-level discovery only, no migration step) it refuses {@code --migration} and
+ * expects interface-level addresses. The case prints, per provider, the serialization parameters of
+ * its registry URL and what this consumer sends it ({@link Compat#describeProvider}).
  *
  * <p>{@code --known-client-bug CASE} (repeatable, or a comma list) does not run CASE: it prints
  * {@code SKIP CASE: Java client bug (see docs/protocols.md)} and counts it neither passed nor
