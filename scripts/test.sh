@@ -411,8 +411,10 @@ java_client_bug() {
 # provider started like java_registry_provider_up with
 #   "$TARGET_DIR/debug/interop-server" --dubbo-port P --tri-port Q --registry "$ZK_URL" --app NAME.
 
+# A fresh ZooKeeper; $1 names its data directory under $WORK (default zookeeper-data), so a later
+# group does not start from an earlier group's tree.
 zookeeper_up() {
-  ZK_DATA="$WORK/zookeeper-data"
+  ZK_DATA="$WORK/${1:-zookeeper-data}"
   mkdir -p "$ZK_DATA"
   start_server zookeeper bash scripts/zookeeper.sh --data "$ZK_DATA" || return 1
   ZK_URL=$(sed -n 's/^READY //p' "$WORK/zookeeper.out")
@@ -588,11 +590,13 @@ registry_steps() {
 
 # The Java 3.2 / 2.7 consumer through the registry (the loopback registered, IPv4 sockets).
 java32_registry_consumer() {
+  # shellcheck disable=SC2086
   DUBBO_IP_TO_REGISTRY=::ffff:127.0.0.1 java -Djava.net.preferIPv4Stack=true $INTEROP_JAVA_OLD_OPTS \
     -cp "$INTEROP_JAVA_DUBBO32_JAR" org.apache.dubbo.interop.Consumer --app interop-consumer-java32 "$@"
 }
 
 java27_registry_consumer() {
+  # shellcheck disable=SC2086
   DUBBO_IP_TO_REGISTRY=::ffff:127.0.0.1 java -Djava.net.preferIPv4Stack=true $INTEROP_JAVA_OLD_OPTS \
     -cp "$INTEROP_JAVA_DUBBO27_JAR" org.apache.dubbo.interop.Consumer --app interop-consumer-java27 "$@"
 }
@@ -651,7 +655,7 @@ rust_client_no_application_level() {
 
 older_registry_steps() {
   local m p
-  step "start ZooKeeper (scripts/zookeeper.sh)" zookeeper_up
+  step "start ZooKeeper (scripts/zookeeper.sh)" zookeeper_up zookeeper-data-older
   # Java 3.2 provider: interface- and instance-level registrations.
   step "start Java 3.2 provider registering in ZooKeeper" java32_registry_provider_up
   for p in dubbo tri; do
