@@ -5,7 +5,7 @@
 #
 #   bash scripts/test.sh            # everything
 #   bash scripts/test.sh --quick    # Rust suites only (no Java, no Python)
-#   bash scripts/test.sh --only registry|etcd|older_java   # one group of interop steps, for development
+#   bash scripts/test.sh --only registry|etcd|older_registry|older_java   # one group of interop steps, for development
 #
 # The full run builds the Java peers before `cargo test` and runs it with
 # DUBBO_RS_REQUIRE_PEERS=1, so a Rust test that needs Java (URL differential test, dubbo://
@@ -22,7 +22,7 @@ TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 QUICK=0
 ONLY=
 [ "${1:-}" = "--quick" ] && QUICK=1
-[ "${1:-}" = "--only" ] && ONLY=${2:?--only needs a group: registry, etcd or older_java}
+[ "${1:-}" = "--only" ] && ONLY=${2:?--only needs a group: registry, etcd, older_registry or older_java}
 
 WORK=$(mktemp -d /tmp/dubbo-rs-test.XXXXXX)
 PIDS=()
@@ -155,6 +155,20 @@ ETCD_JAVA_INSTANCE_APP=interop-provider-java-etcd-instance
 # empty:// URLs it wrote there for an IPv6-mapped consumer host) and quick failback retries (the
 # extension's reads fail now and then under Dubbo 3.3's netty 4.2).
 ETCD_JAVA_PARAMS="file-cache=false&retry.period=500"
+# Older Java Dubbo through ZooKeeper (older_registry_steps): each provider alone in the registry
+# with an application name of its own (Java 3.2, Java 2.7, a Rust provider, and a Java 3.3
+# provider for telling Java client bugs from ours).
+OLDREG_J32_DUBBO=24891
+OLDREG_J32_TRI=54891
+OLDREG_J32_APP=interop-provider-java32
+OLDREG_J27_DUBBO=24892
+OLDREG_J27_APP=interop-provider-java27
+OLDREG_J33_DUBBO=24893
+OLDREG_J33_TRI=54893
+OLDREG_J33_APP=interop-provider-java33-ref
+OLDREG_RUST_DUBBO=24990
+OLDREG_RUST_TRI=54990
+OLDREG_RUST_APP=interop-provider-rust-older
 
 cargo_checks() {
   cargo fmt --all -- --check && cargo clippy --workspace --all-targets --quiet -- -D warnings
@@ -398,7 +412,8 @@ java_client_bug() {
     echo "$case passes against the Java 3.3 provider: not a Java client bug"
     return 1
   fi
-  if ! echo "$out" | grep -Eq "^FAIL $case: .*($symptom)" || ! echo "$out" | grep -q '^0 passed, 1 failed$'; then
+  # Through a registry the consumer also runs its registry_address case first, which passes.
+  if ! echo "$out" | grep -Eq "^FAIL $case: .*($symptom)" || ! echo "$out" | grep -Eq '^[01] passed, 1 failed$'; then
     echo "$case fails against the Java 3.3 provider, but not with the known symptom /$symptom/"
     return 1
   fi
@@ -413,8 +428,10 @@ java_client_bug() {
 # provider started like java_registry_provider_up with
 #   "$TARGET_DIR/debug/interop-server" --dubbo-port P --tri-port Q --registry "$ZK_URL" --app NAME.
 
+# A fresh ZooKeeper; $1 names its data directory under $WORK (default zookeeper-data), so a later
+# group does not start from an earlier group's tree.
 zookeeper_up() {
-  ZK_DATA="$WORK/zookeeper-data"
+  ZK_DATA="$WORK/${1:-zookeeper-data}"
   mkdir -p "$ZK_DATA"
   start_server zookeeper bash scripts/zookeeper.sh --data "$ZK_DATA" || return 1
   ZK_URL=$(sed -n 's/^READY //p' "$WORK/zookeeper.out")
@@ -448,11 +465,23 @@ registry_matrix() {
 
 # Everything registered in ZooKeeper, and every socket of process $1, is on the loopback:
 # RegistryTools capture dumps /dubbo and /services (and asks the MetadataService of $2).
+# With a third argument "interface-only" (a Dubbo 2.7 provider) APP must have no instance under
+# /services (capture then stops after the dump).
 registry_loopback_only() {
-  local pid=$1 app=$2 bad
-  java -Djava.net.preferIPv4Stack=true -cp "$INTEROP_JAVA_DUBBO_JAR" org.apache.dubbo.interop.RegistryTools \
-    capture --registry "$ZK_URL" --app "$app" --out "$WORK/zk-dump" 2>"$WORK/zk-dump.err" ||
-    { tail -n 20 "$WORK/zk-dump.err"; return 1; }
+  local pid=$1 app=$2 mode=${3:-} bad
+  if [ "$mode" = interface-only ]; then
+    if java -Djava.net.preferIPv4Stack=true -cp "$INTEROP_JAVA_DUBBO_JAR" org.apache.dubbo.interop.RegistryTools \
+      capture --registry "$ZK_URL" --app "$app" --out "$WORK/zk-dump" 2>"$WORK/zk-dump.err"; then
+      echo "$app registered an instance under /services: not interface-level only"
+      return 1
+    fi
+    grep -q "no instance under /services/$app" "$WORK/zk-dump.err" || { tail -n 20 "$WORK/zk-dump.err"; return 1; }
+    echo "no instance of $app under /services: interface-level registration only"
+  else
+    java -Djava.net.preferIPv4Stack=true -cp "$INTEROP_JAVA_DUBBO_JAR" org.apache.dubbo.interop.RegistryTools \
+      capture --registry "$ZK_URL" --app "$app" --out "$WORK/zk-dump" 2>"$WORK/zk-dump.err" ||
+      { tail -n 20 "$WORK/zk-dump.err"; return 1; }
+  fi
   grep -c '"ephemeral": true' "$WORK/zk-dump/nodes.json" | sed 's/^/ephemeral nodes: /'
   bad=$(grep -oE '(^|[^0-9.])[0-9]{1,3}(\.[0-9]{1,3}){3}' "$WORK/zk-dump/nodes.json" | grep -oE '[0-9.]+$' |
     grep -v '^127\.' | sort -u)
@@ -762,6 +791,143 @@ etcd_steps() {
   step "etcd exits on SIGTERM" stop_server etcd
 }
 
+# --- Older Java Dubbo through ZooKeeper: Java 3.2.16 (registers interface- and instance-level,
+# discovers in every migration step) and 2.7.23 (interface level only, no migration step), both
+# directions, each provider alone in the registry. The Java consumers print, per provider, the
+# serialization parameters the registry gave them and what they send (`[serialization=S
+# prefer.serialization=P sends N]`); against the Rust provider it must be hessian2.
+
+# The Java 3.2 / 2.7 consumer through the registry (the loopback registered, IPv4 sockets).
+java32_registry_consumer() {
+  # shellcheck disable=SC2086
+  DUBBO_IP_TO_REGISTRY=::ffff:127.0.0.1 java -Djava.net.preferIPv4Stack=true $INTEROP_JAVA_OLD_OPTS \
+    -cp "$INTEROP_JAVA_DUBBO32_JAR" org.apache.dubbo.interop.Consumer --app interop-consumer-java32 "$@"
+}
+
+java27_registry_consumer() {
+  # shellcheck disable=SC2086
+  DUBBO_IP_TO_REGISTRY=::ffff:127.0.0.1 java -Djava.net.preferIPv4Stack=true $INTEROP_JAVA_OLD_OPTS \
+    -cp "$INTEROP_JAVA_DUBBO27_JAR" org.apache.dubbo.interop.Consumer --app interop-consumer-java27 "$@"
+}
+
+java32_registry_provider_up() {
+  # shellcheck disable=SC2086
+  start_server java32_registry_provider env DUBBO_IP_TO_BIND=::ffff:127.0.0.1 DUBBO_IP_TO_REGISTRY=::ffff:127.0.0.1 \
+    java -Djava.net.preferIPv4Stack=true $INTEROP_JAVA_OLD_OPTS -cp "$INTEROP_JAVA_DUBBO32_JAR" \
+    org.apache.dubbo.interop.Provider --dubbo-port $OLDREG_J32_DUBBO --tri-port $OLDREG_J32_TRI \
+    --app "$OLDREG_J32_APP" --registry "$ZK_URL"
+}
+
+java27_registry_provider_up() {
+  # shellcheck disable=SC2086
+  start_server java27_registry_provider env DUBBO_IP_TO_BIND=::ffff:127.0.0.1 DUBBO_IP_TO_REGISTRY=::ffff:127.0.0.1 \
+    java -Djava.net.preferIPv4Stack=true $INTEROP_JAVA_OLD_OPTS -cp "$INTEROP_JAVA_DUBBO27_JAR" \
+    org.apache.dubbo.interop.Provider --dubbo-port $OLDREG_J27_DUBBO --app "$OLDREG_J27_APP" --registry "$ZK_URL"
+}
+
+java33_registry_ref_provider_up() {
+  DUBBO_IP_TO_BIND=::ffff:127.0.0.1 DUBBO_IP_TO_REGISTRY=::ffff:127.0.0.1 \
+    start_server java33_registry_ref_provider java -Djava.net.preferIPv4Stack=true -cp "$INTEROP_JAVA_DUBBO_JAR" \
+    org.apache.dubbo.interop.Provider --dubbo-port $OLDREG_J33_DUBBO --tri-port $OLDREG_J33_TRI \
+    --app "$OLDREG_J33_APP" --registry "$ZK_URL"
+}
+
+older_rust_registry_provider_up() {
+  start_server older_rust_registry_provider "$TARGET_DIR/debug/interop-server" \
+    --dubbo-port $OLDREG_RUST_DUBBO --tri-port $OLDREG_RUST_TRI --registry "$ZK_URL" --app "$OLDREG_RUST_APP"
+}
+
+# Runs a Java consumer through the registry (the command after SERIALIZATION), which must pass
+# and report that it sends SERIALIZATION to every provider it found.
+java_registry_sends() {
+  local want=$1 out rc
+  shift
+  out=$("$@")
+  rc=$?
+  echo "$out"
+  [ "$rc" -eq 0 ] || return 1
+  if ! echo "$out" | grep -q " sends $want\]" || echo "$out" | grep -E ' sends [a-z0-9]+\]' | grep -vq " sends $want\]"; then
+    echo "expected the consumer to send $want to every provider"
+    return 1
+  fi
+}
+
+# The Rust client finds nobody in FORCE_APPLICATION when the only provider registered at the
+# interface level (Dubbo 2.7): what makes its APPLICATION_FIRST pass a fallback.
+rust_client_no_application_level() {
+  local out rc
+  out=$(rust_client --registry "$ZK_URL" --protocol dubbo --migration FORCE_APPLICATION)
+  rc=$?
+  echo "$out" | tail -n 3
+  [ "$rc" -ne 0 ] && echo "$out" | grep -q '^FAIL setup: .*no provider'
+}
+
+older_registry_steps() {
+  local m p
+  step "start ZooKeeper (scripts/zookeeper.sh)" zookeeper_up zookeeper-data-older
+  # Java 3.2 provider: interface- and instance-level registrations.
+  step "start Java 3.2 provider registering in ZooKeeper" java32_registry_provider_up
+  for p in dubbo tri; do
+    for m in "${MIGRATION_STEPS[@]}"; do
+      if [ "$p" = tri ]; then
+        step "Rust client -> Java 3.2 provider through ZooKeeper, tri://, $m" \
+          rust_client --registry "$ZK_URL" --protocol tri --migration "$m" --no-greeter
+      else
+        step "Rust client -> Java 3.2 provider through ZooKeeper, dubbo://, $m" \
+          rust_client --registry "$ZK_URL" --protocol dubbo --migration "$m"
+      fi
+    done
+  done
+  # What a 3.2 consumer sends a 3.2 provider by default through a registry: the provider registers
+  # prefer.serialization=fastjson2,hessian2 and the consumer takes the first (fastjson2, id 23).
+  step "Java 3.2 consumer -> Java 3.2 provider through ZooKeeper, dubbo://: sends fastjson2 (registered preference)" \
+    java_registry_sends fastjson2 java32_registry_consumer --registry "$ZK_URL" --protocol dubbo \
+    --migration FORCE_INTERFACE --only sayHello
+  step "Java 3.2 provider in ZooKeeper: registrations and sockets on the loopback only" \
+    registry_loopback_only "$PID_java32_registry_provider" "$OLDREG_J32_APP"
+  stop_server java32_registry_provider >/dev/null 2>&1 || true
+  # Java 2.7 provider: interface level only.
+  step "start Java 2.7 provider registering in ZooKeeper" java27_registry_provider_up
+  step "Rust client -> Java 2.7 provider through ZooKeeper, dubbo://, FORCE_INTERFACE" \
+    rust_client --registry "$ZK_URL" --protocol dubbo --migration FORCE_INTERFACE
+  step "Rust client -> Java 2.7 provider through ZooKeeper, dubbo://, APPLICATION_FIRST (falls back to interface-level)" \
+    rust_client --registry "$ZK_URL" --protocol dubbo --migration APPLICATION_FIRST
+  step "Rust client, FORCE_APPLICATION, only a Java 2.7 provider (interface-level) registered: no provider" \
+    rust_client_no_application_level
+  step "Java 2.7 provider in ZooKeeper: interface level only, registrations and sockets on the loopback only" \
+    registry_loopback_only "$PID_java27_registry_provider" "$OLDREG_J27_APP" interface-only
+  stop_server java27_registry_provider >/dev/null 2>&1 || true
+  # The other direction: a Rust provider alone in the registry.
+  step "start Rust provider registering in ZooKeeper (older Java consumers)" older_rust_registry_provider_up
+  for p in dubbo tri; do
+    for m in "${MIGRATION_STEPS[@]}"; do
+      if [ "$p" = tri ]; then
+        # echo_service over tri:// is a 3.2 client bug (proved against Java 3.3's provider below).
+        step "Java 3.2 consumer -> Rust provider through ZooKeeper, tri://, $m" \
+          java_registry_sends hessian2 java32_registry_consumer --registry "$ZK_URL" --protocol tri --migration "$m" \
+          --known-client-bug echo_service
+      else
+        step "Java 3.2 consumer -> Rust provider through ZooKeeper, dubbo://, $m" \
+          java_registry_sends hessian2 java32_registry_consumer --registry "$ZK_URL" --protocol dubbo --migration "$m"
+      fi
+    done
+  done
+  # No --known-client-bug attachment_response here: the 2.7 consumer's response-attachment bug
+  # shows with a direct URL only (docs/protocols.md); through a registry the case passes.
+  step "Java 2.7 consumer -> Rust provider through ZooKeeper, dubbo:// (interface-level)" \
+    java_registry_sends hessian2 java27_registry_consumer --registry "$ZK_URL" --protocol dubbo
+  step "Rust provider and older Java consumers in ZooKeeper: registrations and sockets on the loopback only" \
+    registry_loopback_only "$PID_older_rust_registry_provider" "$OLDREG_RUST_APP"
+  stop_server older_rust_registry_provider >/dev/null 2>&1 || true
+  # The case skipped above, through the registry against Java's own 3.3 provider.
+  step "start Java 3.3 provider registering in ZooKeeper (reference for Java client bugs)" java33_registry_ref_provider_up
+  step "Java 3.2 consumer -> Java 3.3 provider through ZooKeeper, tri://, echo_service (Java client bug)" \
+    java_client_bug echo_service 'NullPointerException.*"methodDescriptor" is null' \
+    java32_registry_consumer --registry "$ZK_URL" --protocol tri --migration FORCE_INTERFACE
+  stop_server java33_registry_ref_provider >/dev/null 2>&1 || true
+  step "ZooKeeper exits on SIGTERM" stop_server zookeeper
+}
+
 older_java_steps() {
   step "start Rust interop server (older Java peers)" old_rust_server_up
   step "Java 3.2 consumer -> Rust provider, dubbo://" java32_consumer --url "dubbo://127.0.0.1:$OLD_RUST_DUBBO"
@@ -851,6 +1017,7 @@ if [ "$QUICK" -eq 0 ]; then
   cluster_java_all_down
   registry_steps
   etcd_steps
+  older_registry_steps
   older_java_steps
 fi
 

@@ -1,5 +1,7 @@
 package org.apache.dubbo.interop;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 import org.apache.dubbo.config.ApplicationConfig;
@@ -50,13 +52,67 @@ final class Compat {
     }
 
 
-    /** Dubbo 2.7 does not expose the reference's invoker: assumed (the first call tells). */
-    static boolean hasProvider(org.apache.dubbo.config.ReferenceConfig<?> ref) {
-        return true;
+    /**
+     * Dubbo 2.7 finds providers through a registry at the interface level only
+     * ({@code /dubbo/IFACE/providers}): no application-level discovery by default, no migration step.
+     */
+    static final boolean APPLICATION_LEVEL = false;
+
+    /**
+     * The reference's invoker: Dubbo 2.7's {@code ReferenceConfig.getInvoker()} is package-private,
+     * so through reflection; null if it cannot be had.
+     */
+    private static org.apache.dubbo.rpc.Invoker<?> invoker(org.apache.dubbo.config.ReferenceConfig<?> ref) {
+        try {
+            java.lang.reflect.Method m = org.apache.dubbo.config.ReferenceConfig.class.getDeclaredMethod("getInvoker");
+            m.setAccessible(true);
+            return (org.apache.dubbo.rpc.Invoker<?>) m.invoke(ref);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return null;
+        }
     }
 
-    /** Dubbo 2.7 does not expose the reference's invoker: unknown. */
-    static java.util.List<String> addressSource(org.apache.dubbo.config.ReferenceConfig<?> ref) {
-        return null;
+    /** Whether the reference has an available provider (after {@code get()}). */
+    static boolean hasProvider(org.apache.dubbo.config.ReferenceConfig<?> ref) {
+        org.apache.dubbo.rpc.Invoker<?> invoker = invoker(ref);
+        return invoker != null && invoker.isAvailable();
+    }
+
+    /**
+     * Where the reference's provider addresses come from: the simple class name of its directory
+     * ({@code RegistryDirectory}: interface-level), then the URL of every provider invoker; null if
+     * it is not a cluster.
+     */
+    static List<String> addressSource(org.apache.dubbo.config.ReferenceConfig<?> ref) {
+        org.apache.dubbo.rpc.Invoker<?> invoker = invoker(ref);
+        if (!(invoker instanceof org.apache.dubbo.rpc.cluster.ClusterInvoker<?> cluster)
+                || cluster.getDirectory() == null) {
+            return null;
+        }
+        List<String> out = new ArrayList<>();
+        out.add(cluster.getDirectory().getClass().getSimpleName());
+        for (org.apache.dubbo.rpc.Invoker<?> provider : cluster.getDirectory().getAllInvokers()) {
+            out.add(describeProvider(provider.getUrl()));
+        }
+        return out;
+    }
+
+    /**
+     * PROTOCOL://ADDRESS of a provider URL as the consumer holds it, then the serialization
+     * parameters it came with and what this consumer sends it:
+     * {@code [serialization=S prefer.serialization=P sends N]}.
+     */
+    static String describeProvider(org.apache.dubbo.common.URL url) {
+        return url.getProtocol() + "://" + url.getAddress() + " [serialization=" + url.getParameter("serialization")
+                + " prefer.serialization=" + url.getParameter("prefer.serialization") + " sends "
+                + serializationSent(url) + "]";
+    }
+
+    /**
+     * What this consumer serializes requests to {@code url}'s provider with: Dubbo 2.7's choice
+     * ({@code serialization}, else hessian2; 2.7 knows no {@code prefer.serialization}).
+     */
+    static String serializationSent(org.apache.dubbo.common.URL url) {
+        return url.getParameter("serialization", "hessian2");
     }
 }

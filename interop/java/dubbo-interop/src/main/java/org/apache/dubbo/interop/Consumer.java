@@ -47,7 +47,10 @@ import org.apache.dubbo.rpc.service.GenericService;
  * (default 30000) for a provider of every reference and exits 1 with {@code FAIL setup: no
  * provider ...} if one has none; then a first case {@code registry_address} checks where the
  * addresses came from: interface-level ({@code /dubbo/IFACE/providers}) under FORCE_INTERFACE,
- * application-level ({@code /services/APP} and the MetadataService) otherwise.
+ * application-level ({@code /services/APP} and the MetadataService) otherwise. Built against
+ * Dubbo 2.7 (interface-level discovery only, no migration step) it refuses {@code --migration} and
+ * expects interface-level addresses. The case prints, per provider, the serialization parameters of
+ * its registry URL and what this consumer sends it ({@link Compat#describeProvider}).
  *
  * <p>{@code --known-client-bug CASE} (repeatable, or a comma list) does not run CASE: it prints
  * {@code SKIP CASE: Java client bug (see docs/protocols.md)} and counts it neither passed nor
@@ -147,6 +150,9 @@ public final class Consumer {
             }
             if (!protocol.equals("dubbo") && !protocol.equals("tri")) {
                 Args.die("--protocol must be dubbo or tri, got " + protocol, USAGE);
+            }
+            if (consumer.migration != null && !Compat.APPLICATION_LEVEL) {
+                Args.die("--migration: Dubbo " + Compat.LINE + " discovers interface-level only (no migration step)", USAGE);
             }
             if (consumer.migration != null && !MIGRATION_STEPS.contains(consumer.migration)) {
                 Args.die("--migration must be one of " + MIGRATION_STEPS + ", got " + consumer.migration, USAGE);
@@ -371,7 +377,7 @@ public final class Consumer {
         }
         String directory = source.get(0);
         String kind = directory.contains("ServiceDiscovery") ? "application" : "interface";
-        String want = "FORCE_INTERFACE".equals(migration) ? "interface" : "application";
+        String want = "FORCE_INTERFACE".equals(migration) || !Compat.APPLICATION_LEVEL ? "interface" : "application";
         String scheme = triple ? "tri" : "dubbo";
         out.println("  " + kind + "-level addresses (" + directory + "), migration "
                 + (migration == null ? "default" : migration) + ": " + source.subList(1, source.size()));

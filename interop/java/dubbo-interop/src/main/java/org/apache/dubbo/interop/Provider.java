@@ -26,7 +26,9 @@ import org.apache.dubbo.config.bootstrap.DubboBootstrap;
  * {@code /services/NAME} with its metadata revision, served by its MetadataService; the registry
  * also serves as metadata report (the service-name mapping {@code /dubbo/mapping/IFACE}) and config
  * center. Registered addresses are DUBBO_IP_TO_REGISTRY's, by default {@code ::ffff:127.0.0.1}
- * (so {@code [::ffff:127.0.0.1]:PORT}). Without it: no registry.
+ * (so {@code [::ffff:127.0.0.1]:PORT}). Without it: no registry. Built against Dubbo 3.2 the same
+ * (3.2's default is register-mode all too); against Dubbo 2.7 only the interface-level URLs (2.7's
+ * default; it writes the host unbracketed, {@code dubbo://::ffff:127.0.0.1:PORT/...}).
  *
  * <ul>
  *   <li>InteropService 1.0.0 ({@link InteropServiceImpl}) and 2.0.0 ({@link InteropServiceV2Impl})

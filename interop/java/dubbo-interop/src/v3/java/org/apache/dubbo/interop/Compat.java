@@ -51,6 +51,12 @@ final class Compat {
     }
 
 
+    /**
+     * Dubbo 3.x finds providers through a registry at the interface and/or the application level,
+     * as the migration step says.
+     */
+    static final boolean APPLICATION_LEVEL = true;
+
     /** Whether the reference has an available provider (after {@code get()}). */
     static boolean hasProvider(org.apache.dubbo.config.ReferenceConfig<?> ref) {
         return ref.getInvoker() != null && ref.getInvoker().isAvailable();
@@ -69,8 +75,27 @@ final class Compat {
         List<String> out = new ArrayList<>();
         out.add(cluster.getDirectory().getClass().getSimpleName());
         for (org.apache.dubbo.rpc.Invoker<?> invoker : cluster.getDirectory().getAllInvokers()) {
-            out.add(invoker.getUrl().getProtocol() + "://" + invoker.getUrl().getAddress());
+            out.add(describeProvider(invoker.getUrl()));
         }
         return out;
+    }
+
+    /**
+     * PROTOCOL://ADDRESS of a provider URL as the consumer holds it, then the serialization
+     * parameters it came with and what this consumer sends it:
+     * {@code [serialization=S prefer.serialization=P sends N]}.
+     */
+    static String describeProvider(org.apache.dubbo.common.URL url) {
+        return url.getProtocol() + "://" + url.getAddress() + " [serialization=" + url.getParameter("serialization")
+                + " prefer.serialization=" + url.getParameter("prefer.serialization") + " sends "
+                + serializationSent(url) + "]";
+    }
+
+    /**
+     * What this consumer serializes requests to {@code url}'s provider with: Dubbo 3.x's own choice
+     * (the first known of {@code prefer.serialization}, else {@code serialization}, else hessian2).
+     */
+    static String serializationSent(org.apache.dubbo.common.URL url) {
+        return org.apache.dubbo.remoting.utils.UrlUtils.serializationOrDefault(url);
     }
 }
