@@ -177,9 +177,9 @@ cargo_checks() {
 cargo_tests() {
   mkdir -p "$WORK/golden-rust"
   if [ "$QUICK" -eq 1 ]; then
-    HESSIAN_GOLDEN_OUT="$WORK/golden-rust" env -u DUBBO_RS_REQUIRE_PEERS cargo test --workspace 2>&1
+    HESSIAN_GOLDEN_OUT="$WORK/golden-rust" env -u DUBBO_RS_REQUIRE_PEERS cargo test --workspace --no-fail-fast 2>&1
   else
-    HESSIAN_GOLDEN_OUT="$WORK/golden-rust" DUBBO_RS_REQUIRE_PEERS=1 cargo test --workspace 2>&1
+    HESSIAN_GOLDEN_OUT="$WORK/golden-rust" DUBBO_RS_REQUIRE_PEERS=1 cargo test --workspace --no-fail-fast 2>&1
   fi
 }
 
