@@ -237,7 +237,10 @@ async fn registries_are_checked_at_start() {
     Application::from_config(DubboConfig::from_yaml(zk).unwrap()).unwrap();
     let nacos = "dubbo:\n  application:\n    name: r\n  registries:\n    zk:\n      address: nacos://127.0.0.1:8848\n";
     let err = Application::from_config(DubboConfig::from_yaml(nacos).unwrap()).unwrap_err();
-    assert!(err.to_string().contains("dubbo.registries.zk.address"), "{err}");
+    assert!(
+        err.to_string().contains("dubbo.registries.zk.address"),
+        "{err}"
+    );
     assert!(err.to_string().contains("nacos"), "{err}");
     let none = "dubbo:\n  application:\n    name: r\n  registry:\n    address: N/A\n";
     Application::from_config(DubboConfig::from_yaml(none).unwrap()).unwrap();
