@@ -219,6 +219,7 @@ impl ApplicationBuilder {
             listeners: Mutex::new(Vec::new()),
             ready: AtomicBool::new(false),
             ready_hooks: Mutex::new(Vec::new()),
+            qos_address: std::sync::OnceLock::new(),
             #[cfg(feature = "triple")]
             triple: std::sync::OnceLock::new(),
         });
@@ -227,6 +228,10 @@ impl ApplicationBuilder {
         lock(&app.inner.modules).push(default_module);
         if let Some(layer) = app.inner.registry.clone() {
             crate::registry::install(&app, layer);
+        }
+        if let Some(qos) = crate::qos::settings(&app.inner.config) {
+            let addr = crate::qos::start(&app, qos)?;
+            let _ = app.inner.qos_address.set(addr);
         }
         Ok(app)
     }
@@ -245,6 +250,7 @@ pub(crate) struct AppInner {
     listeners: Mutex<Vec<Arc<dyn ServiceListener>>>,
     ready: AtomicBool,
     ready_hooks: Mutex<Vec<Box<dyn FnOnce() -> HookFuture + Send>>>,
+    qos_address: std::sync::OnceLock<std::net::SocketAddr>,
     #[cfg(feature = "triple")]
     triple: std::sync::OnceLock<Arc<dubbo_protocol_triple::TripleProtocol>>,
 }
@@ -350,6 +356,19 @@ impl Application {
     /// Whether [`ready`](Self::ready) was called and shutdown has not begun.
     pub fn is_ready(&self) -> bool {
         self.inner.ready.load(Ordering::Acquire) && !self.is_shut_down()
+    }
+
+    /// Whether [`ready`](Self::ready) was ever called: the application has finished starting
+    /// (the QoS `/startup` probe), even if it is shutting down now.
+    pub fn has_started(&self) -> bool {
+        self.inner.ready.load(Ordering::Acquire)
+    }
+
+    /// The address of the QoS port (`/metrics`, `/live`, `/ready`, `/startup`, `/ls`), when
+    /// the configuration turns QoS on (`qos-enable: true`, or a `qos-port` without
+    /// `qos-enable: false`). With `qos-port: 0` this says which port was picked.
+    pub fn qos_address(&self) -> Option<std::net::SocketAddr> {
+        self.inner.qos_address.get().copied()
     }
 
     /// Runs `hook` when the application becomes [`ready`](Self::ready); at once, as a

@@ -318,7 +318,10 @@ mod tests {
         let s = w.snapshot(origin + Duration::from_secs(241));
         assert_eq!(s.total, 1);
         let p50 = s.quantiles_ms.map(|q| q[0]).unwrap_or(0.0);
-        assert!((p50 - 2.0).abs() <= 2.0 * histogram::RELATIVE_ERROR, "p50 {p50}");
+        assert!(
+            (p50 - 2.0).abs() <= 2.0 * histogram::RELATIVE_ERROR,
+            "p50 {p50}"
+        );
         assert_eq!(s.rt_min_ms, Some(2.0));
     }
 }
