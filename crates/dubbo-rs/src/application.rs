@@ -46,6 +46,7 @@ pub struct ApplicationBuilder {
     env: Option<BTreeMap<String, String>>,
     registries: Vec<String>,
     migration: Option<String>,
+    qos_port: Option<u16>,
 }
 
 /// A protocol added from code.
@@ -65,6 +66,7 @@ impl ApplicationBuilder {
             env: None,
             registries: Vec::new(),
             migration: None,
+            qos_port: None,
         }
     }
 
@@ -79,6 +81,14 @@ impl ApplicationBuilder {
     /// default) or `FORCE_APPLICATION` (`dubbo.application.migration.step`).
     pub fn migration_step(mut self, step: &str) -> Self {
         self.migration = Some(step.to_owned());
+        self
+    }
+
+    /// Opens the QoS port (`/metrics`, `/live`, `/ready`, `/startup`, `/ls`) on
+    /// `127.0.0.1:port` (`0` picks a free port; see [`Application::qos_address`]), as
+    /// `qos-enable: true` with `qos-port: port` would.
+    pub fn qos_port(mut self, port: u16) -> Self {
+        self.qos_port = Some(port);
         self
     }
 
@@ -177,6 +187,10 @@ impl ApplicationBuilder {
                 .migration
                 .get_or_insert_with(Default::default)
                 .step = Some(step);
+        }
+        if let Some(port) = self.qos_port {
+            config.application.qos_enable = Some(true);
+            config.application.qos_port = Some(port);
         }
         if let Some(env) = self.env {
             config.environment = env;
