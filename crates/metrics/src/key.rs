@@ -64,7 +64,8 @@ impl KeyRef<'_> {
 
     /// A fast hash of the key's parts. Not resistant to chosen collisions; the store caps its
     /// number of keys, so a caller choosing method names cannot make it grow without bound.
-    pub(crate) fn hash64(&self) -> u64 {
+    #[doc(hidden)]
+    pub fn hash64(&self) -> u64 {
         let mut h = FxLike::default();
         h.write_u8(matches!(self.side, Side::Provider) as u8);
         for part in [

@@ -52,7 +52,6 @@ const KINDS: usize = FailureKind::ALL.len();
 struct Slot {
     /// The period number plus one; 0 for a slot never used.
     period: AtomicU64,
-    total: AtomicU64,
     succeeded: AtomicU64,
     failed: [AtomicU64; KINDS],
     rt_sum: AtomicU64,
@@ -65,7 +64,6 @@ impl Default for Slot {
     fn default() -> Self {
         Self {
             period: AtomicU64::new(0),
-            total: AtomicU64::new(0),
             succeeded: AtomicU64::new(0),
             failed: Default::default(),
             rt_sum: AtomicU64::new(0),
@@ -78,7 +76,6 @@ impl Default for Slot {
 
 impl Slot {
     fn reset(&self) {
-        self.total.store(0, Ordering::Relaxed);
         self.succeeded.store(0, Ordering::Relaxed);
         for f in &self.failed {
             f.store(0, Ordering::Relaxed);
@@ -168,7 +165,7 @@ impl Window {
                 slot.reset();
             }
         }
-        slot.total.fetch_add(1, Ordering::Relaxed);
+        // The total is succeeded plus failed: one locked add fewer per call.
         match failure {
             None => {
                 slot.succeeded.fetch_add(1, Ordering::Relaxed);
@@ -180,8 +177,12 @@ impl Window {
             }
         }
         slot.rt_sum.fetch_add(micros, Ordering::Relaxed);
-        slot.rt_min.fetch_min(micros, Ordering::Relaxed);
-        slot.rt_max.fetch_max(micros, Ordering::Relaxed);
+        if micros < slot.rt_min.load(Ordering::Relaxed) {
+            slot.rt_min.fetch_min(micros, Ordering::Relaxed);
+        }
+        if micros > slot.rt_max.load(Ordering::Relaxed) {
+            slot.rt_max.fetch_max(micros, Ordering::Relaxed);
+        }
         slot.rt.record(micros);
     }
 
@@ -208,7 +209,6 @@ impl Window {
             if p == 0 || p - 1 < oldest || p - 1 > period {
                 continue;
             }
-            snap.total += slot.total.load(Ordering::Relaxed);
             snap.succeeded += slot.succeeded.load(Ordering::Relaxed);
             for (acc, f) in snap.failed.iter_mut().zip(slot.failed.iter()) {
                 *acc += f.load(Ordering::Relaxed);
@@ -218,6 +218,7 @@ impl Window {
             max = max.max(slot.rt_max.load(Ordering::Relaxed));
             slot.rt.add_to(&mut counts);
         }
+        snap.total = snap.succeeded + snap.failed.iter().sum::<u64>();
         // The part of the window that has elapsed: the whole window once it has run that
         // long, less just after start.
         let covered_ms = now_ms.saturating_sub(oldest * self.period_ms).max(1);
