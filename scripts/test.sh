@@ -5,7 +5,7 @@
 #
 #   bash scripts/test.sh            # everything
 #   bash scripts/test.sh --quick    # Rust suites only (no Java, no Python)
-#   bash scripts/test.sh --only registry|etcd|older_registry|older_java   # one group of interop steps, for development
+#   bash scripts/test.sh --only registry|etcd|older_registry|older_java|metrics   # one group of interop steps, for development
 #
 # The full run builds the Java peers before `cargo test` and runs it with
 # DUBBO_RS_REQUIRE_PEERS=1, so a Rust test that needs Java (URL differential test, dubbo://
@@ -22,7 +22,7 @@ TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 QUICK=0
 ONLY=
 [ "${1:-}" = "--quick" ] && QUICK=1
-[ "${1:-}" = "--only" ] && ONLY=${2:?--only needs a group: registry, etcd, older_registry or older_java}
+[ "${1:-}" = "--only" ] && ONLY=${2:?--only needs a group: registry, etcd, older_registry, older_java or metrics}
 
 WORK=$(mktemp -d /tmp/dubbo-rs-test.XXXXXX)
 PIDS=()
@@ -576,6 +576,129 @@ registry_zookeeper_outage() {
   return 1
 }
 
+# Metrics (observability issue): the Rust interop server with its QoS port, scraped by a real
+# Prometheus (Debian `prometheus`), whose HTTP query API must count exactly the calls made.
+METRICS_RUST_DUBBO=24880
+METRICS_RUST_TRI=54880
+METRICS_CALLS=500
+
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+install_prometheus() {
+  command -v prometheus >/dev/null 2>&1 && return 0
+  if [ "$(id -u)" -eq 0 ]; then
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q prometheus >/dev/null
+  else
+    sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -q prometheus >/dev/null
+  fi
+  command -v prometheus >/dev/null 2>&1
+}
+
+metrics_server_up() {
+  METRICS_QOS=$(free_port)
+  start_server metrics_server "$TARGET_DIR/debug/interop-server" --dubbo-port $METRICS_RUST_DUBBO \
+    --tri-port $METRICS_RUST_TRI --app metrics-provider --qos-port "$METRICS_QOS"
+}
+
+# GET http://127.0.0.1:QOS/$1 must answer HTTP 200 with body "true".
+metrics_probe() {
+  local out code
+  out=$(curl -s -w ' %{http_code}' "http://127.0.0.1:$METRICS_QOS/$1") || { echo "curl /$1 failed"; return 1; }
+  echo "/$1 -> $out"
+  [ "$out" = "true 200" ]
+}
+
+metrics_load() {
+  local out
+  out=$(rust_client --url "dubbo://127.0.0.1:$METRICS_RUST_DUBBO" --load $METRICS_CALLS --concurrency 4) ||
+    { echo "$out"; return 1; }
+  echo "$out" | tail -n 3
+  echo "$out" | grep -q "^$METRICS_CALLS passed, 0 failed$"
+}
+
+prometheus_up() {
+  PROM_PORT=$(free_port)
+  mkdir -p "$WORK/prometheus-data"
+  cat >"$WORK/prometheus.yml" <<EOT
+global:
+  scrape_interval: 1s
+  evaluation_interval: 1s
+scrape_configs:
+  - job_name: dubbo-rs
+    scrape_interval: 1s
+    static_configs:
+      - targets: ['127.0.0.1:$METRICS_QOS']
+EOT
+  prometheus --config.file="$WORK/prometheus.yml" --storage.tsdb.path="$WORK/prometheus-data" \
+    --web.listen-address="127.0.0.1:$PROM_PORT" >"$WORK/prometheus.out" 2>"$WORK/prometheus.err" &
+  PID_prometheus=$!
+  PIDS+=("$PID_prometheus")
+  for _ in $(seq 1 150); do
+    curl -sf "http://127.0.0.1:$PROM_PORT/-/ready" >/dev/null 2>&1 && return 0
+    kill -0 "$PID_prometheus" 2>/dev/null || { tail -n 20 "$WORK/prometheus.err"; return 1; }
+    sleep 0.2
+  done
+  echo "Prometheus was not ready within 30 s"
+  return 1
+}
+
+# Asks Prometheus (HTTP query API) for $1 until it equals $2, for up to 30 s.
+prometheus_expect() {
+  local query=$1 want=$2 got=
+  for _ in $(seq 1 60); do
+    got=$(curl -s --get --data-urlencode "query=$query" "http://127.0.0.1:$PROM_PORT/api/v1/query" |
+      python3 -c 'import json,sys; r=json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else "")' 2>/dev/null)
+    if [ "$got" = "$want" ]; then
+      echo "$query = $got"
+      return 0
+    fi
+    sleep 0.5
+  done
+  echo "$query = '$got', expected $want"
+  curl -s --get --data-urlencode "query=up" "http://127.0.0.1:$PROM_PORT/api/v1/query"; echo
+  return 1
+}
+
+# Every family Java Dubbo 3.3 exports for a provider method is scraped, with Java's labels.
+prometheus_java_names() {
+  local name
+  for name in dubbo_provider_requests_succeed_total dubbo_provider_requests_failed_total \
+    dubbo_provider_requests_processing dubbo_provider_rt_milliseconds_p99 \
+    dubbo_provider_rt_milliseconds_p50 dubbo_provider_rt_milliseconds_avg dubbo_provider_qps_total \
+    dubbo_provider_requests_total_aggregate; do
+    prometheus_expect "count(${name}{application_name=\"metrics-provider\",interface=\"org.apache.dubbo.interop.InteropService\",method=\"sayHello\",hostname!=\"\",ip!=\"\"}) > bool 0" 1 ||
+      return 1
+  done
+}
+
+stop_prometheus() {
+  [ -n "${PID_prometheus:-}" ] || return 0
+  kill -TERM "$PID_prometheus" 2>/dev/null
+  for _ in $(seq 1 100); do
+    kill -0 "$PID_prometheus" 2>/dev/null || { wait "$PID_prometheus" 2>/dev/null; return 0; }
+    sleep 0.2
+  done
+  kill -KILL "$PID_prometheus" 2>/dev/null
+  echo "Prometheus did not exit within 20 s of SIGTERM"
+  return 1
+}
+
+metrics_steps() {
+  step "install Prometheus (Debian prometheus)" install_prometheus
+  step "start Rust interop server with --qos-port" metrics_server_up
+  step "QoS /live, /ready, /startup answer 200 true" \
+    eval 'metrics_probe live && metrics_probe ready && metrics_probe startup'
+  step "Rust client -> Rust server, dubbo://, $METRICS_CALLS sayHello calls" metrics_load
+  step "start Prometheus scraping the QoS port every 1 s" prometheus_up
+  step "Prometheus: dubbo_provider_requests_total for sayHello = $METRICS_CALLS" \
+    prometheus_expect 'sum(dubbo_provider_requests_total{application_name="metrics-provider",method="sayHello"})' $METRICS_CALLS
+  step "Prometheus: Java Dubbo 3.3 metric names and labels are scraped" prometheus_java_names
+  step "Prometheus exits on SIGTERM" stop_prometheus
+  step "Rust server with QoS exits cleanly on SIGTERM" stop_server metrics_server
+}
+
 registry_steps() {
   step "start ZooKeeper (scripts/zookeeper.sh)" zookeeper_up
   step "start Java provider registering in ZooKeeper" java_registry_provider_up
@@ -959,7 +1082,8 @@ older_java_steps() {
 }
 
 if [ -n "$ONLY" ]; then
-  step "build Java peers (Maven Central)" build_java
+  # The metrics group needs no Java peer.
+  [ "$ONLY" = metrics ] || step "build Java peers (Maven Central)" build_java
   step "build interop programs" build_interop
   "${ONLY}_steps"
   echo "$passed passed, $failed failed"
@@ -1019,6 +1143,7 @@ if [ "$QUICK" -eq 0 ]; then
   etcd_steps
   older_registry_steps
   older_java_steps
+  metrics_steps
 fi
 
 echo

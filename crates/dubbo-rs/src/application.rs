@@ -46,6 +46,7 @@ pub struct ApplicationBuilder {
     env: Option<BTreeMap<String, String>>,
     registries: Vec<String>,
     migration: Option<String>,
+    qos_port: Option<u16>,
 }
 
 /// A protocol added from code.
@@ -65,6 +66,7 @@ impl ApplicationBuilder {
             env: None,
             registries: Vec::new(),
             migration: None,
+            qos_port: None,
         }
     }
 
@@ -79,6 +81,14 @@ impl ApplicationBuilder {
     /// default) or `FORCE_APPLICATION` (`dubbo.application.migration.step`).
     pub fn migration_step(mut self, step: &str) -> Self {
         self.migration = Some(step.to_owned());
+        self
+    }
+
+    /// Opens the QoS port (`/metrics`, `/live`, `/ready`, `/startup`, `/ls`) on
+    /// `127.0.0.1:port` (`0` picks a free port; see [`Application::qos_address`]), as
+    /// `qos-enable: true` with `qos-port: port` would.
+    pub fn qos_port(mut self, port: u16) -> Self {
+        self.qos_port = Some(port);
         self
     }
 
@@ -178,6 +188,10 @@ impl ApplicationBuilder {
                 .get_or_insert_with(Default::default)
                 .step = Some(step);
         }
+        if let Some(port) = self.qos_port {
+            config.application.qos_enable = Some(true);
+            config.application.qos_port = Some(port);
+        }
         if let Some(env) = self.env {
             config.environment = env;
         } else if !given {
@@ -219,6 +233,7 @@ impl ApplicationBuilder {
             listeners: Mutex::new(Vec::new()),
             ready: AtomicBool::new(false),
             ready_hooks: Mutex::new(Vec::new()),
+            qos_address: std::sync::OnceLock::new(),
             #[cfg(feature = "triple")]
             triple: std::sync::OnceLock::new(),
         });
@@ -227,6 +242,10 @@ impl ApplicationBuilder {
         lock(&app.inner.modules).push(default_module);
         if let Some(layer) = app.inner.registry.clone() {
             crate::registry::install(&app, layer);
+        }
+        if let Some(qos) = crate::qos::settings(&app.inner.config) {
+            let addr = crate::qos::start(&app, qos)?;
+            let _ = app.inner.qos_address.set(addr);
         }
         Ok(app)
     }
@@ -245,6 +264,7 @@ pub(crate) struct AppInner {
     listeners: Mutex<Vec<Arc<dyn ServiceListener>>>,
     ready: AtomicBool,
     ready_hooks: Mutex<Vec<Box<dyn FnOnce() -> HookFuture + Send>>>,
+    qos_address: std::sync::OnceLock<std::net::SocketAddr>,
     #[cfg(feature = "triple")]
     triple: std::sync::OnceLock<Arc<dubbo_protocol_triple::TripleProtocol>>,
 }
@@ -350,6 +370,19 @@ impl Application {
     /// Whether [`ready`](Self::ready) was called and shutdown has not begun.
     pub fn is_ready(&self) -> bool {
         self.inner.ready.load(Ordering::Acquire) && !self.is_shut_down()
+    }
+
+    /// Whether [`ready`](Self::ready) was ever called: the application has finished starting
+    /// (the QoS `/startup` probe), even if it is shutting down now.
+    pub fn has_started(&self) -> bool {
+        self.inner.ready.load(Ordering::Acquire)
+    }
+
+    /// The address of the QoS port (`/metrics`, `/live`, `/ready`, `/startup`, `/ls`), when
+    /// the configuration turns QoS on (`qos-enable: true`, or a `qos-port` without
+    /// `qos-enable: false`). With `qos-port: 0` this says which port was picked.
+    pub fn qos_address(&self) -> Option<std::net::SocketAddr> {
+        self.inner.qos_address.get().copied()
     }
 
     /// Runs `hook` when the application becomes [`ready`](Self::ready); at once, as a

@@ -3,7 +3,8 @@
 use std::sync::Arc;
 
 use dubbo_core::filters::register_builtin_filters;
-use dubbo_core::{Extensions, FilterSpec, Protocol, StatsStore};
+use dubbo_core::{Extensions, FilterSpec, Protocol, Stage, StatsStore};
+use dubbo_metrics::{MetricsFilter, MetricsStore, METRICS_FILTER_NAME};
 
 /// Creates a protocol instance for an application.
 pub trait ProtocolFactory: Send + Sync + 'static {
@@ -27,12 +28,18 @@ where
 /// from it, or let [`Application::builder`](crate::Application::builder) create a private one.
 ///
 /// It also owns the per-provider call statistics ([`StatsStore`]) that load balancers and
-/// limits read, so two frameworks never mix their numbers.
+/// limits read, so two frameworks never mix their numbers, and the call metrics
+/// ([`MetricsStore`]) that the `metrics` filter records and the QoS port's `/metrics` renders.
 #[derive(Debug)]
 pub struct Framework {
     extensions: Extensions,
     stats: Arc<StatsStore>,
+    metrics: Arc<MetricsStore>,
 }
+
+/// The `metrics` filter's order: Java's `Integer.MIN_VALUE + 100`, so it is the outermost
+/// filter and a call's response time includes every other filter.
+const METRICS_FILTER_ORDER: i32 = i32::MIN + 100;
 
 impl Framework {
     /// A framework with the built-in protocols `dubbo` and `tri` (alias `triple`), as far as
@@ -43,7 +50,19 @@ impl Framework {
     pub fn new() -> Arc<Self> {
         let extensions = Extensions::new();
         let stats = Arc::new(StatsStore::new());
+        let metrics = Arc::new(MetricsStore::default());
         register_builtin_filters(&extensions);
+        // Active by default on both sides, as Java's metrics filters. The consumer side counts
+        // at the cluster stage: once per call, whatever the retries, as Java's consumer metrics.
+        extensions.register::<FilterSpec>(
+            METRICS_FILTER_NAME,
+            Arc::new(FilterSpec::new(
+                METRICS_FILTER_NAME,
+                METRICS_FILTER_ORDER,
+                &[Stage::Provider, Stage::Cluster],
+                Arc::new(MetricsFilter::new(metrics.clone())),
+            )),
+        );
         dubbo_cluster::strategy::register_strategies(&extensions);
         dubbo_cluster::loadbalance::register_load_balancers(&extensions, stats.clone());
         #[cfg(feature = "dubbo")]
@@ -70,7 +89,11 @@ impl Framework {
         dubbo_registry_zookeeper::register_zookeeper(&extensions);
         #[cfg(feature = "etcd")]
         dubbo_registry_etcd::register_etcd(&extensions);
-        Arc::new(Self { extensions, stats })
+        Arc::new(Self {
+            extensions,
+            stats,
+            metrics,
+        })
     }
 
     /// The extension tables; register your own protocols, filters, ... here.
@@ -113,6 +136,11 @@ impl Framework {
     /// The statistics of every provider this framework's consumers call.
     pub fn stats(&self) -> &Arc<StatsStore> {
         &self.stats
+    }
+
+    /// The call metrics of every application built from this framework.
+    pub fn metrics(&self) -> &Arc<MetricsStore> {
+        &self.metrics
     }
 
     /// A new protocol instance by name, if a factory is registered.

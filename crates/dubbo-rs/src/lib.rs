@@ -55,6 +55,7 @@ mod lifecycle;
 mod listeners;
 mod module;
 mod options;
+mod qos;
 pub mod registry;
 mod tasks;
 mod view;
@@ -67,6 +68,7 @@ pub use lifecycle::ShutdownPhase;
 pub use listeners::ServiceListener;
 pub use module::{Module, Reference};
 pub use options::{ReferenceOptions, ServiceOptions};
+pub use qos::DEFAULT_QOS_PORT;
 pub use tasks::BackgroundTasks;
 pub use view::{ExportedService, ReferredService};
 

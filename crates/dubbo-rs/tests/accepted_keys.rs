@@ -40,13 +40,6 @@ fn refused_key(yaml: &str) -> String {
 #[tokio::test]
 async fn keys_without_an_effect_are_refused_at_start_naming_the_key() {
     let cases = [
-        // QoS is not implemented: asking for it is refused.
-        ("    qos-enable: true\n", "dubbo.application.qos-enable"),
-        ("    qos-port: 33333\n", "dubbo.application.qos-port"),
-        (
-            "    qos-accept-foreign-ip: false\n",
-            "dubbo.application.qos-accept-foreign-ip",
-        ),
         // Registration needs a registry, and an N/A registry takes no settings.
         ("    register-mode: instance\n", "dubbo.application.register-mode"),
         ("  provider:\n    register: true\n", "dubbo.provider.register"),

@@ -66,14 +66,14 @@ pub struct ApplicationConfig {
     /// as `environment`.
     #[serde(default, deserialize_with = "lenient::text")]
     pub environment: Option<String>,
-    /// Whether the QoS port is opened. QoS is not implemented: only `false` is accepted (Java's
-    /// default is `true`); `true` is refused at start.
+    /// Whether the QoS port is opened (`/metrics`, `/live`, `/ready`, `/startup`, `/ls`).
+    /// Unlike Java (default `true`), QoS is off unless this or `qos-port` asks for it.
     #[serde(default, deserialize_with = "lenient::flag")]
     pub qos_enable: Option<bool>,
-    /// The QoS port: accepted only with `qos-enable: false`, where Java ignores it too.
+    /// The QoS port (Java's default 22222); setting it turns QoS on unless `qos-enable: false`.
     #[serde(default, deserialize_with = "lenient::number")]
     pub qos_port: Option<u16>,
-    /// Whether QoS accepts commands from other hosts: accepted only with `qos-enable: false`.
+    /// Whether QoS listens on every interface and answers other hosts (default: loopback only).
     #[serde(default, deserialize_with = "lenient::flag")]
     pub qos_accept_foreign_ip: Option<bool>,
     /// `interface`, `instance` or `all` (the default, as Java 3.3): how providers register.

@@ -16,7 +16,7 @@ use dubbo_rs::prelude::*;
 use dubbo_triple_greeter::{ContractGreeter, GreeterServer};
 
 const USAGE: &str =
-    "usage: interop-server [--dubbo-port P] [--tri-port Q] [--registry URL] [--app NAME] [--token T] [--delay-ms D]";
+    "usage: interop-server [--dubbo-port P] [--tri-port Q] [--registry URL] [--app NAME] [--token T] [--delay-ms D] [--qos-port Q]";
 
 #[tokio::main]
 async fn main() -> ExitCode {
@@ -31,7 +31,7 @@ async fn main() -> ExitCode {
     if let Some(unknown) = args.names().find(|n| {
         !matches!(
             *n,
-            "dubbo-port" | "tri-port" | "registry" | "app" | "token" | "delay-ms"
+            "dubbo-port" | "tri-port" | "registry" | "app" | "token" | "delay-ms" | "qos-port"
         )
     }) {
         eprintln!("unknown flag --{unknown}\n{USAGE}");
@@ -66,6 +66,11 @@ async fn run(args: &Args) -> Result<(), String> {
             env.push(("DUBBO_IP_TO_REGISTRY".into(), "::ffff:127.0.0.1".into()));
         }
         builder = builder.env(env);
+    }
+    // --qos-port Q: QoS over HTTP on 127.0.0.1:Q (/metrics in Java Dubbo 3.3's Prometheus
+    // names, /live, /ready, /startup, /ls); without it no QoS port is opened.
+    if args.get("qos-port").is_some() {
+        builder = builder.qos_port(args.port("qos-port", 0)?);
     }
     let app = builder.build().map_err(|e| e.to_string())?;
     let module = app.default_module();

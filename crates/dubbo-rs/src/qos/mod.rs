@@ -1,0 +1,204 @@
+//! The QoS port: an HTTP server on loopback (unless `qos-accept-foreign-ip`) that answers
+//! operations' questions: `/metrics` (Prometheus), `/live`, `/ready`, `/startup` and `/ls`.
+//! It belongs to one application and stops when the application shuts down.
+
+mod commands;
+mod io;
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::sync::{Arc, Weak};
+
+use bytes::Bytes;
+use dubbo_metrics::prometheus::HostLabels;
+use http_body_util::Full;
+use tokio_util::sync::CancellationToken;
+
+use crate::application::{AppInner, Application};
+use crate::config::{ConfigError, DubboConfig};
+
+/// Java's QoS port when none is configured.
+pub const DEFAULT_QOS_PORT: u16 = 22222;
+
+/// How the QoS port is to be served.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct QosSettings {
+    pub(crate) port: u16,
+    pub(crate) accept_foreign_ip: bool,
+}
+
+/// The QoS settings of `config`, or `None` when QoS is off.
+///
+/// QoS is on when `qos-enable: true`, or when a `qos-port` or `qos-accept-foreign-ip` is set
+/// without `qos-enable: false` (Java reads those as "enabled"). Unlike Java, nothing set means
+/// off: an application does not open an operations port nobody asked for.
+pub(crate) fn settings(config: &DubboConfig) -> Option<QosSettings> {
+    let app = &config.application;
+    let asked = app.qos_enable == Some(true)
+        || app.qos_port.is_some()
+        || app.qos_accept_foreign_ip.is_some();
+    if app.qos_enable == Some(false) || !asked {
+        return None;
+    }
+    Some(QosSettings {
+        port: app.qos_port.unwrap_or(DEFAULT_QOS_PORT),
+        accept_foreign_ip: app.qos_accept_foreign_ip.unwrap_or(false),
+    })
+}
+
+/// Binds the QoS port and serves it as one of `app`'s background tasks; returns the bound
+/// address. Binding happens now, so a port in use fails the application's start.
+pub(crate) fn start(app: &Application, qos: QosSettings) -> Result<SocketAddr, ConfigError> {
+    if tokio::runtime::Handle::try_current().is_err() {
+        return Err(ConfigError::invalid(
+            "dubbo.application.qos-enable",
+            "the QoS port is served by a Tokio task: build the application inside a Tokio runtime",
+        ));
+    }
+    let ip = if qos.accept_foreign_ip {
+        IpAddr::V4(Ipv4Addr::UNSPECIFIED)
+    } else {
+        IpAddr::V4(Ipv4Addr::LOCALHOST)
+    };
+    let bind_error = |e: std::io::Error| {
+        ConfigError::invalid(
+            "dubbo.application.qos-port",
+            format!("cannot open the QoS port {ip}:{}: {e}", qos.port),
+        )
+    };
+    let std_listener =
+        std::net::TcpListener::bind(SocketAddr::new(ip, qos.port)).map_err(bind_error)?;
+    std_listener.set_nonblocking(true).map_err(bind_error)?;
+    let listener = tokio::net::TcpListener::from_std(std_listener).map_err(bind_error)?;
+    let addr = listener.local_addr().map_err(bind_error)?;
+    let host = Arc::new(host_labels(app));
+    // A weak handle: the server must not keep the application alive.
+    let weak = Arc::downgrade(&app.inner);
+    app.tasks().spawn("qos", move |cancel| {
+        accept_loop(listener, weak, host, qos.accept_foreign_ip, cancel)
+    });
+    tracing::info!(application = %app.name(), %addr, "QoS port open");
+    Ok(addr)
+}
+
+async fn accept_loop(
+    listener: tokio::net::TcpListener,
+    app: Weak<AppInner>,
+    host: Arc<HostLabels>,
+    accept_foreign_ip: bool,
+    cancel: CancellationToken,
+) {
+    loop {
+        let (stream, peer) = tokio::select! {
+            _ = cancel.cancelled() => return,
+            accepted = listener.accept() => match accepted {
+                Ok(a) => a,
+                Err(e) => {
+                    tracing::debug!("QoS accept failed: {e}");
+                    continue;
+                }
+            },
+        };
+        let (app, host, cancel) = (app.clone(), host.clone(), cancel.clone());
+        tokio::spawn(async move {
+            let service = hyper::service::service_fn(move |req: http::Request<_>| {
+                let answer = respond(&app, &host, accept_foreign_ip, peer, req.uri().path());
+                async move { Ok::<_, std::convert::Infallible>(answer) }
+            });
+            // One request per connection: nothing outlives a request by much after shutdown.
+            let conn = hyper::server::conn::http1::Builder::new()
+                .keep_alive(false)
+                .serve_connection(io::TokioIo(stream), service);
+            tokio::select! {
+                _ = cancel.cancelled() => {}
+                r = conn => {
+                    if let Err(e) = r {
+                        tracing::debug!(%peer, "QoS connection error: {e}");
+                    }
+                }
+            }
+        });
+    }
+}
+
+fn respond(
+    app: &Weak<AppInner>,
+    host: &HostLabels,
+    accept_foreign_ip: bool,
+    peer: SocketAddr,
+    path: &str,
+) -> http::Response<Full<Bytes>> {
+    let answer = if !accept_foreign_ip && !peer.ip().is_loopback() {
+        commands::Answer {
+            status: http::StatusCode::FORBIDDEN,
+            content_type: "text/plain; charset=utf-8",
+            body: format!(
+                "Foreign IP {} is not permitted; set dubbo.application.qos-accept-foreign-ip",
+                peer.ip()
+            ),
+        }
+    } else {
+        match app.upgrade() {
+            Some(inner) => commands::answer(&Application { inner }, path, host),
+            None => commands::Answer {
+                status: http::StatusCode::SERVICE_UNAVAILABLE,
+                content_type: "text/plain; charset=utf-8",
+                body: "false".into(),
+            },
+        }
+    };
+    let mut resp = http::Response::new(Full::new(Bytes::from(answer.body)));
+    *resp.status_mut() = answer.status;
+    resp.headers_mut().insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static(answer.content_type),
+    );
+    resp
+}
+
+/// The process-level labels of the metrics: host name and advertised address.
+fn host_labels(app: &Application) -> HostLabels {
+    let hostname = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .or_else(|_| std::fs::read_to_string("/etc/hostname"))
+        .map(|h| h.trim().to_owned())
+        .ok()
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_default();
+    let ip = crate::address::machine_ipv4(&app.config().environment)
+        .map(|ip| ip.to_string())
+        .unwrap_or_else(|| Ipv4Addr::LOCALHOST.to_string());
+    HostLabels {
+        hostname,
+        ip,
+        application_version: app.config().application.version.clone().unwrap_or_default(),
+        git_commit_id: String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg(yaml: &str) -> DubboConfig {
+        DubboConfig::from_yaml(&format!("application:\n{yaml}")).unwrap()
+    }
+
+    #[test]
+    fn qos_is_on_only_when_asked() {
+        assert_eq!(settings(&cfg("  name: a\n")), None);
+        assert_eq!(settings(&cfg("  qos-enable: false\n  qos-port: 1\n")), None);
+        assert_eq!(
+            settings(&cfg("  qos-enable: true\n")),
+            Some(QosSettings {
+                port: DEFAULT_QOS_PORT,
+                accept_foreign_ip: false
+            })
+        );
+        assert_eq!(
+            settings(&cfg("  qos-port: 3333\n  qos-accept-foreign-ip: true\n")),
+            Some(QosSettings {
+                port: 3333,
+                accept_foreign_ip: true
+            })
+        );
+    }
+}

@@ -1,0 +1,191 @@
+//! The numbers of one key: counters since start, the last and extreme response times, and
+//! the sliding window.
+
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::time::Instant;
+
+use crate::failure::FailureKind;
+use crate::window::{Window, WindowConfig, WindowSnapshot};
+
+const KINDS: usize = FailureKind::ALL.len();
+
+/// Call metrics of one [`MetricKey`](crate::MetricKey). Every field is an atomic: recording
+/// takes no lock.
+#[derive(Debug)]
+pub struct MethodMetrics {
+    succeeded: AtomicU64,
+    failed: [AtomicU64; KINDS],
+    processing: AtomicI64,
+    rt_last: AtomicU64,
+    rt_min: AtomicU64,
+    rt_max: AtomicU64,
+    rt_sum: AtomicU64,
+    window: Window,
+}
+
+/// The numbers of one key at one moment. Response times are in milliseconds, Java's unit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MetricsSnapshot {
+    /// Calls completed since start.
+    pub total: u64,
+    /// Calls that succeeded since start.
+    pub succeeded: u64,
+    /// Failed calls since start by kind, indexed by [`FailureKind::index`].
+    pub failed: [u64; KINDS],
+    /// Calls in progress now.
+    pub processing: i64,
+    /// The response time of the last call.
+    pub rt_last_ms: f64,
+    /// The smallest response time since start (0 before the first call).
+    pub rt_min_ms: f64,
+    /// The largest response time since start.
+    pub rt_max_ms: f64,
+    /// The sum of the response times since start.
+    pub rt_sum_ms: f64,
+    /// Calls with a response time since start (the same as `total`).
+    pub rt_count: u64,
+    /// The mean response time since start (0 before the first call).
+    pub rt_avg_ms: f64,
+    /// The sliding window's numbers.
+    pub window: WindowSnapshot,
+}
+
+impl MetricsSnapshot {
+    /// Failed calls of every kind since start.
+    pub fn failed_total(&self) -> u64 {
+        self.failed.iter().sum()
+    }
+
+    /// Failed calls of one kind since start.
+    pub fn failed(&self, kind: FailureKind) -> u64 {
+        self.failed.get(kind.index()).copied().unwrap_or(0)
+    }
+}
+
+impl MethodMetrics {
+    pub(crate) fn new(config: WindowConfig, origin: Instant) -> Self {
+        Self {
+            succeeded: AtomicU64::new(0),
+            failed: Default::default(),
+            processing: AtomicI64::new(0),
+            rt_last: AtomicU64::new(0),
+            rt_min: AtomicU64::new(u64::MAX),
+            rt_max: AtomicU64::new(0),
+            rt_sum: AtomicU64::new(0),
+            window: Window::new(config, origin),
+        }
+    }
+
+    /// Counts a call as started (in flight).
+    pub fn begin(&self) {
+        self.processing.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Counts a started call as no longer in flight without recording an outcome (the caller
+    /// gave up on it).
+    pub fn abandon(&self) {
+        self.processing.fetch_sub(1, Ordering::Relaxed);
+    }
+
+    /// Records a started call that ended at `ended` after `micros` microseconds, successfully
+    /// or with `failure`.
+    pub fn end(&self, ended: Instant, micros: u64, failure: Option<FailureKind>) {
+        self.processing.fetch_sub(1, Ordering::Relaxed);
+        self.record(ended, micros, failure);
+    }
+
+    /// Records a call that was not counted as started.
+    pub fn record(&self, ended: Instant, micros: u64, failure: Option<FailureKind>) {
+        // No separate total: it is succeeded plus failed, one locked add fewer per call.
+        match failure {
+            None => {
+                self.succeeded.fetch_add(1, Ordering::Relaxed);
+            }
+            Some(kind) => {
+                if let Some(f) = self.failed.get(kind.index()) {
+                    f.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+        }
+        self.rt_last.store(micros, Ordering::Relaxed);
+        // A plain load first: the extremes rarely change, and a locked read-modify-write on
+        // every call would cost more than the rest of the counters.
+        if micros < self.rt_min.load(Ordering::Relaxed) {
+            self.rt_min.fetch_min(micros, Ordering::Relaxed);
+        }
+        if micros > self.rt_max.load(Ordering::Relaxed) {
+            self.rt_max.fetch_max(micros, Ordering::Relaxed);
+        }
+        self.rt_sum.fetch_add(micros, Ordering::Relaxed);
+        self.window.record(ended, micros, failure);
+    }
+
+    /// The numbers as of `now`.
+    pub fn snapshot(&self, now: Instant) -> MetricsSnapshot {
+        let ms = |us: u64| us as f64 / 1000.0;
+        let mut failed = [0; KINDS];
+        for (o, f) in failed.iter_mut().zip(self.failed.iter()) {
+            *o = f.load(Ordering::Relaxed);
+        }
+        let succeeded = self.succeeded.load(Ordering::Relaxed);
+        let total = succeeded + failed.iter().sum::<u64>();
+        let sum = self.rt_sum.load(Ordering::Relaxed);
+        let min = self.rt_min.load(Ordering::Relaxed);
+        MetricsSnapshot {
+            total,
+            succeeded,
+            failed,
+            processing: self.processing.load(Ordering::Relaxed),
+            rt_last_ms: ms(self.rt_last.load(Ordering::Relaxed)),
+            rt_min_ms: if min == u64::MAX { 0.0 } else { ms(min) },
+            rt_max_ms: ms(self.rt_max.load(Ordering::Relaxed)),
+            rt_sum_ms: ms(sum),
+            rt_count: total,
+            rt_avg_ms: if total == 0 {
+                0.0
+            } else {
+                ms(sum) / total as f64
+            },
+            window: self.window.snapshot(now),
+        }
+    }
+
+    /// The window's shape.
+    pub fn window_config(&self) -> WindowConfig {
+        self.window.config()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_by_kind_and_response_times() {
+        let origin = Instant::now();
+        let m = MethodMetrics::new(WindowConfig::default(), origin);
+        m.begin();
+        m.begin();
+        assert_eq!(m.snapshot(origin).processing, 2);
+        m.end(origin, 2_000, None);
+        m.end(origin, 4_000, Some(FailureKind::Timeout));
+        m.record(origin, 1_000, Some(FailureKind::Business));
+        m.record(origin, 3_000, Some(FailureKind::Network));
+        let s = m.snapshot(origin);
+        assert_eq!(s.processing, 0);
+        assert_eq!(s.total, 4);
+        assert_eq!(s.succeeded, 1);
+        assert_eq!(s.failed_total(), 3);
+        assert_eq!(s.failed(FailureKind::Timeout), 1);
+        assert_eq!(s.failed(FailureKind::Business), 1);
+        assert_eq!(s.failed(FailureKind::Network), 1);
+        assert_eq!(s.failed(FailureKind::Codec), 0);
+        assert_eq!(s.rt_last_ms, 3.0);
+        assert_eq!(s.rt_min_ms, 1.0);
+        assert_eq!(s.rt_max_ms, 4.0);
+        assert_eq!(s.rt_sum_ms, 10.0);
+        assert_eq!(s.rt_avg_ms, 2.5);
+        assert_eq!(s.window.total, 4);
+        assert_eq!(s.window.failed_total(), 3);
+    }
+}

@@ -1,0 +1,328 @@
+//! A sliding time window of `bucket-num` slots across `time-window-seconds`, as Java Dubbo's
+//! aggregation (`dubbo.metrics.aggregation.bucket-num`, `time-window-seconds`).
+//!
+//! Each slot covers `time-window-seconds / bucket-num` seconds and holds that period's counts
+//! and response-time histogram. A slot is reused for a later period by the first call that
+//! finds it stale: it claims the slot with a compare-and-swap of the period number, then
+//! clears it. A call recorded into the slot by another task between the claim and the clear
+//! is lost; that can only happen once per slot and period, which is the price of keeping the
+//! recording path free of locks.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::failure::FailureKind;
+use crate::histogram::{self, Histogram, BUCKETS};
+
+/// Java's default number of slots.
+pub const DEFAULT_BUCKET_NUM: usize = 10;
+/// Java's default window length in seconds.
+pub const DEFAULT_TIME_WINDOW_SECONDS: u64 = 120;
+
+/// The window's shape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WindowConfig {
+    /// Number of slots the window is divided into.
+    pub bucket_num: usize,
+    /// The window's length.
+    pub time_window: Duration,
+}
+
+impl Default for WindowConfig {
+    fn default() -> Self {
+        Self {
+            bucket_num: DEFAULT_BUCKET_NUM,
+            time_window: Duration::from_secs(DEFAULT_TIME_WINDOW_SECONDS),
+        }
+    }
+}
+
+impl WindowConfig {
+    /// One slot's period, at least one millisecond.
+    fn period_ms(&self) -> u64 {
+        let ms = self.time_window.as_millis() as u64 / self.bucket_num.max(1) as u64;
+        ms.max(1)
+    }
+}
+
+const KINDS: usize = FailureKind::ALL.len();
+
+/// One period's numbers.
+#[derive(Debug)]
+struct Slot {
+    /// The period number plus one; 0 for a slot never used.
+    period: AtomicU64,
+    succeeded: AtomicU64,
+    failed: [AtomicU64; KINDS],
+    rt_sum: AtomicU64,
+    rt_min: AtomicU64,
+    rt_max: AtomicU64,
+    rt: Histogram,
+}
+
+impl Default for Slot {
+    fn default() -> Self {
+        Self {
+            period: AtomicU64::new(0),
+            succeeded: AtomicU64::new(0),
+            failed: Default::default(),
+            rt_sum: AtomicU64::new(0),
+            rt_min: AtomicU64::new(u64::MAX),
+            rt_max: AtomicU64::new(0),
+            rt: Histogram::default(),
+        }
+    }
+}
+
+impl Slot {
+    fn reset(&self) {
+        self.succeeded.store(0, Ordering::Relaxed);
+        for f in &self.failed {
+            f.store(0, Ordering::Relaxed);
+        }
+        self.rt_sum.store(0, Ordering::Relaxed);
+        self.rt_min.store(u64::MAX, Ordering::Relaxed);
+        self.rt_max.store(0, Ordering::Relaxed);
+        self.rt.reset();
+    }
+}
+
+/// The calls of the last `time-window-seconds`, slot by slot.
+#[derive(Debug)]
+pub(crate) struct Window {
+    config: WindowConfig,
+    period_ms: u64,
+    origin: Instant,
+    slots: Box<[Slot]>,
+}
+
+/// The window's numbers at one moment.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WindowSnapshot {
+    /// Calls completed in the window.
+    pub total: u64,
+    /// Calls that succeeded in the window.
+    pub succeeded: u64,
+    /// Failed calls in the window by kind, indexed by [`FailureKind::index`].
+    pub failed: [u64; KINDS],
+    /// Calls per second over the part of the window that has elapsed.
+    pub qps: f64,
+    /// Smallest response time in the window, in milliseconds.
+    pub rt_min_ms: Option<f64>,
+    /// Largest response time in the window, in milliseconds.
+    pub rt_max_ms: Option<f64>,
+    /// Mean response time in the window, in milliseconds.
+    pub rt_avg_ms: Option<f64>,
+    /// Response-time quantiles p50, p90, p95, p99 in milliseconds.
+    pub quantiles_ms: Option<[f64; 4]>,
+}
+
+impl WindowSnapshot {
+    /// Failed calls of every kind.
+    pub fn failed_total(&self) -> u64 {
+        self.failed.iter().sum()
+    }
+}
+
+/// The quantiles reported, in the order of [`WindowSnapshot::quantiles_ms`].
+pub const QUANTILES: [f64; 4] = [0.5, 0.9, 0.95, 0.99];
+
+impl Window {
+    pub(crate) fn new(config: WindowConfig, origin: Instant) -> Self {
+        let n = config.bucket_num.max(1);
+        Self {
+            config,
+            period_ms: config.period_ms(),
+            origin,
+            slots: (0..n).map(|_| Slot::default()).collect(),
+        }
+    }
+
+    fn millis(&self, at: Instant) -> u64 {
+        at.saturating_duration_since(self.origin).as_millis() as u64
+    }
+
+    /// Records one call that ended at `at`.
+    pub(crate) fn record(&self, at: Instant, micros: u64, failure: Option<FailureKind>) {
+        let period = self.millis(at) / self.period_ms;
+        let n = self.slots.len() as u64;
+        let Some(slot) = self.slots.get((period % n) as usize) else {
+            return;
+        };
+        let want = period + 1;
+        let seen = slot.period.load(Ordering::Acquire);
+        if seen != want {
+            if seen > want {
+                // A newer period already owns the slot: this call ended just before the turn
+                // and belongs to a period that has gone.
+                return;
+            }
+            if slot
+                .period
+                .compare_exchange(seen, want, Ordering::AcqRel, Ordering::Acquire)
+                .is_ok()
+            {
+                slot.reset();
+            }
+        }
+        // The total is succeeded plus failed: one locked add fewer per call.
+        match failure {
+            None => {
+                slot.succeeded.fetch_add(1, Ordering::Relaxed);
+            }
+            Some(kind) => {
+                if let Some(f) = slot.failed.get(kind.index()) {
+                    f.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+        }
+        slot.rt_sum.fetch_add(micros, Ordering::Relaxed);
+        if micros < slot.rt_min.load(Ordering::Relaxed) {
+            slot.rt_min.fetch_min(micros, Ordering::Relaxed);
+        }
+        if micros > slot.rt_max.load(Ordering::Relaxed) {
+            slot.rt_max.fetch_max(micros, Ordering::Relaxed);
+        }
+        slot.rt.record(micros);
+    }
+
+    /// The window's numbers as of `now`.
+    pub(crate) fn snapshot(&self, now: Instant) -> WindowSnapshot {
+        let now_ms = self.millis(now);
+        let period = now_ms / self.period_ms;
+        let n = self.slots.len() as u64;
+        let oldest = (period + 1).saturating_sub(n);
+        let mut snap = WindowSnapshot {
+            total: 0,
+            succeeded: 0,
+            failed: [0; KINDS],
+            qps: 0.0,
+            rt_min_ms: None,
+            rt_max_ms: None,
+            rt_avg_ms: None,
+            quantiles_ms: None,
+        };
+        let mut counts = vec![0u64; BUCKETS];
+        let (mut sum, mut min, mut max) = (0u64, u64::MAX, 0u64);
+        for slot in self.slots.iter() {
+            let p = slot.period.load(Ordering::Acquire);
+            if p == 0 || p - 1 < oldest || p - 1 > period {
+                continue;
+            }
+            snap.succeeded += slot.succeeded.load(Ordering::Relaxed);
+            for (acc, f) in snap.failed.iter_mut().zip(slot.failed.iter()) {
+                *acc += f.load(Ordering::Relaxed);
+            }
+            sum += slot.rt_sum.load(Ordering::Relaxed);
+            min = min.min(slot.rt_min.load(Ordering::Relaxed));
+            max = max.max(slot.rt_max.load(Ordering::Relaxed));
+            slot.rt.add_to(&mut counts);
+        }
+        snap.total = snap.succeeded + snap.failed.iter().sum::<u64>();
+        // The part of the window that has elapsed: the whole window once it has run that
+        // long, less just after start.
+        let covered_ms = now_ms.saturating_sub(oldest * self.period_ms).max(1);
+        snap.qps = snap.total as f64 * 1000.0 / covered_ms as f64;
+        if snap.total > 0 {
+            snap.rt_min_ms = Some(min as f64 / 1000.0);
+            snap.rt_max_ms = Some(max as f64 / 1000.0);
+            snap.rt_avg_ms = Some(sum as f64 / snap.total as f64 / 1000.0);
+            let mut q = [0.0; 4];
+            for (out, p) in q.iter_mut().zip(QUANTILES) {
+                *out = histogram::quantile(&counts, p).unwrap_or(0.0) / 1000.0;
+            }
+            snap.quantiles_ms = Some(q);
+        }
+        snap
+    }
+
+    /// The window's shape.
+    pub(crate) fn config(&self) -> WindowConfig {
+        self.config
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Exact nearest-rank quantile of `values` (sorted), as the reference.
+    fn exact(sorted: &[u64], q: f64) -> f64 {
+        let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
+        sorted[rank - 1] as f64
+    }
+
+    #[test]
+    fn quantiles_match_exact_ones_within_the_stated_bound() {
+        let origin = Instant::now();
+        let w = Window::new(WindowConfig::default(), origin);
+        // A skewed, deterministic mix: mostly fast calls and a long tail.
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut values = Vec::new();
+        for i in 0..20_000u64 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let v = if i % 50 == 0 {
+                50_000 + x % 2_000_000
+            } else {
+                100 + x % 5_000
+            };
+            values.push(v);
+            w.record(origin + Duration::from_millis(i % 100_000 / 10), v, None);
+        }
+        values.sort_unstable();
+        let snap = w.snapshot(origin + Duration::from_secs(60));
+        assert_eq!(snap.total, 20_000);
+        let got = snap.quantiles_ms.unwrap_or([0.0; 4]);
+        for (g, q) in got.iter().zip(QUANTILES) {
+            let want = exact(&values, q);
+            let g_us = g * 1000.0;
+            assert!(
+                (g_us - want).abs() <= want * histogram::RELATIVE_ERROR + 0.5,
+                "p{q}: got {g_us} µs, exact {want} µs"
+            );
+        }
+        assert_eq!(snap.rt_min_ms, Some(values[0] as f64 / 1000.0));
+        assert_eq!(
+            snap.rt_max_ms,
+            Some(values[values.len() - 1] as f64 / 1000.0)
+        );
+    }
+
+    #[test]
+    fn old_periods_slide_out_and_qps_covers_the_window() {
+        let origin = Instant::now();
+        let w = Window::new(WindowConfig::default(), origin);
+        // 10 calls in the first period (0..12 s), 20 calls at 100 s.
+        for _ in 0..10 {
+            w.record(origin + Duration::from_secs(1), 1_000, None);
+        }
+        for _ in 0..20 {
+            w.record(
+                origin + Duration::from_secs(100),
+                5_000,
+                Some(FailureKind::Timeout),
+            );
+        }
+        let s = w.snapshot(origin + Duration::from_secs(110));
+        assert_eq!(s.total, 30);
+        assert_eq!(s.failed[FailureKind::Timeout.index()], 20);
+        // 120 s later the first period has left the window.
+        let s = w.snapshot(origin + Duration::from_secs(125));
+        assert_eq!(s.total, 20);
+        assert_eq!(s.succeeded, 0);
+        // The window now spans periods 1..=10: from 12 s to 125 s.
+        assert!((s.qps - 20.0 / 113.0).abs() < 1e-9, "qps {}", s.qps);
+        // A later call reuses the first slot and clears it.
+        w.record(origin + Duration::from_secs(241), 2_000, None);
+        let s = w.snapshot(origin + Duration::from_secs(241));
+        assert_eq!(s.total, 1);
+        let p50 = s.quantiles_ms.map(|q| q[0]).unwrap_or(0.0);
+        assert!(
+            (p50 - 2.0).abs() <= 2.0 * histogram::RELATIVE_ERROR,
+            "p50 {p50}"
+        );
+        assert_eq!(s.rt_min_ms, Some(2.0));
+    }
+}
