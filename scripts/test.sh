@@ -58,6 +58,9 @@ step() {
 start_server() {
   local name=$1
   shift
+  # A server started again under the same name must not be taken as READY from the last
+  # one's output before the new one's redirection truncates it.
+  rm -f "$WORK/$name.out" "$WORK/$name.err"
   "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" &
   local pid=$!
   PIDS+=("$pid")
