@@ -297,6 +297,7 @@ cluster_load_kill_restart() {
     >"$WORK/cluster-kill.out" 2>"$WORK/cluster-kill.err" &
   local client=$!
   sleep 1
+  [ -n "${PID_cluster_java_1:-}" ] || { echo "provider 1 is not running"; return 1; }
   echo "killing provider 1 (pid $PID_cluster_java_1) with SIGKILL"
   kill -KILL "$PID_cluster_java_1"
   wait "$PID_cluster_java_1" 2>/dev/null
@@ -472,6 +473,7 @@ registry_matrix() {
 # /services (capture then stops after the dump).
 registry_loopback_only() {
   local pid=$1 app=$2 mode=${3:-} bad
+  [ -n "$pid" ] || { echo "the provider is not running"; return 1; }
   if [ "$mode" = interface-only ]; then
     if java -Djava.net.preferIPv4Stack=true -cp "$INTEROP_JAVA_DUBBO_JAR" org.apache.dubbo.interop.RegistryTools \
       capture --registry "$ZK_URL" --app "$app" --out "$WORK/zk-dump" 2>"$WORK/zk-dump.err"; then
@@ -709,7 +711,7 @@ registry_steps() {
   registry_matrix "Rust client" rust_client "Java provider"
   # After the consumers: their persistent nodes (/dubbo/metadata/IFACE/.../consumer/APP) stay.
   step "Java provider and consumers in ZooKeeper: registrations and sockets on the loopback only" \
-    registry_loopback_only "$PID_java_registry_provider" "$REG_JAVA_APP"
+    registry_loopback_only "${PID_java_registry_provider:-}" "$REG_JAVA_APP"
   step "Java consumer, no provider in the registry: exits non-zero within its bound" \
     registry_no_provider java_registry_consumer
   stop_server java_registry_provider >/dev/null 2>&1 || true
@@ -718,7 +720,7 @@ registry_steps() {
   registry_matrix "Java consumer" java_registry_consumer "Rust provider"
   registry_matrix "Rust client" rust_client "Rust provider"
   step "Rust provider in ZooKeeper: registrations and sockets on the loopback only, MetadataService answers Java" \
-    registry_loopback_only "$PID_rust_registry_provider_0" "$REG_RUST_APP"
+    registry_loopback_only "${PID_rust_registry_provider_0:-}" "$REG_RUST_APP"
   step "start two more Rust providers registering in ZooKeeper" \
     eval 'rust_registry_provider_up 1 && rust_registry_provider_up 2'
   step "Rust client through ZooKeeper, load while 3 providers restart in turn (SIGTERM): 0 failed" \
@@ -1010,7 +1012,7 @@ older_registry_steps() {
     java_registry_sends fastjson2 java32_registry_consumer --registry "$ZK_URL" --protocol dubbo \
     --migration FORCE_INTERFACE --only sayHello
   step "Java 3.2 provider in ZooKeeper: registrations and sockets on the loopback only" \
-    registry_loopback_only "$PID_java32_registry_provider" "$OLDREG_J32_APP"
+    registry_loopback_only "${PID_java32_registry_provider:-}" "$OLDREG_J32_APP"
   stop_server java32_registry_provider >/dev/null 2>&1 || true
   # Java 2.7 provider: interface level only.
   step "start Java 2.7 provider registering in ZooKeeper" java27_registry_provider_up
@@ -1021,7 +1023,7 @@ older_registry_steps() {
   step "Rust client, FORCE_APPLICATION, only a Java 2.7 provider (interface-level) registered: no provider" \
     rust_client_no_application_level
   step "Java 2.7 provider in ZooKeeper: interface level only, registrations and sockets on the loopback only" \
-    registry_loopback_only "$PID_java27_registry_provider" "$OLDREG_J27_APP" interface-only
+    registry_loopback_only "${PID_java27_registry_provider:-}" "$OLDREG_J27_APP" interface-only
   stop_server java27_registry_provider >/dev/null 2>&1 || true
   # The other direction: a Rust provider alone in the registry.
   step "start Rust provider registering in ZooKeeper (older Java consumers)" older_rust_registry_provider_up
@@ -1043,7 +1045,7 @@ older_registry_steps() {
   step "Java 2.7 consumer -> Rust provider through ZooKeeper, dubbo:// (interface-level)" \
     java_registry_sends hessian2 java27_registry_consumer --registry "$ZK_URL" --protocol dubbo
   step "Rust provider and older Java consumers in ZooKeeper: registrations and sockets on the loopback only" \
-    registry_loopback_only "$PID_older_rust_registry_provider" "$OLDREG_RUST_APP"
+    registry_loopback_only "${PID_older_rust_registry_provider:-}" "$OLDREG_RUST_APP"
   stop_server older_rust_registry_provider >/dev/null 2>&1 || true
   # The case skipped above, through the registry against Java's own 3.3 provider.
   step "start Java 3.3 provider registering in ZooKeeper (reference for Java client bugs)" java33_registry_ref_provider_up
