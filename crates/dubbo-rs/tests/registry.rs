@@ -283,6 +283,9 @@ async fn answers(app: &Application, calls: usize) -> std::collections::BTreeSet<
         .await
         .unwrap();
     let client = EchoClient::new(reference.invoker());
+    // `refer` returns once the first registry delivered; the zone choice is only meaningful
+    // once both have (the file registry polls every 300 ms).
+    tokio::time::sleep(Duration::from_millis(1500)).await;
     let mut seen = std::collections::BTreeSet::new();
     for _ in 0..calls {
         seen.insert(client.echo("z".into()).await.unwrap());
@@ -298,8 +301,6 @@ async fn a_reference_across_registries_prefers_its_zone_or_the_preferred_registr
     let b = provider(&west, "west-provider", "interface").await;
 
     let c = two_registry_consumer(&east, &west, "", "west");
-    // Wait until both registries delivered (the zone router then has both to choose from).
-    tokio::time::sleep(Duration::from_millis(500)).await;
     assert_eq!(
         answers(&c, 40).await.into_iter().collect::<Vec<_>>(),
         vec!["west-provider:z".to_owned()]
@@ -307,7 +308,6 @@ async fn a_reference_across_registries_prefers_its_zone_or_the_preferred_registr
     c.shutdown().await;
 
     let c = two_registry_consumer(&east, &west, "      preferred: true\n", "west");
-    tokio::time::sleep(Duration::from_millis(500)).await;
     assert_eq!(
         answers(&c, 40).await.into_iter().collect::<Vec<_>>(),
         vec!["east-provider:z".to_owned()]
@@ -315,7 +315,6 @@ async fn a_reference_across_registries_prefers_its_zone_or_the_preferred_registr
     c.shutdown().await;
 
     let c = two_registry_consumer(&east, &west, "", "nowhere");
-    tokio::time::sleep(Duration::from_millis(500)).await;
     assert_eq!(
         answers(&c, 60).await.len(),
         2,
