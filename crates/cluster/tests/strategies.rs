@@ -127,6 +127,44 @@ async fn failover_never_repeats_a_provider_and_reports_the_last_code() {
 }
 
 #[tokio::test]
+async fn failover_stops_at_the_calls_deadline_and_reports_the_timeout() {
+    let url = Url::parse(&format!("dubbo://127.0.0.1:20000/{SERVICE}")).unwrap();
+    let calls = Arc::new(AtomicUsize::new(0));
+    let mut invokers: Vec<Arc<dyn Invoker>> = Vec::new();
+    for port in [20000u16, 20001, 20002] {
+        let calls = calls.clone();
+        let url = url.with_port(port);
+        invokers.push(Arc::new(invoker_fn(url, move |inv: Invocation| {
+            calls.fetch_add(1, Ordering::SeqCst);
+            let deadline = inv.context().deadline();
+            async move {
+                // A provider that answers after the deadline: the attempt times out at it.
+                if let Some(d) = deadline {
+                    tokio::time::sleep_until(d.into()).await;
+                }
+                Err(RpcError::framework(ErrorCode::Timeout, "timed out"))
+            }
+        })));
+    }
+    let consumer = Url::parse(&format!(
+        "dubbo://127.0.0.1:20000/{SERVICE}?interface={SERVICE}"
+    ))
+    .unwrap();
+    let dir = Arc::new(StaticDirectory::new(consumer, invokers));
+    let c = ClusterInvoker::new(dir, Arc::new(RouterChain::new()), &extensions()).unwrap();
+    let mut inv = call();
+    inv.context_mut()
+        .set_deadline(std::time::Instant::now() + Duration::from_millis(50));
+    let err = c.invoke(inv).await.unwrap_err();
+    assert_eq!(err.code(), Some(ErrorCode::Timeout), "{err}");
+    assert_eq!(
+        calls.load(Ordering::SeqCst),
+        1,
+        "no attempt after the deadline"
+    );
+}
+
+#[tokio::test]
 async fn failover_reaches_the_one_provider_up() {
     for _ in 0..20 {
         let (c, f) = cluster("", &[Mode::Down, Mode::Ok, Mode::Down]);

@@ -57,7 +57,13 @@ async fn failover(call: ClusterCall, invocation: Invocation) -> RpcResult {
             Err(e) => last_error = e,
         }
         tried.push(provider.clone());
-        if attempt >= attempts {
+        // Attempts share the call's deadline: once it has passed, another attempt could only
+        // fail at once (and hide the timeout behind its own error).
+        let expired = invocation
+            .context()
+            .deadline()
+            .is_some_and(|d| d <= std::time::Instant::now());
+        if attempt >= attempts || expired {
             break;
         }
         attempt += 1;
