@@ -594,9 +594,9 @@ free_port() {
 install_prometheus() {
   command -v prometheus >/dev/null 2>&1 && return 0
   if [ "$(id -u)" -eq 0 ]; then
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q prometheus >/dev/null
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -q prometheus >/dev/null
   else
-    sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -q prometheus >/dev/null
+    sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -q prometheus >/dev/null
   fi
   command -v prometheus >/dev/null 2>&1
 }
