@@ -222,7 +222,8 @@ impl<T: Clone + std::fmt::Debug> Collector<T> {
         filter: impl Fn(&T) -> bool,
         done: impl Fn(&T) -> bool,
     ) -> T {
-        let deadline = Instant::now() + Duration::from_secs(20);
+        // Generous: on a loaded two-core machine a reconnect after a restart can take a while.
+        let deadline = Instant::now() + Duration::from_secs(60);
         loop {
             let latest = self.all().into_iter().rev().find(|i| filter(i));
             if let Some(latest) = latest {
@@ -238,9 +239,10 @@ impl<T: Clone + std::fmt::Debug> Collector<T> {
     }
 }
 
-/// Polls `f` until it returns true or 20 s pass.
+/// Polls `f` until it returns true or 60 s pass.
 pub async fn eventually(what: &str, mut f: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(20);
+    // Generous: on a loaded two-core machine a reconnect after a restart can take a while.
+    let deadline = Instant::now() + Duration::from_secs(60);
     while !f() {
         if Instant::now() > deadline {
             panic!("timed out waiting for {what}");
