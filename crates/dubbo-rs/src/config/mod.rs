@@ -159,6 +159,16 @@ impl DubboConfig {
         out
     }
 
+    /// The configuration key of the registry with `id`: `dubbo.registries.<id>`, or
+    /// `dubbo.registry` for the single-registry form.
+    pub fn registry_key(&self, id: &str) -> String {
+        if self.registries.contains_key(id) {
+            format!("dubbo.registries.{id}")
+        } else {
+            "dubbo.registry".to_owned()
+        }
+    }
+
     /// Every registry, by id: `registries` plus the single `registry` (id `default`).
     pub fn all_registries(&self) -> Vec<(String, RegistryConfig)> {
         let mut out: Vec<(String, RegistryConfig)> = self

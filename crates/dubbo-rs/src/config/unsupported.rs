@@ -42,11 +42,7 @@ fn refuse_na_registry_settings(config: &DubboConfig) -> Result<(), ConfigError> 
         if !address.eq_ignore_ascii_case("N/A") {
             continue;
         }
-        let key = if config.registries.contains_key(&id) {
-            format!("dubbo.registries.{id}")
-        } else {
-            "dubbo.registry".to_owned()
-        };
+        let key = config.registry_key(&id);
         if let Some(field) = registry_setting(&registry) {
             return Err(ConfigError::invalid(
                 format!("{key}.{field}"),
@@ -63,11 +59,7 @@ fn refuse_na_registry_settings(config: &DubboConfig) -> Result<(), ConfigError> 
 fn refuse_config_center(config: &DubboConfig) -> Result<(), ConfigError> {
     for (id, registry) in config.all_registries() {
         if registry.use_as_config_center == Some(true) {
-            let key = if config.registries.contains_key(&id) {
-                format!("dubbo.registries.{id}")
-            } else {
-                "dubbo.registry".to_owned()
-            };
+            let key = config.registry_key(&id);
             return Err(ConfigError::invalid(
                 format!("{key}.use-as-config-center"),
                 "the config centre is not implemented yet, so nothing would be read from it; \

@@ -115,11 +115,7 @@ pub(crate) fn validate(config: &DubboConfig) -> Result<(), ConfigError> {
         }
     }
     for (id, r) in config.all_registries() {
-        let key = if config.registries.contains_key(&id) {
-            format!("dubbo.registries.{id}")
-        } else {
-            "dubbo.registry".to_owned()
-        };
+        let key = config.registry_key(&id);
         match &r.address {
             None => {
                 return Err(ConfigError::invalid(

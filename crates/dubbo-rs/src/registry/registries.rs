@@ -149,11 +149,7 @@ pub(crate) fn from_config(
     let app_mode = config.application.register_mode.as_deref();
     let mut out = Vec::new();
     for (id, rc) in config.all_registries() {
-        let key = if config.registries.contains_key(&id) {
-            format!("dubbo.registries.{id}")
-        } else {
-            "dubbo.registry".to_owned()
-        };
+        let key = config.registry_key(&id);
         let address = rc.address.as_deref().unwrap_or("").trim();
         if address.eq_ignore_ascii_case("N/A") {
             continue;
