@@ -89,6 +89,11 @@ impl UrlParams {
         UrlParams { map: Arc::new(map) }
     }
 
+    /// Whether both share one parameter map (see [`Url::ptr_eq`](crate::Url::ptr_eq)).
+    pub fn ptr_eq(&self, other: &UrlParams) -> bool {
+        Arc::ptr_eq(&self.map, &other.map)
+    }
+
     /// The value of `key`, if present (possibly `""`).
     pub fn get(&self, key: &str) -> Option<&str> {
         self.map.get(key).map(|v| &**v)
