@@ -73,13 +73,16 @@ static GLOBAL: Counting = Counting;
 #[derive(Clone, Copy)]
 struct Mark {
     at: Instant,
+    cpu: Duration,
     live: usize,
     allocs: usize,
 }
 
 fn mark() -> Mark {
+    let cpu = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
     Mark {
         at: Instant::now(),
+        cpu: Duration::new(cpu.tv_sec as u64, cpu.tv_nsec as u32),
         live: LIVE.load(Ordering::Relaxed),
         allocs: ALLOCS.load(Ordering::Relaxed),
     }
@@ -89,6 +92,7 @@ fn mark() -> Mark {
 #[derive(Clone, Copy, Default)]
 struct Cost {
     time: Duration,
+    cpu: Duration,
     allocs: usize,
     retained: isize,
 }
@@ -97,6 +101,7 @@ fn since(m: Mark) -> Cost {
     let now = mark();
     Cost {
         time: now.at - m.at,
+        cpu: now.cpu - m.cpu,
         allocs: now.allocs - m.allocs,
         retained: now.live as isize - m.live as isize,
     }
@@ -185,6 +190,7 @@ struct Row {
     per: &'static str,
     n: usize,
     times: Vec<f64>,
+    cpu: Vec<f64>,
     allocs: Vec<f64>,
     retained: Vec<f64>,
 }
@@ -196,12 +202,14 @@ impl Row {
             per,
             n,
             times: Vec::new(),
+            cpu: Vec::new(),
             allocs: Vec::new(),
             retained: Vec::new(),
         }
     }
     fn add(&mut self, c: Cost, retained: bool) {
         self.times.push(c.time.as_secs_f64() * 1e3);
+        self.cpu.push(c.cpu.as_secs_f64() * 1e3);
         self.allocs.push(c.allocs as f64);
         if retained {
             self.retained.push(c.retained as f64);
@@ -218,10 +226,11 @@ impl Row {
             format!("{:.0}", median(self.retained.clone()) / self.n as f64)
         };
         println!(
-            "| {:<44} | {:>9} | {:>10.2} | {:>8.2}–{:<8.2} | {:>12.0} | {:>7.2} | {:>12} |",
+            "| {:<44} | {:>9} | {:>10.2} | {:>10.2} | {:>8.2}–{:<8.2} | {:>12.0} | {:>7.2} | {:>12} |",
             self.name,
             self.n,
             median(times.clone()),
+            median(self.cpu.clone()),
             min,
             max,
             median(self.allocs.clone()),
@@ -233,12 +242,12 @@ impl Row {
 
 fn header() {
     println!(
-        "| {:<44} | {:>9} | {:>10} | {:>17} | {:>12} | {:>7} | {:>12} |",
-        "step", "n", "p50 ms", "min–max ms", "allocs", "allocs/n", "retained B"
+        "| {:<44} | {:>9} | {:>10} | {:>10} | {:>17} | {:>12} | {:>7} | {:>12} |",
+        "step", "n", "p50 ms", "CPU p50 ms", "min–max ms", "allocs", "allocs/n", "retained B"
     );
     println!(
-        "|{:-<46}|{:->11}|{:->12}|{:->19}|{:->14}|{:->9}|{:->14}|",
-        "", "", "", "", "", "", ""
+        "|{:-<46}|{:->11}|{:->12}|{:->12}|{:->19}|{:->14}|{:->9}|{:->14}|",
+        "", "", "", "", "", "", "", ""
     );
 }
 
@@ -432,6 +441,7 @@ fn application_level(reps: usize, apps: usize, referred: usize) {
         total_row.add(
             Cost {
                 time: json_c.time + urls_c.time + notify_c.time,
+                cpu: json_c.cpu + urls_c.cpu + notify_c.cpu,
                 allocs: json_c.allocs + urls_c.allocs + notify_c.allocs,
                 retained,
             },
@@ -454,6 +464,7 @@ fn application_level(reps: usize, apps: usize, referred: usize) {
 
 fn add(into: &mut Cost, c: Cost) {
     into.time += c.time;
+    into.cpu += c.cpu;
     into.allocs += c.allocs;
     into.retained += c.retained;
 }

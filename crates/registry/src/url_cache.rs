@@ -7,7 +7,9 @@
 //! here the cache is a value owned by one registry, together with the [`Interner`] that makes
 //! equal keys and values of different URLs share memory.
 
+use std::collections::hash_map::{DefaultHasher, RandomState};
 use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasher, Hasher};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use dubbo_url::{Interner, Url, UrlParams};
@@ -36,7 +38,7 @@ pub struct ParsedUrlCache {
 
 #[derive(Debug, Default)]
 struct State {
-    parsed: HashMap<String, Cached>,
+    parsed: HashMap<String, Cached, EndsHasher>,
     /// Shared parameter sets by their encoded text without the variable keys.
     shared: HashMap<Arc<str>, UrlParams>,
 }
@@ -83,7 +85,8 @@ impl ParsedUrlCache {
         // the first insert wins so every later caller shares one value.
         let cached = match split(encoded_name) {
             Some(parts) => {
-                let address = Url::parse_encoded_with(parts.address, &self.interner).map_err(bad)?;
+                let address =
+                    Url::parse_encoded_with(parts.address, &self.interner).map_err(bad)?;
                 let own = UrlParams::parse_encoded_with(&parts.own, &self.interner).map_err(bad)?;
                 let (key, shared) = self.shared(&parts.shared).map_err(bad)?;
                 Cached {
@@ -125,7 +128,7 @@ impl ParsedUrlCache {
     where
         I: IntoIterator<Item = &'a str>,
     {
-        let keep: HashSet<&str> = names.into_iter().collect();
+        let keep: HashSet<&str, EndsHasher> = names.into_iter().collect();
         let mut state = self.lock();
         state.parsed.retain(|k, _| keep.contains(k.as_str()));
         let used: HashSet<*const u8> = state
@@ -151,6 +154,44 @@ impl ParsedUrlCache {
     }
 }
 
+/// Hashes long names by their length and both ends only.
+///
+/// Node names are long (a Java provider's is 600–800 bytes) and a push looks each up two or
+/// three times; hashing every byte was most of the cost of a push of unchanged providers.
+/// Names of different providers differ near the start (host, port, interface) and the end
+/// (`timestamp` sorts late); equality still compares whole names, so names that differ only
+/// in the middle merely share a bucket. Keyed randomly per cache, as `RandomState` is.
+#[derive(Debug, Default, Clone)]
+struct EndsHasher(RandomState);
+
+/// How many bytes of each end of a long name are hashed.
+const HASHED_END: usize = 128;
+
+impl BuildHasher for EndsHasher {
+    type Hasher = Ends;
+    fn build_hasher(&self) -> Ends {
+        Ends(self.0.build_hasher())
+    }
+}
+
+struct Ends(DefaultHasher);
+
+impl Hasher for Ends {
+    fn finish(&self) -> u64 {
+        self.0.finish()
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        match (bytes.get(..HASHED_END), bytes.len().checked_sub(HASHED_END)) {
+            (Some(head), Some(tail_at)) if bytes.len() > 2 * HASHED_END => {
+                self.0.write_usize(bytes.len());
+                self.0.write(head);
+                self.0.write(bytes.get(tail_at..).unwrap_or_default());
+            }
+            _ => self.0.write(bytes),
+        }
+    }
+}
+
 /// An encoded URL cut into its address, its parameters without the variable keys, and the
 /// variable keys.
 struct Split<'a> {
@@ -164,13 +205,16 @@ struct Split<'a> {
 /// context (literal delimiters, `;`, `default.` keys, a lower-case `%3f`, non-ASCII text).
 /// `None` otherwise, and the name is parsed whole.
 fn split(name: &str) -> Option<Split<'_>> {
-    if !name.is_ascii()
-        || name.contains(['&', ';', '='])
-        || name.contains("%3B")
-        || name.contains("%3b")
-        || name.contains("%3f")
-        || name.contains("default.")
-    {
+    let b = name.as_bytes();
+    let unusual = b.iter().enumerate().any(|(i, &c)| match c {
+        b'&' | b';' | b'=' => true,
+        b'%' => matches!(
+            (b.get(i + 1), b.get(i + 2)),
+            (Some(b'3'), Some(b'B' | b'b' | b'f'))
+        ),
+        c => !c.is_ascii(),
+    });
+    if unusual {
         return None;
     }
     let q = name.find("%3F")?;
@@ -178,7 +222,7 @@ fn split(name: &str) -> Option<Split<'_>> {
     let mut shared = String::with_capacity(rest.len());
     let mut own = String::new();
     for pair in rest.split("%26") {
-        if !pair.contains("%3D") {
+        if !pair.contains("%3D") || pair.starts_with("default.") {
             return None;
         }
         let variable = VARIABLE_KEYS.iter().any(|k| {
@@ -269,7 +313,10 @@ mod tests {
             let whole = Url::parse_encoded(name).unwrap();
             let cached = cache.get_or_parse(name).unwrap();
             assert_eq!(cached, whole, "{name}");
-            assert_eq!(cached.to_encoded_full_string(), whole.to_encoded_full_string());
+            assert_eq!(
+                cached.to_encoded_full_string(),
+                whole.to_encoded_full_string()
+            );
             assert_eq!(cached.parameter("timestamp"), whole.parameter("timestamp"));
         }
         // Two providers that differ in address, timestamp and pid share one parameter map.
