@@ -37,7 +37,7 @@ use std::time::{Duration, Instant};
 use dubbo_cluster::directory::DynamicDirectory;
 use dubbo_core::{BoxFuture, ErrorCode, Invocation, Invoker, RpcError, RpcResult};
 use dubbo_registry::{
-    instance_urls, MetadataInfo, ParsedUrlCache, ServiceInfo, ServiceInstance, ENDPOINTS_KEY,
+    InstanceUrls, MetadataInfo, ParsedUrlCache, ServiceInfo, ServiceInstance, ENDPOINTS_KEY,
     METADATA_SERVICE_PARAMS_KEY, METADATA_VERSION_KEY, REVISION_KEY, STORAGE_TYPE_KEY,
 };
 use dubbo_url::Url;
@@ -363,6 +363,10 @@ fn instance_json(app: usize, i: usize, revision: &str) -> String {
     instance.to_curator_json()
 }
 
+/// What the consumer keeps of one application: its last instance list, and per reference the
+/// URL list and the directory.
+type AppState = (Vec<ServiceInstance>, Vec<(Vec<Url>, DynamicDirectory)>);
+
 fn application_level(reps: usize, apps: usize, referred: usize) {
     let template = java_template();
     let instances = apps * INSTANCES_PER_APP;
@@ -399,8 +403,7 @@ fn application_level(reps: usize, apps: usize, referred: usize) {
         let mut kept_instances = 0isize;
         // What the consumer keeps: the last instance list of each application (the listener's
         // watch channel), each reference's URL list and its directory.
-        let mut state: Vec<(Vec<ServiceInstance>, Vec<(Vec<Url>, DynamicDirectory)>)> =
-            Vec::with_capacity(apps);
+        let mut state: Vec<AppState> = Vec::with_capacity(apps);
         for (a, app_meta) in metadata.iter().enumerate() {
             let by_revision: HashMap<&str, &Arc<MetadataInfo>> =
                 app_meta.iter().map(|m| (m.revision.as_str(), m)).collect();
@@ -418,10 +421,13 @@ fn application_level(reps: usize, apps: usize, referred: usize) {
             let mut refs = Vec::with_capacity(referred);
             for consumer in &consumers[a] {
                 let m = mark();
+                // One builder per application and reference, as the consumer keeps one per
+                // watched application.
+                let mut builder = InstanceUrls::new();
                 let mut urls = Vec::with_capacity(list.len() * 2);
                 for instance in &list {
                     let info = by_revision[instance.revision()];
-                    urls.extend(instance_urls(instance, info, consumer));
+                    urls.extend(builder.urls(instance, info, consumer));
                 }
                 add(&mut urls_c, since(m));
                 let m = mark();

@@ -12,6 +12,8 @@ use crate::keys;
 
 pub(crate) type ParamMap = BTreeMap<Arc<str>, Arc<str>>;
 type Map = ParamMap;
+/// The per-Url layer of a layered set: pairs sorted by key.
+type Own = Arc<[(Arc<str>, Arc<str>)]>;
 
 /// The parameters of a Url: an immutable, cheaply clonable map from key to value.
 ///
@@ -31,7 +33,7 @@ type Map = ParamMap;
 pub struct UrlParams {
     map: Arc<Map>,
     /// Parameters on top of the shared `map`, sorted by key, none of them a key of `map`.
-    own: Option<Arc<[(Arc<str>, Arc<str>)]>>,
+    own: Option<Own>,
 }
 
 impl PartialEq for UrlParams {

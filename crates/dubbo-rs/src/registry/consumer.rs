@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use dubbo_cluster::directory::DynamicDirectory;
 use dubbo_core::{BoxFuture, Directory, Invoker, RpcError};
 use dubbo_registry::{
-    Category, CoalesceConfig, CoalescingInstancesListener, CoalescingNotifyListener,
+    Category, CoalesceConfig, CoalescingInstancesListener, CoalescingNotifyListener, InstanceUrls,
     InstancesListener, MappingListener, MetadataInfo, Notification, NotifyListener,
     ServiceInstance,
 };
@@ -307,6 +307,8 @@ impl AppResolver {
         let me = self.clone();
         let name = format!("instances of {app}");
         self.tasks.spawn(name, move |stop| async move {
+            // Shares URL parameters between the instances of a revision of this application.
+            let mut builder = InstanceUrls::new();
             // A discovery that is down now is watched once it is back.
             let mut backoff = std::time::Duration::from_millis(500);
             while let Err(e) = me.discovery.watch(&app, listener.clone()).await {
@@ -325,7 +327,7 @@ impl AppResolver {
                     changed = rx.changed() => if changed.is_err() { break },
                 }
                 let instances = rx.borrow_and_update().clone().unwrap_or_default();
-                let urls = me.resolve(&app, &instances).await;
+                let urls = me.resolve(&app, &instances, &mut builder).await;
                 let Some(sources) = me.sources.upgrade() else { break };
                 let urls: Vec<Url> = urls.into_iter().filter(|u| sources.accepts(u)).collect();
                 tracing::debug!(app = %app, instances = instances.len(), urls = urls.len(), "instances resolved");
@@ -337,18 +339,25 @@ impl AppResolver {
     }
 
     /// The provider URLs of the consumer's service among `instances`.
-    async fn resolve(&self, app: &str, instances: &[ServiceInstance]) -> Vec<Url> {
-        let mut urls = Vec::new();
+    async fn resolve(
+        &self,
+        app: &str,
+        instances: &[ServiceInstance],
+        builder: &mut InstanceUrls,
+    ) -> Vec<Url> {
+        let mut resolved = Vec::with_capacity(instances.len());
         for instance in instances {
-            let Some(info) = self.metadata(app, instance).await else {
-                continue;
-            };
-            urls.extend(dubbo_registry::instance_urls(
-                instance,
-                &info,
-                &self.consumer,
-            ));
+            if let Some(info) = self.metadata(app, instance).await {
+                resolved.push((instance, info));
+            }
         }
+        // Instances of one revision share their URLs' parameters (one map per revision and
+        // service), which is most of the memory of a large application's provider list.
+        let mut urls = Vec::with_capacity(resolved.len());
+        for (instance, info) in &resolved {
+            urls.extend(builder.urls(instance, info, &self.consumer));
+        }
+        builder.retain_revisions(resolved.iter().map(|(i, _)| i.revision()));
         urls
     }
 
