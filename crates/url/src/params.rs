@@ -753,6 +753,40 @@ mod tests {
     }
 
     #[test]
+    fn layered_sets_read_and_compare_as_flat_ones() {
+        use std::hash::BuildHasher;
+        let shared = UrlParams::parse("b=2&d=4&methods=x");
+        let own = UrlParams::parse("a=1&c=3&e=5");
+        let layered = shared.layered(&own);
+        let flat = UrlParams::parse("a=1&b=2&c=3&d=4&e=5&methods=x");
+        assert!(Arc::ptr_eq(&layered.map, &shared.map));
+        assert_eq!(pairs(&layered), pairs(&flat));
+        assert_eq!(layered, flat);
+        assert_eq!(flat, layered);
+        let s = std::collections::hash_map::RandomState::new();
+        assert_eq!(s.hash_one(&layered), s.hash_one(&flat));
+        assert_eq!(
+            (layered.len(), layered.get("c"), layered.get("d")),
+            (6, Some("3"), Some("4"))
+        );
+        assert!(layered.contains_key("e") && !layered.contains_key("f"));
+        assert_eq!(layered.to_query_string(), flat.to_query_string());
+        assert_eq!(layered.with("c", "9").get("c"), Some("9"));
+        assert_eq!(
+            layered.without("a").to_query_string(),
+            "b=2&c=3&d=4&e=5&methods=x"
+        );
+        assert_eq!(layered.with_all([("b", "7")]).get("b"), Some("7"));
+        assert!(layered.ptr_eq(&layered.clone()));
+        assert!(!layered.ptr_eq(&shared.layered(&own)));
+        // An own key also in the shared map wins, through a flat copy.
+        let over = shared.layered(&UrlParams::parse("b=9"));
+        assert_eq!(over.get("b"), Some("9"));
+        assert_eq!(over.len(), 3);
+        assert!(shared.layered(&UrlParams::new()).ptr_eq(&shared));
+    }
+
+    #[test]
     fn method_parameters() {
         let p = UrlParams::parse("methods=sayHello,bye&sayHello.timeout=5&other.timeout=9&x.y.z=1");
         assert_eq!(p.method_parameter_strict("sayHello", "timeout"), Some("5"));
