@@ -4,7 +4,9 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use dubbo_core::BoxFuture;
-use dubbo_registry::{Category, Notification, NotifyListener, Registry, RegistryError};
+use dubbo_registry::{
+    Category, Notification, NotifyListener, ParsedUrlCache, Registry, RegistryError,
+};
 use dubbo_url::{Interner, Url};
 use tokio_util::sync::{CancellationToken, DropGuard};
 use zookeeper_client as zk;
@@ -166,7 +168,7 @@ impl ZookeeperRegistry {
                 consumer: consumer.clone(),
                 category,
                 listener: listener.clone(),
-                interner: self.interner.clone(),
+                urls: ParsedUrlCache::with_interner(Interner::clone(&self.interner)),
             };
             spawn_watch(client.clone(), stop.clone(), watch);
         }
@@ -196,7 +198,8 @@ impl ZookeeperRegistry {
         let interface = interface_of(&consumer)?;
         let path = category_path(&self.root, interface, "providers");
         let children = client.children(&path).await?;
-        Ok(matching_urls(&consumer, &path, &children, &self.interner))
+        let cache = ParsedUrlCache::with_interner(Interner::clone(&self.interner));
+        Ok(matching_urls(&consumer, &path, &children, &cache))
     }
 
     async fn do_destroy(&self) {
@@ -228,7 +231,16 @@ fn same_listener(a: &Arc<dyn NotifyListener>, b: &Arc<dyn NotifyListener>) -> bo
 }
 
 /// The URLs among `children` (node names under `path`) that `consumer` receives.
-fn matching_urls(consumer: &Url, path: &str, children: &[String], interner: &Interner) -> Vec<Url> {
+///
+/// Names seen in the previous listing come from `cache` unparsed, as the same `Url`s, so the
+/// directory recognises unchanged providers by pointer; the cache then forgets names that are
+/// gone.
+fn matching_urls(
+    consumer: &Url,
+    path: &str,
+    children: &[String],
+    cache: &ParsedUrlCache,
+) -> Vec<Url> {
     let mut urls = Vec::with_capacity(children.len());
     for child in children {
         // Java only considers names holding an encoded "://".
@@ -236,7 +248,7 @@ fn matching_urls(consumer: &Url, path: &str, children: &[String], interner: &Int
             tracing::warn!(path = %format!("{path}/{child}"), "registry node is not a URL; skipped");
             continue;
         }
-        match Url::parse_encoded_with(child, interner) {
+        match cache.get_or_parse(child) {
             Ok(url) if is_match(consumer, &url) => urls.push(url),
             Ok(_) => {}
             Err(e) => {
@@ -244,6 +256,7 @@ fn matching_urls(consumer: &Url, path: &str, children: &[String], interner: &Int
             }
         }
     }
+    cache.retain(children.iter().map(String::as_str));
     urls
 }
 
@@ -253,7 +266,9 @@ struct CategoryWatch {
     consumer: Url,
     category: Category,
     listener: Arc<dyn NotifyListener>,
-    interner: Arc<Interner>,
+    /// Parsed children of the last listing (their strings shared through the registry's
+    /// interner).
+    urls: ParsedUrlCache,
 }
 
 impl Watched for CategoryWatch {
@@ -278,7 +293,7 @@ impl Watched for CategoryWatch {
                 }
                 other => other?,
             };
-            let mut urls = matching_urls(&self.consumer, &self.path, &children, &self.interner);
+            let mut urls = matching_urls(&self.consumer, &self.path, &children, &self.urls);
             if urls.is_empty() {
                 urls.push(empty_url(&self.consumer, self.category.as_str()));
             }

@@ -43,6 +43,7 @@ mod failback;
 #[cfg(unix)]
 mod file;
 mod instance;
+mod instance_urls;
 mod metadata_info;
 mod properties;
 mod registry;
@@ -72,6 +73,7 @@ pub use instance::{
     Endpoint, ServiceInstance, ENDPOINTS_KEY, METADATA_SERVICE_PARAMS_KEY, METADATA_VERSION_KEY,
     REVISION_KEY, STORAGE_TYPE_KEY,
 };
+pub use instance_urls::{instance_urls, InstanceUrls};
 pub use metadata_info::{MetadataInfo, ServiceInfo, EMPTY_REVISION};
 pub use registry::{Category, Notification, NotifyListener, Registry, RegistryFactory};
 pub use report::{MappingListener, MetadataReport, MetadataReportFactory};

@@ -7,21 +7,46 @@
 //! here the cache is a value owned by one registry, together with the [`Interner`] that makes
 //! equal keys and values of different URLs share memory.
 
+use std::collections::hash_map::{DefaultHasher, RandomState};
 use std::collections::{HashMap, HashSet};
-use std::sync::{Mutex, PoisonError};
+use std::hash::{BuildHasher, Hasher};
+use std::sync::{Arc, Mutex, PoisonError};
 
-use dubbo_url::{Interner, Url};
+use dubbo_url::{Interner, Url, UrlParams};
 
 use crate::error::RegistryError;
+
+/// Parameters that differ between the registrations of providers that are otherwise alike
+/// (Java's `CacheableFailbackRegistry` strips the same two before sharing a `URLParam`).
+const VARIABLE_KEYS: [&str; 2] = ["timestamp", "pid"];
 
 /// Parsed URLs by their percent-encoded form (a ZooKeeper node name, a file name).
 ///
 /// Cloning a [`Url`] shares its address and parameters, so every notification built from the
 /// cache hands out the same allocations as the one before.
+///
+/// Providers of one service usually register the same parameters but for `timestamp` and
+/// `pid`; their URLs share one parameter map, parsed once, with the two on top
+/// ([`UrlParams::layered`]), which is most of a URL's memory. Names whose parameter text is
+/// unusual (literal delimiters, `default.` keys, pairs without `=`, non-ASCII) are parsed
+/// whole, unshared, with the same result.
 #[derive(Debug, Default)]
 pub struct ParsedUrlCache {
     interner: Interner,
-    parsed: Mutex<HashMap<String, Url>>,
+    state: Mutex<State>,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    parsed: HashMap<String, Cached, EndsHasher>,
+    /// Shared parameter sets by their encoded text without the variable keys.
+    shared: HashMap<Arc<str>, UrlParams>,
+}
+
+#[derive(Debug)]
+struct Cached {
+    url: Url,
+    shared: Option<Arc<str>>,
 }
 
 impl ParsedUrlCache {
@@ -34,7 +59,7 @@ impl ParsedUrlCache {
     pub fn with_interner(interner: Interner) -> Self {
         Self {
             interner,
-            parsed: Mutex::default(),
+            state: Mutex::default(),
         }
     }
 
@@ -49,19 +74,53 @@ impl ParsedUrlCache {
     /// A name that does not parse is reported as [`RegistryError::BadData`] naming it, and is
     /// not remembered (it is rare and the caller logs and skips it).
     pub fn get_or_parse(&self, encoded_name: &str) -> Result<Url, RegistryError> {
-        if let Some(url) = self.lock().get(encoded_name) {
-            return Ok(url.clone());
+        if let Some(cached) = self.lock().parsed.get(encoded_name) {
+            return Ok(cached.url.clone());
         }
+        let bad = |e: dubbo_url::UrlError| RegistryError::BadData {
+            path: encoded_name.to_owned(),
+            reason: e.to_string(),
+        };
         // Parsing happens outside the lock: two threads racing on a new name both parse, and
         // the first insert wins so every later caller shares one value.
-        let url = Url::parse_encoded_with(encoded_name, &self.interner).map_err(|e| {
-            RegistryError::BadData {
-                path: encoded_name.to_owned(),
-                reason: e.to_string(),
+        let cached = match split(encoded_name) {
+            Some(parts) => {
+                let address =
+                    Url::parse_encoded_with(parts.address, &self.interner).map_err(bad)?;
+                let own = UrlParams::parse_encoded_with(&parts.own, &self.interner).map_err(bad)?;
+                let (key, shared) = self.shared(&parts.shared).map_err(bad)?;
+                Cached {
+                    url: address.with_params(shared.layered(&own)),
+                    shared: Some(key),
+                }
             }
-        })?;
-        let mut map = self.lock();
-        Ok(map.entry(encoded_name.to_owned()).or_insert(url).clone())
+            None => Cached {
+                url: Url::parse_encoded_with(encoded_name, &self.interner).map_err(bad)?,
+                shared: None,
+            },
+        };
+        let mut state = self.lock();
+        Ok(state
+            .parsed
+            .entry(encoded_name.to_owned())
+            .or_insert(cached)
+            .url
+            .clone())
+    }
+
+    /// The shared parameter set of the encoded parameter text `text`, parsed once.
+    fn shared(&self, text: &str) -> Result<(Arc<str>, UrlParams), dubbo_url::UrlError> {
+        if let Some((k, v)) = self.lock().shared.get_key_value(text) {
+            return Ok((Arc::clone(k), v.clone()));
+        }
+        let params = UrlParams::parse_encoded_with(text, &self.interner)?;
+        let mut state = self.lock();
+        if let Some((k, v)) = state.shared.get_key_value(text) {
+            return Ok((Arc::clone(k), v.clone()));
+        }
+        let key: Arc<str> = Arc::from(text);
+        state.shared.insert(Arc::clone(&key), params.clone());
+        Ok((key, params))
     }
 
     /// Forgets every URL whose name is not in `names` (the names still present).
@@ -69,13 +128,20 @@ impl ParsedUrlCache {
     where
         I: IntoIterator<Item = &'a str>,
     {
-        let keep: HashSet<&str> = names.into_iter().collect();
-        self.lock().retain(|k, _| keep.contains(k.as_str()));
+        let keep: HashSet<&str, EndsHasher> = names.into_iter().collect();
+        let mut state = self.lock();
+        state.parsed.retain(|k, _| keep.contains(k.as_str()));
+        let used: HashSet<*const u8> = state
+            .parsed
+            .values()
+            .filter_map(|c| c.shared.as_ref().map(|k| k.as_ptr()))
+            .collect();
+        state.shared.retain(|k, _| used.contains(&k.as_ptr()));
     }
 
     /// How many URLs are remembered.
     pub fn len(&self) -> usize {
-        self.lock().len()
+        self.lock().parsed.len()
     }
 
     /// Whether no URL is remembered.
@@ -83,9 +149,97 @@ impl ParsedUrlCache {
         self.len() == 0
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Url>> {
-        self.parsed.lock().unwrap_or_else(PoisonError::into_inner)
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
+}
+
+/// Hashes long names by their length and both ends only.
+///
+/// Node names are long (a Java provider's is 600–800 bytes) and a push looks each up two or
+/// three times; hashing every byte was most of the cost of a push of unchanged providers.
+/// Names of different providers differ near the start (host, port, interface) and the end
+/// (`timestamp` sorts late); equality still compares whole names, so names that differ only
+/// in the middle merely share a bucket. Keyed randomly per cache, as `RandomState` is.
+#[derive(Debug, Default, Clone)]
+struct EndsHasher(RandomState);
+
+/// How many bytes of each end of a long name are hashed.
+const HASHED_END: usize = 128;
+
+impl BuildHasher for EndsHasher {
+    type Hasher = Ends;
+    fn build_hasher(&self) -> Ends {
+        Ends(self.0.build_hasher())
+    }
+}
+
+struct Ends(DefaultHasher);
+
+impl Hasher for Ends {
+    fn finish(&self) -> u64 {
+        self.0.finish()
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        match (bytes.get(..HASHED_END), bytes.len().checked_sub(HASHED_END)) {
+            (Some(head), Some(tail_at)) if bytes.len() > 2 * HASHED_END => {
+                self.0.write_usize(bytes.len());
+                self.0.write(head);
+                self.0.write(bytes.get(tail_at..).unwrap_or_default());
+            }
+            _ => self.0.write(bytes),
+        }
+    }
+}
+
+/// An encoded URL cut into its address, its parameters without the variable keys, and the
+/// variable keys.
+struct Split<'a> {
+    address: &'a str,
+    shared: String,
+    own: String,
+}
+
+/// Cuts `name` where parsing the parts gives the URL parsing the whole gives: every pair
+/// written `key%3Dvalue` and separated by `%26`, nothing the parser would read differently in
+/// context (literal delimiters, `;`, `default.` keys, a lower-case `%3f`, non-ASCII text).
+/// `None` otherwise, and the name is parsed whole.
+fn split(name: &str) -> Option<Split<'_>> {
+    let b = name.as_bytes();
+    let unusual = b.iter().enumerate().any(|(i, &c)| match c {
+        b'&' | b';' | b'=' => true,
+        b'%' => matches!(
+            (b.get(i + 1), b.get(i + 2)),
+            (Some(b'3'), Some(b'B' | b'b' | b'f'))
+        ),
+        c => !c.is_ascii(),
+    });
+    if unusual {
+        return None;
+    }
+    let q = name.find("%3F")?;
+    let (address, rest) = (name.get(..q)?, name.get(q + 3..)?);
+    let mut shared = String::with_capacity(rest.len());
+    let mut own = String::new();
+    for pair in rest.split("%26") {
+        if !pair.contains("%3D") || pair.starts_with("default.") {
+            return None;
+        }
+        let variable = VARIABLE_KEYS.iter().any(|k| {
+            pair.strip_prefix(k)
+                .is_some_and(|after| after.starts_with("%3D"))
+        });
+        let out = if variable { &mut own } else { &mut shared };
+        if !out.is_empty() {
+            out.push_str("%26");
+        }
+        out.push_str(pair);
+    }
+    Some(Split {
+        address,
+        shared,
+        own,
+    })
 }
 
 #[cfg(test)]
@@ -126,6 +280,60 @@ mod tests {
         assert!(std::ptr::eq(b.address_part(), b2.address_part()));
         let a2 = cache.get_or_parse(&name(1)).unwrap();
         assert!(!std::ptr::eq(a.address_part(), a2.address_part()));
+    }
+
+    #[test]
+    fn shared_parameters_parse_as_the_whole_name_does() {
+        let fixture = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/java-3.3/nodes.json"
+        ))
+        .unwrap();
+        let nodes: serde_json::Map<String, serde_json::Value> =
+            serde_json::from_str(&fixture).unwrap();
+        let mut names: Vec<String> = nodes
+            .keys()
+            .filter_map(|k| k.split_once("/providers/").map(|(_, n)| n.to_owned()))
+            .collect();
+        assert!(!names.is_empty());
+        for extra in [
+            "dubbo%3A%2F%2F10.0.0.1%3A1%2Fa.B%3Fpid%3D1%26timestamp%3D2",
+            "dubbo%3A%2F%2F10.0.0.1%3A1%2Fa.B%3Ftimestamp%3D2%26timestamp%3D3%26x%3Dy",
+            "dubbo%3A%2F%2F10.0.0.1%3A1%2Fa.B%3Fx%3Dy%3Dz%26pidx%3D1%26apid%3D2",
+            "dubbo%3A%2F%2F10.0.0.1%3A1%2Fa.B%3Fdefault.timestamp%3D1%26x%3D2",
+            "dubbo%3A%2F%2F10.0.0.1%3A1%2Fa.B%3Fflag%26pid%3D3",
+            "dubbo%3A%2F%2F10.0.0.1%3A1%2Fa.B%3F",
+            "dubbo%3A%2F%2F10.0.0.1%3A1%2Fa.B",
+            "dubbo%3A%2F%2Fu%3Ap%4010.0.0.1%3A1%2Fa.B%3Fpid%3D%26timestamp%3D",
+        ] {
+            names.push(extra.to_owned());
+        }
+        let cache = ParsedUrlCache::new();
+        for name in &names {
+            let whole = Url::parse_encoded(name).unwrap();
+            let cached = cache.get_or_parse(name).unwrap();
+            assert_eq!(cached, whole, "{name}");
+            assert_eq!(
+                cached.to_encoded_full_string(),
+                whole.to_encoded_full_string()
+            );
+            assert_eq!(cached.parameter("timestamp"), whole.parameter("timestamp"));
+        }
+        // Two providers that differ in address, timestamp and pid share one parameter map.
+        let a = cache.get_or_parse(&names[0]).unwrap();
+        let other = a
+            .with_host("10.9.9.9")
+            .with_parameter("timestamp", "1")
+            .with_parameter("pid", "2");
+        let b = cache.get_or_parse(&other.to_encoded_full_string()).unwrap();
+        assert_eq!(b, other);
+        let shared = |u: &Url| u.params().without_all(["timestamp", "pid"]);
+        assert_eq!(shared(&a), shared(&b));
+        let before = cache.lock().shared.len();
+        cache.retain([names[0].as_str()]);
+        assert_eq!(cache.len(), 1);
+        assert!(cache.lock().shared.len() <= before);
+        assert_eq!(cache.lock().shared.len(), 1);
     }
 
     #[test]

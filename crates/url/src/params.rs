@@ -12,6 +12,8 @@ use crate::keys;
 
 pub(crate) type ParamMap = BTreeMap<Arc<str>, Arc<str>>;
 type Map = ParamMap;
+/// The per-Url layer of a layered set: pairs sorted by key.
+type Own = Arc<[(Arc<str>, Arc<str>)]>;
 
 /// The parameters of a Url: an immutable, cheaply clonable map from key to value.
 ///
@@ -22,9 +24,41 @@ type Map = ParamMap;
 ///
 /// Method-level settings are ordinary keys of the form `<method>.<key>` (`sayHello.timeout`);
 /// see [`method_parameter_strict`](Self::method_parameter_strict).
-#[derive(Clone, Default, PartialEq, Eq, Hash)]
+///
+/// A parameter set can be *layered* ([`layered`](Self::layered)): a map shared by many Urls
+/// plus a few parameters of this Url alone, as Java's registries share one `URLParam` between
+/// the providers of a service that differ only in `timestamp` and `pid`. Layering is invisible
+/// to readers: lookups, iteration, equality and formatting see one merged set.
+#[derive(Clone, Default)]
 pub struct UrlParams {
     map: Arc<Map>,
+    /// Parameters on top of the shared `map`, sorted by key, none of them a key of `map`.
+    own: Option<Own>,
+}
+
+impl PartialEq for UrlParams {
+    fn eq(&self, other: &Self) -> bool {
+        if self.ptr_eq(other) {
+            return true;
+        }
+        if self.own.is_none() && other.own.is_none() {
+            return self.map == other.map;
+        }
+        self.len() == other.len() && self.iter().eq(other.iter())
+    }
+}
+
+impl Eq for UrlParams {}
+
+impl std::hash::Hash for UrlParams {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        // As a map hashes: the length, then each pair, so layered and flat sets agree.
+        state.write_usize(self.len());
+        for (k, v) in self.iter() {
+            k.hash(state);
+            v.hash(state);
+        }
+    }
 }
 
 impl UrlParams {
@@ -86,37 +120,112 @@ impl UrlParams {
     }
 
     pub(crate) fn from_map(map: Map) -> Self {
-        UrlParams { map: Arc::new(map) }
+        UrlParams {
+            map: Arc::new(map),
+            own: None,
+        }
+    }
+
+    /// `self`'s parameters with `own`'s on top (`own` wins on a shared key), keeping `self`'s
+    /// map shared rather than copied: many Urls layered on one `self` cost one map plus their
+    /// own few parameters each.
+    ///
+    /// ```
+    /// use dubbo_url::UrlParams;
+    /// let shared = UrlParams::parse("interface=org.Foo&side=provider&methods=a,b");
+    /// let one = shared.layered(&UrlParams::parse("timestamp=1&pid=7"));
+    /// let two = shared.layered(&UrlParams::parse("timestamp=2&pid=8"));
+    /// assert_eq!(one.get("methods"), two.get("methods"));
+    /// assert_eq!(one.to_query_string(), "interface=org.Foo&methods=a,b&pid=7&side=provider&timestamp=1");
+    /// assert_eq!(one, UrlParams::parse("pid=7&timestamp=1&interface=org.Foo&side=provider&methods=a,b"));
+    /// ```
+    pub fn layered(&self, own: &UrlParams) -> UrlParams {
+        if own.is_empty() {
+            return self.clone();
+        }
+        if self.own.is_some() || own.keys().any(|k| self.map.contains_key(k)) {
+            // Rare (a per-Url key also in the shared part): one flat map, still correct.
+            let mut map = self.to_map();
+            map.extend(own.arc_pairs());
+            return Self::from_map(map);
+        }
+        let mut pairs: Vec<(Arc<str>, Arc<str>)> = own.arc_pairs().collect();
+        pairs.sort_by(|a, b| a.0.cmp(&b.0));
+        UrlParams {
+            map: Arc::clone(&self.map),
+            own: Some(pairs.into()),
+        }
+    }
+
+    /// Every pair with its shared strings.
+    fn arc_pairs(&self) -> impl Iterator<Item = (Arc<str>, Arc<str>)> + '_ {
+        let own = self.own.as_deref().unwrap_or_default();
+        self.map
+            .iter()
+            .chain(own.iter().map(|(k, v)| (k, v)))
+            .map(|(k, v)| (Arc::clone(k), Arc::clone(v)))
+    }
+
+    /// One flat map of every parameter, for the copy-on-write operations.
+    fn to_map(&self) -> Map {
+        match &self.own {
+            None => (*self.map).clone(),
+            Some(_) => self.arc_pairs().collect(),
+        }
+    }
+
+    fn own_get(&self, key: &str) -> Option<&str> {
+        let own = self.own.as_deref()?;
+        own.binary_search_by(|(k, _)| (**k).cmp(key))
+            .ok()
+            .and_then(|i| own.get(i))
+            .map(|(_, v)| &**v)
+    }
+
+    /// Whether both are clones of one parameter set (see [`Url::ptr_eq`](crate::Url::ptr_eq)).
+    pub fn ptr_eq(&self, other: &UrlParams) -> bool {
+        Arc::ptr_eq(&self.map, &other.map)
+            && match (&self.own, &other.own) {
+                (None, None) => true,
+                (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+                _ => false,
+            }
     }
 
     /// The value of `key`, if present (possibly `""`).
     pub fn get(&self, key: &str) -> Option<&str> {
-        self.map.get(key).map(|v| &**v)
+        self.map
+            .get(key)
+            .map(|v| &**v)
+            .or_else(|| self.own_get(key))
     }
 
     /// True when `key` is present, even with an empty value.
     pub fn contains_key(&self, key: &str) -> bool {
-        self.map.contains_key(key)
+        self.get(key).is_some()
     }
 
     /// Number of parameters.
     pub fn len(&self) -> usize {
-        self.map.len()
+        self.map.len() + self.own.as_deref().map_or(0, <[_]>::len)
     }
 
     /// True when there are no parameters.
     pub fn is_empty(&self) -> bool {
-        self.map.is_empty()
+        self.len() == 0
     }
 
     /// All parameters, sorted by key (byte order).
     pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> + '_ {
-        self.map.iter().map(|(k, v)| (&**k, &**v))
+        Merged {
+            shared: self.map.iter().peekable(),
+            own: self.own.as_deref().unwrap_or_default().iter().peekable(),
+        }
     }
 
     /// All keys, sorted (byte order).
     pub fn keys(&self) -> impl Iterator<Item = &str> + '_ {
-        self.map.keys().map(|k| &**k)
+        self.iter().map(|(k, _)| k)
     }
 
     /// A copy with `key` set to `value` (replacing any previous value). Returns a cheap clone
@@ -125,7 +234,7 @@ impl UrlParams {
         if self.get(key) == Some(value) {
             return self.clone();
         }
-        let mut map = (*self.map).clone();
+        let mut map = self.to_map();
         map.insert(Arc::from(key), Arc::from(value));
         Self::from_map(map)
     }
@@ -145,9 +254,12 @@ impl UrlParams {
     {
         let mut map: Option<Map> = None;
         for (k, v) in pairs {
-            let current = map.as_ref().unwrap_or(&self.map).get(k).map(|v| &**v);
+            let current = match &map {
+                Some(m) => m.get(k).map(|v| &**v),
+                None => self.get(k),
+            };
             if current != Some(v) {
-                map.get_or_insert_with(|| (*self.map).clone())
+                map.get_or_insert_with(|| self.to_map())
                     .insert(Arc::from(k), Arc::from(v));
             }
         }
@@ -169,8 +281,12 @@ impl UrlParams {
     {
         let mut map: Option<Map> = None;
         for k in keys {
-            if map.as_ref().unwrap_or(&self.map).contains_key(k) {
-                map.get_or_insert_with(|| (*self.map).clone()).remove(k);
+            let present = match &map {
+                Some(m) => m.contains_key(k),
+                None => self.contains_key(k),
+            };
+            if present {
+                map.get_or_insert_with(|| self.to_map()).remove(k);
             }
         }
         match map {
@@ -227,7 +343,7 @@ impl UrlParams {
             out.push('=');
             out.push_str(java_trim(v));
         };
-        if self.map.keys().any(|k| needs_utf16_sort(k)) {
+        if self.keys().any(needs_utf16_sort) {
             let mut entries: Vec<(&str, &str)> = self.iter().collect();
             entries.sort_by(|a, b| a.0.encode_utf16().cmp(b.0.encode_utf16()));
             for (k, v) in entries {
@@ -237,6 +353,33 @@ impl UrlParams {
             for (k, v) in self.iter() {
                 emit(k, v);
             }
+        }
+    }
+}
+
+/// The shared and own parameters of a layered set, merged in key order.
+struct Merged<S: Iterator, O: Iterator> {
+    shared: std::iter::Peekable<S>,
+    own: std::iter::Peekable<O>,
+}
+
+impl<'a, S, O> Iterator for Merged<S, O>
+where
+    S: Iterator<Item = (&'a Arc<str>, &'a Arc<str>)>,
+    O: Iterator<Item = &'a (Arc<str>, Arc<str>)>,
+{
+    type Item = (&'a str, &'a str);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let own_first = match (self.shared.peek(), self.own.peek()) {
+            (Some((s, _)), Some((o, _))) => o < *s,
+            (None, Some(_)) => true,
+            _ => false,
+        };
+        if own_first {
+            self.own.next().map(|(k, v)| (&**k, &**v))
+        } else {
+            self.shared.next().map(|(k, v)| (&**k, &**v))
         }
     }
 }
@@ -607,6 +750,40 @@ mod tests {
         assert!(Arc::ptr_eq(&p.map, &r.map));
         let r = p.without_all(["x", "y"]);
         assert!(Arc::ptr_eq(&p.map, &r.map));
+    }
+
+    #[test]
+    fn layered_sets_read_and_compare_as_flat_ones() {
+        use std::hash::BuildHasher;
+        let shared = UrlParams::parse("b=2&d=4&methods=x");
+        let own = UrlParams::parse("a=1&c=3&e=5");
+        let layered = shared.layered(&own);
+        let flat = UrlParams::parse("a=1&b=2&c=3&d=4&e=5&methods=x");
+        assert!(Arc::ptr_eq(&layered.map, &shared.map));
+        assert_eq!(pairs(&layered), pairs(&flat));
+        assert_eq!(layered, flat);
+        assert_eq!(flat, layered);
+        let s = std::collections::hash_map::RandomState::new();
+        assert_eq!(s.hash_one(&layered), s.hash_one(&flat));
+        assert_eq!(
+            (layered.len(), layered.get("c"), layered.get("d")),
+            (6, Some("3"), Some("4"))
+        );
+        assert!(layered.contains_key("e") && !layered.contains_key("f"));
+        assert_eq!(layered.to_query_string(), flat.to_query_string());
+        assert_eq!(layered.with("c", "9").get("c"), Some("9"));
+        assert_eq!(
+            layered.without("a").to_query_string(),
+            "b=2&c=3&d=4&e=5&methods=x"
+        );
+        assert_eq!(layered.with_all([("b", "7")]).get("b"), Some("7"));
+        assert!(layered.ptr_eq(&layered.clone()));
+        assert!(!layered.ptr_eq(&shared.layered(&own)));
+        // An own key also in the shared map wins, through a flat copy.
+        let over = shared.layered(&UrlParams::parse("b=9"));
+        assert_eq!(over.get("b"), Some("9"));
+        assert_eq!(over.len(), 3);
+        assert!(shared.layered(&UrlParams::new()).ptr_eq(&shared));
     }
 
     #[test]

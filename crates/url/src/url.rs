@@ -103,6 +103,13 @@ impl Url {
         UrlBuilder::default()
     }
 
+    /// Whether `a` and `b` are clones of one Url (they share both halves), a check that costs
+    /// two pointer comparisons. Equal Urls parsed separately are not `ptr_eq`; registries that
+    /// hand out the same Url for an unchanged provider let consumers skip comparing them.
+    pub fn ptr_eq(a: &Url, b: &Url) -> bool {
+        Arc::ptr_eq(&a.address, &b.address) && a.params.ptr_eq(&b.params)
+    }
+
     /// The address part.
     pub fn address_part(&self) -> &UrlAddress {
         &self.address

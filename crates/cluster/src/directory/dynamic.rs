@@ -1,6 +1,6 @@
 //! [`DynamicDirectory`]: the providers of one service, as a registry last notified them.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::hash_map::{Entry, RandomState};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -9,7 +9,7 @@ use dubbo_core::{Directory, Invocation, Invoker, InvokerList};
 use dubbo_url::Url;
 
 use super::factory::InvokerFactory;
-use super::provider_key::{fingerprint, ProviderKey};
+use super::provider_key::{same_config, KeyMap, ProviderKey};
 use crate::router::RouterChain;
 
 /// The protocol of the URL a registry pushes when a service has no provider left (Java
@@ -43,19 +43,30 @@ pub struct DynamicDirectory {
     snapshot: ArcSwap<InvokerList>,
     available: dubbo_core::AvailableView,
     writer: tokio::sync::Mutex<Providers>,
+    /// Keys provider identities; per directory so that registry data cannot aim at collisions.
+    hasher: RandomState,
     forbidden: AtomicBool,
     destroyed: AtomicBool,
 }
 
-/// The writer's view: every provider of the current snapshot with the URL it was built from.
+/// The writer's view: every provider of the last notification, in its order, with the URL
+/// it was built from.
 #[derive(Default)]
 struct Providers {
-    by_key: HashMap<ProviderKey, Provider>,
+    /// Index into `slots` by provider identity.
+    by_key: KeyMap<usize>,
+    /// One per distinct provider of the last notification; `invoker` is `None` when it could
+    /// not be built (it is built again on the next notification).
+    slots: Vec<Slot>,
+    /// The last notification as given, when every provider of it got an invoker: an
+    /// identical list (the same `Url` clones, as a registry's parsed-URL cache hands out) is
+    /// then recognised by pointer comparisons alone.
+    last: Vec<Url>,
 }
 
-struct Provider {
-    fingerprint: Url,
-    invoker: Arc<dyn Invoker>,
+struct Slot {
+    url: Url,
+    invoker: Option<Arc<dyn Invoker>>,
 }
 
 /// What one [`DynamicDirectory::notify`] did.
@@ -89,6 +100,7 @@ impl DynamicDirectory {
             snapshot: ArcSwap::from_pointee(InvokerList::from(Vec::new())),
             available: dubbo_core::AvailableView::new(),
             writer: tokio::sync::Mutex::new(Providers::default()),
+            hasher: RandomState::new(),
             forbidden: AtomicBool::new(false),
             destroyed: AtomicBool::new(false),
         }
@@ -151,54 +163,72 @@ impl DynamicDirectory {
         self.forbidden
             .store(providers.is_empty(), Ordering::Release);
 
+        if !providers.is_empty()
+            && providers.len() == current.last.len()
+            && providers
+                .iter()
+                .zip(&current.last)
+                .all(|(a, b)| Url::ptr_eq(a, b))
+        {
+            return NotifyOutcome {
+                unchanged: current.by_key.len(),
+                ..NotifyOutcome::default()
+            };
+        }
+
         let mut outcome = NotifyOutcome::default();
-        let mut next: Vec<(ProviderKey, Option<Provider>)> = Vec::with_capacity(providers.len());
-        let mut to_build: Vec<(usize, Url, Url)> = Vec::new();
-        let mut seen: HashSet<ProviderKey> = HashSet::with_capacity(providers.len());
-        for url in providers {
-            let key = ProviderKey::of(&url);
-            if !seen.insert(key.clone()) {
+        let mut by_key: KeyMap<usize> =
+            KeyMap::with_capacity_and_hasher(providers.len(), Default::default());
+        let mut slots: Vec<Slot> = Vec::with_capacity(providers.len());
+        let mut to_build: Vec<(usize, Url)> = Vec::new();
+        for url in &providers {
+            let key = ProviderKey::of(&self.hasher, url);
+            let Entry::Vacant(vacant) = by_key.entry(key) else {
                 tracing::debug!(provider = %url, "duplicate provider in notification; first kept");
                 continue;
-            }
-            let print = fingerprint(&url);
-            match current.by_key.get(&key) {
-                Some(p) if p.fingerprint == print => {
+            };
+            let old = current
+                .by_key
+                .get(vacant.key())
+                .and_then(|&i| current.slots.get(i));
+            let slot = slots.len();
+            vacant.insert(slot);
+            match old {
+                Some(Slot {
+                    url: old_url,
+                    invoker: Some(invoker),
+                }) if same_config(old_url, url) => {
                     outcome.unchanged += 1;
-                    next.push((
-                        key,
-                        Some(Provider {
-                            fingerprint: print,
-                            invoker: Arc::clone(&p.invoker),
-                        }),
-                    ));
+                    slots.push(Slot {
+                        url: url.clone(),
+                        invoker: Some(Arc::clone(invoker)),
+                    });
                 }
                 existing => {
-                    if existing.is_some() {
+                    if existing.is_some_and(|s| s.invoker.is_some()) {
                         outcome.changed += 1;
                     } else {
                         outcome.added += 1;
                     }
-                    to_build.push((next.len(), url, print));
-                    next.push((key, None));
+                    to_build.push((slot, url.clone()));
+                    slots.push(Slot {
+                        url: url.clone(),
+                        invoker: None,
+                    });
                 }
             }
         }
 
-        let built =
-            futures::future::join_all(to_build.into_iter().map(|(slot, url, print)| async move {
-                let result = self.factory.create(url.clone()).await;
-                (slot, url, print, result)
-            }))
-            .await;
-        for (slot, url, print, result) in built {
+        let built = futures::future::join_all(to_build.into_iter().map(|(slot, url)| async move {
+            let result = self.factory.create(url.clone()).await;
+            (slot, url, result)
+        }))
+        .await;
+        for (slot, url, result) in built {
             match result {
                 Ok(invoker) => {
-                    if let Some(entry) = next.get_mut(slot) {
-                        entry.1 = Some(Provider {
-                            fingerprint: print,
-                            invoker,
-                        });
+                    if let Some(entry) = slots.get_mut(slot) {
+                        entry.invoker = Some(invoker);
                     }
                 }
                 Err(e) => {
@@ -208,7 +238,12 @@ impl DynamicDirectory {
                         error = %e,
                         "could not build the invoker of a provider; it is left out"
                     );
-                    if current.by_key.contains_key(&ProviderKey::of(&url)) {
+                    let existed = current
+                        .by_key
+                        .get(&ProviderKey::of(&self.hasher, &url))
+                        .and_then(|&i| current.slots.get(i))
+                        .is_some_and(|s| s.invoker.is_some());
+                    if existed {
                         outcome.changed -= 1;
                     } else {
                         outcome.added -= 1;
@@ -218,15 +253,17 @@ impl DynamicDirectory {
             }
         }
 
-        let mut by_key = HashMap::with_capacity(next.len());
-        let mut list: Vec<Arc<dyn Invoker>> = Vec::with_capacity(next.len());
-        for (key, provider) in next {
-            if let Some(p) = provider {
-                list.push(Arc::clone(&p.invoker));
-                by_key.insert(key, p);
-            }
-        }
-        let old = std::mem::replace(&mut current.by_key, by_key);
+        let list: Vec<Arc<dyn Invoker>> = slots
+            .iter()
+            .filter_map(|s| s.invoker.as_ref().map(Arc::clone))
+            .collect();
+        let old_by_key = std::mem::replace(&mut current.by_key, by_key);
+        let old_slots = std::mem::replace(&mut current.slots, slots);
+        current.last = if outcome.failed.is_empty() {
+            providers
+        } else {
+            Vec::new()
+        };
         let snapshot: InvokerList = list.into();
         self.snapshot.store(Arc::new(InvokerList::clone(&snapshot)));
         if let Some(chain) = &self.router_chain {
@@ -235,13 +272,22 @@ impl DynamicDirectory {
 
         // Destroy what the new snapshot no longer holds: removed providers and the replaced
         // invokers of changed (or failed) ones.
-        for (key, p) in old {
-            let kept = snapshot.iter().any(|i| Arc::ptr_eq(i, &p.invoker));
-            if !kept {
-                if !current.by_key.contains_key(&key) {
+        for (key, i) in old_by_key {
+            let Some(old) = old_slots.get(i).and_then(|s| s.invoker.as_ref()) else {
+                continue;
+            };
+            let now = current
+                .by_key
+                .get(&key)
+                .and_then(|&j| current.slots.get(j))
+                .and_then(|s| s.invoker.as_ref());
+            match now {
+                Some(invoker) if Arc::ptr_eq(invoker, old) => {}
+                Some(_) => old.destroy(),
+                None => {
                     outcome.removed += 1;
+                    old.destroy();
                 }
-                p.invoker.destroy();
             }
         }
         if self.is_destroyed() {
@@ -266,8 +312,12 @@ impl DynamicDirectory {
 
     /// Destroys every invoker the writer holds and publishes an empty snapshot.
     fn release(&self, current: &mut Providers) {
-        for (_, p) in current.by_key.drain() {
-            p.invoker.destroy();
+        current.by_key.clear();
+        current.last.clear();
+        for slot in current.slots.drain(..) {
+            if let Some(invoker) = slot.invoker {
+                invoker.destroy();
+            }
         }
         self.publish_empty();
     }

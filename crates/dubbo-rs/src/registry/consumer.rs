@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use dubbo_cluster::directory::DynamicDirectory;
 use dubbo_core::{BoxFuture, Directory, Invoker, RpcError};
 use dubbo_registry::{
-    Category, CoalesceConfig, CoalescingInstancesListener, CoalescingNotifyListener,
+    Category, CoalesceConfig, CoalescingInstancesListener, CoalescingNotifyListener, InstanceUrls,
     InstancesListener, MappingListener, MetadataInfo, Notification, NotifyListener,
     ServiceInstance,
 };
@@ -399,6 +399,8 @@ impl AppResolver {
         let me = self.clone();
         let name = format!("instances of {app}");
         self.tasks.spawn(name, move |stop| async move {
+            // Shares URL parameters between the instances of a revision of this application.
+            let mut builder = InstanceUrls::new();
             // A discovery that is down now is watched once it is back.
             let mut backoff = std::time::Duration::from_millis(500);
             while let Err(e) = me.discovery.watch(&app, listener.clone()).await {
@@ -417,7 +419,7 @@ impl AppResolver {
                     changed = rx.changed() => if changed.is_err() { break },
                 }
                 let instances = rx.borrow_and_update().clone().unwrap_or_default();
-                let urls = me.resolve(&app, &instances).await;
+                let urls = me.resolve(&app, &instances, &mut builder).await;
                 let Some(sources) = me.sources.upgrade() else { break };
                 let urls: Vec<Url> = urls
                     .into_iter()
@@ -433,14 +435,25 @@ impl AppResolver {
     }
 
     /// The provider URLs of the consumer's service among `instances`.
-    async fn resolve(&self, app: &str, instances: &[ServiceInstance]) -> Vec<Url> {
-        let mut urls = Vec::new();
+    async fn resolve(
+        &self,
+        app: &str,
+        instances: &[ServiceInstance],
+        builder: &mut InstanceUrls,
+    ) -> Vec<Url> {
+        let mut resolved = Vec::with_capacity(instances.len());
         for instance in instances {
-            let Some(info) = self.metadata(app, instance).await else {
-                continue;
-            };
-            urls.extend(instance_urls(instance, &info, &self.consumer));
+            if let Some(info) = self.metadata(app, instance).await {
+                resolved.push((instance, info));
+            }
         }
+        // Instances of one revision share their URLs' parameters (one map per revision and
+        // service), which is most of the memory of a large application's provider list.
+        let mut urls = Vec::with_capacity(resolved.len());
+        for (instance, info) in &resolved {
+            urls.extend(builder.urls(instance, info, &self.consumer));
+        }
+        builder.retain_revisions(resolved.iter().map(|(i, _)| i.revision()));
         urls
     }
 
@@ -516,113 +529,5 @@ impl AppResolver {
                 None
             }
         }
-    }
-}
-
-/// The provider URLs `instance` serves for the consumer's service: one per protocol of a
-/// matching service in `info`, at the instance's address and that protocol's port.
-pub(crate) fn instance_urls(
-    instance: &ServiceInstance,
-    info: &MetadataInfo,
-    consumer: &Url,
-) -> Vec<Url> {
-    let iface = consumer.service_interface().unwrap_or_default();
-    let mut out = Vec::new();
-    for service in info.services.values() {
-        if service.name != iface
-            || !matches_value(consumer.group(), service.group.as_deref())
-            || !matches_value(consumer.version(), service.version.as_deref())
-        {
-            continue;
-        }
-        let host = if instance.host.contains(':') {
-            format!("[{}]", instance.host)
-        } else {
-            instance.host.clone()
-        };
-        let port = instance.port_for(&service.protocol);
-        let text = format!("{}://{host}:{port}/{}", service.protocol, service.path);
-        let Ok(url) = Url::parse(&text) else {
-            tracing::warn!(instance = %instance.id(), "bad address {text}");
-            continue;
-        };
-        let mut url =
-            url.with_parameters(service.params.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-        if let Some(t) = instance.metadata.get("timestamp") {
-            url = url.with_parameter("timestamp", t);
-        }
-        out.push(url.with_parameter_if_absent("interface", &service.name));
-    }
-    out
-}
-
-/// Java's group and version matching: `*` matches anything, a comma list any of its members,
-/// and an absent value only an absent one.
-fn matches_value(wanted: Option<&str>, have: Option<&str>) -> bool {
-    let wanted = wanted.unwrap_or("").trim();
-    let have = have.unwrap_or("").trim();
-    if wanted == "*" {
-        return true;
-    }
-    if wanted.contains(',') {
-        return wanted.split(',').any(|w| w.trim() == have);
-    }
-    fn zero(v: &str) -> &str {
-        if v == "0.0.0" {
-            ""
-        } else {
-            v
-        }
-    }
-    zero(wanted) == zero(have)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use dubbo_registry::ServiceInfo;
-
-    #[test]
-    fn instances_become_provider_urls_of_the_consumers_service_only() {
-        let mut info = MetadataInfo::new("p");
-        for (proto, iface, group) in [
-            ("dubbo", "a.B", None),
-            ("tri", "a.B", None),
-            ("dubbo", "a.C", None),
-            ("dubbo", "a.B", Some("g")),
-        ] {
-            let u = Url::parse(&format!(
-                "{proto}://1.2.3.4:1/{iface}?interface={iface}&side=provider&methods=m{}",
-                group.map(|g| format!("&group={g}")).unwrap_or_default()
-            ))
-            .unwrap();
-            info.add_service(ServiceInfo::from_url(&u));
-        }
-        let mut instance = ServiceInstance::new("p", "::ffff:127.0.0.1", 20880);
-        instance.metadata.insert(
-            dubbo_registry::ENDPOINTS_KEY.into(),
-            r#"[{"port":20880,"protocol":"dubbo"},{"port":50051,"protocol":"tri"}]"#.into(),
-        );
-        instance.metadata.insert("timestamp".into(), "42".into());
-        let consumer = Url::parse("consumer://127.0.0.1/a.B?interface=a.B").unwrap();
-        let mut urls: Vec<String> = instance_urls(&instance, &info, &consumer)
-            .iter()
-            .map(|u| u.address())
-            .collect();
-        urls.sort();
-        assert_eq!(
-            urls,
-            vec!["[::ffff:127.0.0.1]:20880", "[::ffff:127.0.0.1]:50051"]
-        );
-        let all = instance_urls(&instance, &info, &consumer);
-        assert!(
-            all.iter()
-                .all(|u| u.parameter("timestamp") == Some("42")
-                    && u.parameter("methods") == Some("m"))
-        );
-        let grouped = Url::parse("consumer://127.0.0.1/a.B?interface=a.B&group=g").unwrap();
-        assert_eq!(instance_urls(&instance, &info, &grouped).len(), 1);
-        let any = Url::parse("consumer://127.0.0.1/a.B?interface=a.B&group=*").unwrap();
-        assert_eq!(instance_urls(&instance, &info, &any).len(), 3);
     }
 }

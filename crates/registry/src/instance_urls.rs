@@ -1,0 +1,227 @@
+//! [`instance_urls`]: the provider URLs of an application-level instance, from the metadata of
+//! its revision.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use dubbo_url::{Interner, Url, UrlParams};
+
+use crate::{Endpoint, MetadataInfo, ServiceInfo, ServiceInstance, ENDPOINTS_KEY};
+
+/// The provider URLs `instance` serves for the consumer's service: one per protocol of a
+/// matching service in `info`, at the instance's address and that protocol's port.
+///
+/// Resolving many instances, keep one [`InstanceUrls`] instead: it shares what instances of
+/// one revision have in common.
+pub fn instance_urls(instance: &ServiceInstance, info: &MetadataInfo, consumer: &Url) -> Vec<Url> {
+    InstanceUrls::new().urls(instance, info, consumer)
+}
+
+/// Builds the provider URLs of application-level instances (see [`instance_urls`]), sharing
+/// between the instances of one revision everything but their address and `timestamp`.
+///
+/// Instances of an application mostly announce one of a few revisions, and every service of a
+/// revision has the same parameters on every instance; Java keeps them once per revision too
+/// (`InstanceAddressURL` = instance address + the revision's `MetadataInfo`). Here each
+/// (revision, service) gets one parameter map, parsed once, and each instance's URL is its
+/// address plus its `timestamp` on top ([`UrlParams::layered`]). The protocols and ports of
+/// `dubbo.endpoints` are read once per distinct text.
+///
+/// ```
+/// use dubbo_registry::{InstanceUrls, MetadataInfo, ServiceInfo, ServiceInstance};
+/// use dubbo_url::Url;
+///
+/// let provider = Url::parse("tri://1.2.3.4:50051/a.B?interface=a.B&side=provider&methods=m").unwrap();
+/// let mut info = MetadataInfo::new("app");
+/// info.add_service(ServiceInfo::from_url(&provider));
+/// let consumer = Url::parse("consumer://10.0.0.9/a.B?interface=a.B").unwrap();
+/// let mut urls = InstanceUrls::new();
+/// let mut instance = ServiceInstance::new("app", "10.0.0.1", 50051);
+/// instance.metadata.insert("timestamp".into(), "42".into());
+/// let url = &urls.urls(&instance, &info, &consumer)[0];
+/// assert_eq!(url.to_string(), "tri://10.0.0.1:50051/a.B?interface=a.B&methods=m&side=provider&timestamp=42");
+/// ```
+#[derive(Debug, Default)]
+pub struct InstanceUrls {
+    interner: Interner,
+    /// A URL template (protocol, path, parameters; no host) per revision and service.
+    templates: HashMap<(String, String), Url>,
+    endpoints: HashMap<String, Arc<[Endpoint]>>,
+}
+
+impl InstanceUrls {
+    /// Builds with an empty cache and its own interner.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The provider URLs `instance` serves for the consumer's service (see [`instance_urls`]).
+    pub fn urls(
+        &mut self,
+        instance: &ServiceInstance,
+        info: &MetadataInfo,
+        consumer: &Url,
+    ) -> Vec<Url> {
+        let iface = consumer.service_interface().unwrap_or_default();
+        let mut out = Vec::new();
+        let timestamp = instance.metadata.get("timestamp").map(|t| {
+            if t.bytes().all(|b| b.is_ascii_digit()) {
+                // Parsed, so that the key comes from the interner rather than a fresh copy.
+                UrlParams::parse_with(&format!("timestamp={t}"), &self.interner)
+            } else {
+                UrlParams::from_iter([("timestamp", t.as_str())])
+            }
+        });
+        for (key, service) in &info.services {
+            if service.name != iface
+                || !matches_value(consumer.group(), service.group.as_deref())
+                || !matches_value(consumer.version(), service.version.as_deref())
+            {
+                continue;
+            }
+            let Some(template) = self.template(&info.revision, key, service) else {
+                tracing::warn!(instance = %instance.id(), service = %key, "bad service address");
+                continue;
+            };
+            let host = if instance.host.contains(':') {
+                format!("[{}]", instance.host)
+            } else {
+                instance.host.clone()
+            };
+            let port = self.port_for(instance, &service.protocol);
+            let url = template.with_address_part(
+                template
+                    .address_part()
+                    .with_host(Some(&host))
+                    .with_port(port),
+            );
+            out.push(match &timestamp {
+                Some(t) => url.with_params(url.params().layered(t)),
+                None => url,
+            });
+        }
+        out
+    }
+
+    /// Forgets the templates of revisions not in `revisions` (those no instance announces any
+    /// more), so a long-lived builder stays the size of the current deployment.
+    pub fn retain_revisions<'a>(&mut self, revisions: impl IntoIterator<Item = &'a str>) {
+        let keep: std::collections::HashSet<&str> = revisions.into_iter().collect();
+        self.templates.retain(|(r, _), _| keep.contains(r.as_str()));
+        if self.endpoints.len() > 1024 {
+            self.endpoints.clear();
+        }
+    }
+
+    /// The URL of `service` without host and port, built once per revision.
+    fn template(&mut self, revision: &str, key: &str, service: &ServiceInfo) -> Option<Url> {
+        let id = (revision.to_owned(), key.to_owned());
+        if let Some(found) = self.templates.get(&id) {
+            return Some(found.clone());
+        }
+        let text = format!("{}://0.0.0.0/{}", service.protocol, service.path);
+        let url = Url::parse(&text).ok()?;
+        let mut params: Vec<(&str, &str)> = service
+            .params
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        if !service.params.contains_key("interface") {
+            params.push(("interface", service.name.as_str()));
+        }
+        let url = url.with_params(UrlParams::from_iter(params));
+        self.templates.insert(id, url.clone());
+        Some(url)
+    }
+
+    /// [`ServiceInstance::port_for`], reading each distinct `dubbo.endpoints` text once.
+    fn port_for(&mut self, instance: &ServiceInstance, protocol: &str) -> u16 {
+        let Some(text) = instance.metadata.get(ENDPOINTS_KEY) else {
+            return instance.port;
+        };
+        let endpoints = match self.endpoints.get(text) {
+            Some(found) => Arc::clone(found),
+            None => {
+                let parsed: Arc<[Endpoint]> = instance.endpoints().into();
+                self.endpoints.insert(text.clone(), Arc::clone(&parsed));
+                parsed
+            }
+        };
+        endpoints
+            .iter()
+            .find(|e| e.protocol == protocol)
+            .map(|e| e.port)
+            .unwrap_or(instance.port)
+    }
+}
+
+/// Java's group and version matching: `*` matches anything, a comma list any of its members,
+/// and an absent value only an absent one.
+fn matches_value(wanted: Option<&str>, have: Option<&str>) -> bool {
+    let wanted = wanted.unwrap_or("").trim();
+    let have = have.unwrap_or("").trim();
+    if wanted == "*" {
+        return true;
+    }
+    if wanted.contains(',') {
+        return wanted.split(',').any(|w| w.trim() == have);
+    }
+    fn zero(v: &str) -> &str {
+        if v == "0.0.0" {
+            ""
+        } else {
+            v
+        }
+    }
+    zero(wanted) == zero(have)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{MetadataInfo, ServiceInfo};
+
+    #[test]
+    fn instances_become_provider_urls_of_the_consumers_service_only() {
+        let mut info = MetadataInfo::new("p");
+        for (proto, iface, group) in [
+            ("dubbo", "a.B", None),
+            ("tri", "a.B", None),
+            ("dubbo", "a.C", None),
+            ("dubbo", "a.B", Some("g")),
+        ] {
+            let u = Url::parse(&format!(
+                "{proto}://1.2.3.4:1/{iface}?interface={iface}&side=provider&methods=m{}",
+                group.map(|g| format!("&group={g}")).unwrap_or_default()
+            ))
+            .unwrap();
+            info.add_service(ServiceInfo::from_url(&u));
+        }
+        let mut instance = ServiceInstance::new("p", "::ffff:127.0.0.1", 20880);
+        instance.metadata.insert(
+            crate::ENDPOINTS_KEY.into(),
+            r#"[{"port":20880,"protocol":"dubbo"},{"port":50051,"protocol":"tri"}]"#.into(),
+        );
+        instance.metadata.insert("timestamp".into(), "42".into());
+        let consumer = Url::parse("consumer://127.0.0.1/a.B?interface=a.B").unwrap();
+        let mut urls: Vec<String> = instance_urls(&instance, &info, &consumer)
+            .iter()
+            .map(|u| u.address())
+            .collect();
+        urls.sort();
+        assert_eq!(
+            urls,
+            vec!["[::ffff:127.0.0.1]:20880", "[::ffff:127.0.0.1]:50051"]
+        );
+        let all = instance_urls(&instance, &info, &consumer);
+        assert!(
+            all.iter()
+                .all(|u| u.parameter("timestamp") == Some("42")
+                    && u.parameter("methods") == Some("m"))
+        );
+        let grouped = Url::parse("consumer://127.0.0.1/a.B?interface=a.B&group=g").unwrap();
+        assert_eq!(instance_urls(&instance, &info, &grouped).len(), 1);
+        let any = Url::parse("consumer://127.0.0.1/a.B?interface=a.B&group=*").unwrap();
+        assert_eq!(instance_urls(&instance, &info, &any).len(), 3);
+    }
+}
