@@ -59,6 +59,26 @@ pub(crate) fn write_atomic_then(
     result
 }
 
+/// Takes an exclusive `flock` on the lock file `path` (created with its parents if missing)
+/// without waiting: `Ok(None)` when another holder has it. The lock lasts as long as the
+/// returned file is open.
+#[cfg(unix)]
+pub(crate) fn try_lock(path: &Path) -> Result<Option<std::fs::File>, RegistryError> {
+    use rustix::fs::{flock, FlockOperation};
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| RegistryError::io(parent, &e))?;
+    }
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)
+        .map_err(|e| RegistryError::io(path, &e))?;
+    Ok(flock(&lock, FlockOperation::NonBlockingLockExclusive)
+        .is_ok()
+        .then_some(lock))
+}
+
 /// The inode number on Unix (renames keep it, rewrites change it); 0 elsewhere.
 pub(crate) fn inode(meta: &std::fs::Metadata) -> u64 {
     #[cfg(unix)]

@@ -103,3 +103,32 @@ impl RegistryError {
         )
     }
 }
+
+/// The file config centre shares the file registry's machinery; its errors keep their kind.
+impl From<RegistryError> for dubbo_config_center::ConfigCenterError {
+    fn from(e: RegistryError) -> Self {
+        use dubbo_config_center::ConfigCenterError as C;
+        match e {
+            RegistryError::Unreachable { address, reason } => C::Unreachable { address, reason },
+            RegistryError::Config { key, reason } => C::Config { key, reason },
+            RegistryError::UnknownScheme { scheme } => C::UnknownScheme { scheme },
+            RegistryError::Closed { address } => C::Closed { address },
+            RegistryError::Io { path, reason } => C::Io { path, reason },
+            RegistryError::Refused {
+                address,
+                operation,
+                reason,
+            } => C::Refused {
+                address,
+                operation,
+                reason,
+            },
+            RegistryError::BadData { path, reason } => C::Io { path, reason },
+            RegistryError::Conflict { path } => C::Refused {
+                address: path,
+                operation: "write".to_owned(),
+                reason: "changed concurrently".to_owned(),
+            },
+        }
+    }
+}

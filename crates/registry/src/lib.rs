@@ -13,8 +13,9 @@
 //!
 //! Implementations and helpers any registry can use:
 //!
-//! - [`FileRegistry`], [`FileServiceDiscovery`], [`FileMetadataReport`] (scheme `file`,
-//!   [`register_file`]): the embedded registry in a local directory, shared across processes.
+//! - [`FileRegistry`], [`FileServiceDiscovery`], [`FileMetadataReport`],
+//!   [`FileDynamicConfiguration`] (scheme `file`, [`register_file`]): the embedded registry
+//!   and config centre in a local directory, shared across processes.
 //! - [`FailbackRegistry`]: retries failed registrations and subscriptions in the background.
 //! - [`RegistryCacheFile`] and [`CachingRegistry`]: the last-known providers on disk, in Java's
 //!   cache-file format, served when the registry is down.
@@ -65,9 +66,10 @@ pub use failback::{
 };
 #[cfg(unix)]
 pub use file::{
-    default_root, register_file, FileMetadataReport, FileMetadataReportFactory, FileRegistry,
-    FileRegistryFactory, FileServiceDiscovery, FileServiceDiscoveryFactory, DEFAULT_POLL_PERIOD,
-    FILE_SCHEME, POLL_PERIOD_KEY,
+    default_root, register_file, FileDynamicConfiguration, FileDynamicConfigurationFactory,
+    FileMetadataReport, FileMetadataReportFactory, FileRegistry, FileRegistryFactory,
+    FileServiceDiscovery, FileServiceDiscoveryFactory, DEFAULT_POLL_PERIOD, FILE_SCHEME,
+    POLL_PERIOD_KEY,
 };
 pub use instance::{
     Endpoint, ServiceInstance, ENDPOINTS_KEY, METADATA_SERVICE_PARAMS_KEY, METADATA_VERSION_KEY,

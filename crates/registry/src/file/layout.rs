@@ -6,6 +6,7 @@
 //! {root}/services/{encoded app}/{host:port}                         Curator JSON per instance
 //! {root}/dubbo/mapping/{encoded interface}                          "app1,app2"
 //! {root}/dubbo/metadata/{encoded app}/{revision}                    MetadataInfo JSON
+//! {root}/dubbo/config/{encoded group}/{encoded key}                 config centre value
 //! {root}/.owners/{owner}.lock, {owner}.manifest                     liveness (see owner.rs)
 //! ```
 
@@ -87,6 +88,22 @@ impl Layout {
             .join("dubbo")
             .join("mapping")
             .join(format!(".{}.lock", encode(interface)))
+    }
+
+    pub(crate) fn config_file(&self, group: &str, key: &str) -> PathBuf {
+        self.root
+            .join("dubbo")
+            .join("config")
+            .join(encode(group))
+            .join(encode(key))
+    }
+
+    pub(crate) fn config_lock(&self, group: &str, key: &str) -> PathBuf {
+        self.root
+            .join("dubbo")
+            .join("config")
+            .join(encode(group))
+            .join(format!(".{}.lock", encode(key)))
     }
 
     pub(crate) fn metadata_file(&self, app: &str, revision: &str) -> PathBuf {

@@ -10,9 +10,11 @@
 //! - Changes: each object polls the directories it watches every `poll.period` ms (default
 //!   300), comparing (name, inode) fingerprints (see `scan.rs`).
 //! - Writes: temporary file + rename, so readers never see partial content.
+//! - Config centre: values under `dubbo/config/{group}/{key}`, watched by the same polling.
 //!
 //! URL: `file:///abs/dir`, `file://localhost/abs/dir`, or `file://` for [`default_root`].
 
+mod config;
 mod discovery;
 mod layout;
 mod owner;
@@ -23,9 +25,11 @@ mod scan;
 
 use std::sync::Arc;
 
+use dubbo_config_center::{ConfigCenterError, DynamicConfiguration, DynamicConfigurationFactory};
 use dubbo_core::{BoxFuture, Extensions};
 use dubbo_url::Url;
 
+pub use config::FileDynamicConfiguration;
 pub use discovery::FileServiceDiscovery;
 pub use layout::{default_root, DEFAULT_POLL_PERIOD, POLL_PERIOD_KEY};
 pub use registry::FileRegistry;
@@ -76,9 +80,30 @@ impl MetadataReportFactory for FileMetadataReportFactory {
     }
 }
 
-/// Registers the file registry's three factories under the scheme `file` in `ext`.
+/// Creates [`FileDynamicConfiguration`] values.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct FileDynamicConfigurationFactory;
+
+impl DynamicConfigurationFactory for FileDynamicConfigurationFactory {
+    fn create(
+        &self,
+        url: &Url,
+    ) -> BoxFuture<'_, Result<Arc<dyn DynamicConfiguration>, ConfigCenterError>> {
+        let url = url.clone();
+        Box::pin(async move {
+            Ok(Arc::new(FileDynamicConfiguration::open(&url)?) as Arc<dyn DynamicConfiguration>)
+        })
+    }
+}
+
+/// Registers the file registry's factories (registry, service discovery, metadata report and
+/// config centre) under the scheme `file` in `ext`.
 pub fn register_file(ext: &Extensions) {
     ext.register::<dyn RegistryFactory>(FILE_SCHEME, Arc::new(FileRegistryFactory));
     ext.register::<dyn ServiceDiscoveryFactory>(FILE_SCHEME, Arc::new(FileServiceDiscoveryFactory));
     ext.register::<dyn MetadataReportFactory>(FILE_SCHEME, Arc::new(FileMetadataReportFactory));
+    ext.register::<dyn DynamicConfigurationFactory>(
+        FILE_SCHEME,
+        Arc::new(FileDynamicConfigurationFactory),
+    );
 }

@@ -9,13 +9,12 @@ use std::time::Duration;
 
 use dubbo_core::BoxFuture;
 use dubbo_url::Url;
-use rustix::fs::{flock, FlockOperation};
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
 use super::layout::{poll_period, Layout};
 use super::poller;
-use crate::atomic_file::{inode, write_atomic};
+use crate::atomic_file::{inode, try_lock, write_atomic};
 use crate::error::RegistryError;
 use crate::metadata_info::MetadataInfo;
 use crate::report::{MappingListener, MetadataReport};
@@ -131,19 +130,9 @@ impl Inner {
 
     /// One attempt at the compare-and-set under the lock; `Ok(false)` when the lock is busy.
     fn try_add_mapping(&self, interface: &str, app: &str) -> Result<bool, RegistryError> {
-        let lock_path = self.layout.mapping_lock(interface);
-        if let Some(parent) = lock_path.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| RegistryError::io(parent, &e))?;
-        }
-        let lock = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock_path)
-            .map_err(|e| RegistryError::io(&lock_path, &e))?;
-        if flock(&lock, FlockOperation::NonBlockingLockExclusive).is_err() {
+        let Some(_lock) = try_lock(&self.layout.mapping_lock(interface))? else {
             return Ok(false);
-        }
+        };
         let path = self.layout.mapping_file(interface);
         let (_, mut apps) = read_mapping(&path)?;
         if !apps.iter().any(|a| a == app) {
@@ -152,7 +141,7 @@ impl Inner {
             self.wake.notify_one();
         }
         Ok(true)
-        // Closing `lock` releases it.
+        // Dropping `_lock` releases it.
     }
 }
 
