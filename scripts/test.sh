@@ -22,7 +22,7 @@ TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 QUICK=0
 ONLY=
 [ "${1:-}" = "--quick" ] && QUICK=1
-[ "${1:-}" = "--only" ] && ONLY=${2:?--only needs a group: registry, etcd, older_registry, older_java or metrics}
+[ "${1:-}" = "--only" ] && ONLY=${2:?--only needs a group: registry, etcd, older_registry, older_java, metrics or governance}
 
 WORK=$(mktemp -d /tmp/dubbo-rs-test.XXXXXX)
 PIDS=()
@@ -230,7 +230,7 @@ hessian_rust_to_java() {
 # The interop programs are built with the test profile, sharing the artifacts of `cargo test`;
 # scripts/interop-*.sh build the same programs in release for users.
 build_interop() {
-  cargo build --quiet -p dubbo-interop
+  cargo build --quiet -p dubbo-interop -p dubbo-cli
 }
 
 rust_server_up() {
@@ -1086,6 +1086,258 @@ older_java_steps() {
   stop_server java33_ref_provider >/dev/null 2>&1 || true
 }
 
+# --- Governance (config centre): rules written into ZooKeeper where Dubbo Admin writes them
+# (/dubbo/config/{group}/{key}, with the dubbo-cli tool), obeyed by running consumers. Which
+# provider serves how many calls is read from each provider's own QoS /metrics, so the checks
+# see the live consumer's routing change while its load runs.
+GOV_APP=gov-provider
+GOV_CONSUMER_APP=gov-consumer
+GOV_RUST_DUBBO=(25990 25991 25992)
+GOV_RUST_TRI=(55990 55991 55992)
+GOV_QOS=()
+GOV_RULE_KEY=org.apache.dubbo.interop.InteropService:1.0.0:
+
+dubbo_cli() {
+  "$TARGET_DIR/debug/dubbo-cli" "$@"
+}
+
+# Provider $1 (0-2) of the governance steps, with its QoS port; $2 is appended to the registry
+# address (e.g. "?register-mode=instance").
+gov_provider_up() {
+  local i=$1
+  GOV_QOS[$i]=${GOV_QOS[$i]:-$(free_port)}
+  start_server "gov_provider_$i" "$TARGET_DIR/debug/interop-server" \
+    --dubbo-port "${GOV_RUST_DUBBO[$i]}" --tri-port "${GOV_RUST_TRI[$i]}" \
+    --registry "$ZK_URL${2:-}" --app "$GOV_APP" --qos-port "${GOV_QOS[$i]}"
+}
+
+gov_providers_down() {
+  local i
+  for i in 0 1 2; do stop_server "gov_provider_$i" >/dev/null 2>&1 || true; done
+}
+
+# sayHello calls provider $1 has answered so far, from its QoS /metrics.
+gov_calls() {
+  curl -sf "http://127.0.0.1:${GOV_QOS[$1]}/metrics" |
+    awk '/^dubbo_provider_requests_total\{/ && /method="sayHello"/ {s += $NF} END {printf "%d\n", s}'
+}
+
+# "c0 c1 c2": every provider's count.
+gov_counts() {
+  echo "$(gov_calls 0) $(gov_calls 1) $(gov_calls 2)"
+}
+
+# Calls each provider answered during one second, as "d0 d1 d2".
+gov_rates() {
+  local a b
+  read -ra a <<<"$(gov_counts)"
+  sleep 1
+  read -ra b <<<"$(gov_counts)"
+  echo "$((b[0] - a[0])) $((b[1] - a[1])) $((b[2] - a[2]))"
+}
+
+# Writes the rule on stdin at key $1 (group $2, default dubbo) in ZooKeeper.
+gov_put() {
+  dubbo_cli config put --center "$ZK_URL" --group "${2:-dubbo}" "$1" -
+}
+
+gov_delete() {
+  dubbo_cli config delete --center "$ZK_URL" --group "${2:-dubbo}" "$1"
+}
+
+# Waits for a background load (pid $1, output $2) and checks it ended with 0 failed.
+gov_load_ok() {
+  local rc
+  wait "$1"
+  rc=$?
+  cat "$2"
+  grep -Eq '^[1-9][0-9]* passed, 0 failed$' "$2" && [ "$rc" -eq 0 ]
+}
+
+# The override rule (Dubbo Admin's v3.0 format) on provider 1 only, with the parameter $1.
+gov_override_rule() {
+  cat <<RULE
+configVersion: v3.0
+scope: service
+key: org.apache.dubbo.interop.InteropService:1.0.0
+enabled: true
+configs:
+  - side: provider
+    addresses: ["[::ffff:127.0.0.1]:${GOV_RUST_DUBBO[1]}"]
+    parameters:
+      $1
+RULE
+}
+
+# The override rule with parameter $1 (e.g. "weight: 0" or "disabled: true") written while a
+# Rust consumer ($2 = rust) or a Java Dubbo 3.3 consumer ($2 = java) is under load: one second
+# after the write provider 1 gets no more calls and the others do; once the rule is deleted
+# provider 1 gets calls again; no call fails.
+gov_override() {
+  local param=$1 who=$2 pid out="$WORK/gov-override-$2.out" r d
+  case $who in
+    rust) rust_client --registry "$ZK_URL" --app "$GOV_CONSUMER_APP" --load 100000000 --duration 12 \
+      --concurrency 4 >"$out" 2>"$WORK/gov-override.err" & ;;
+    java) java_registry_consumer --registry "$ZK_URL" --app "$GOV_CONSUMER_APP-java" --load 100000000 \
+      --duration 16 --concurrency 4 >"$out" 2>"$WORK/gov-override.err" & ;;
+  esac
+  pid=$!
+  # The Java consumer starts slower.
+  sleep "$([ "$who" = java ] && echo 7 || echo 4)"
+  echo "calls per provider per second before the rule: $(gov_rates)"
+  gov_override_rule "$param" | gov_put "$GOV_RULE_KEY.configurators" || { kill "$pid"; return 1; }
+  echo "rule written: $param on provider 1"
+  sleep 1
+  r=$(gov_rates)
+  echo "in the second after the first one: $r"
+  read -ra d <<<"$r"
+  if [ "${d[1]}" -ne 0 ] || [ "${d[0]}" -eq 0 ] || [ "${d[2]}" -eq 0 ]; then
+    echo "provider 1 still gets calls, or another one gets none"
+    kill "$pid"; gov_delete "$GOV_RULE_KEY.configurators"; return 1
+  fi
+  gov_delete "$GOV_RULE_KEY.configurators" || { kill "$pid"; return 1; }
+  echo "rule deleted"
+  sleep 1
+  r=$(gov_rates)
+  echo "in the second after the first one: $r"
+  read -ra d <<<"$r"
+  [ "${d[1]}" -gt 0 ] || { echo "provider 1 gets no calls after the rule was deleted"; kill "$pid"; return 1; }
+  gov_load_ok "$pid" "$out"
+}
+
+# A rule that does not parse is refused and the rule in force stays: weight 0 on provider 1,
+# then a broken rule at the same key; provider 1 still gets nothing.
+gov_bad_rule() {
+  local pid out="$WORK/gov-bad.out" r d
+  rust_client --registry "$ZK_URL" --load 100000000 --duration 8 --concurrency 4 >"$out" 2>"$WORK/gov-bad.err" &
+  pid=$!
+  sleep 3
+  gov_override_rule "weight: 0" | gov_put "$GOV_RULE_KEY.configurators" || { kill "$pid"; return 1; }
+  sleep 1
+  printf 'configVersion: v3.0\nconfigs: [ {side: provider\n' | gov_put "$GOV_RULE_KEY.configurators"
+  echo "broken rule written over it"
+  sleep 1
+  r=$(gov_rates)
+  echo "calls per provider per second: $r"
+  read -ra d <<<"$r"
+  gov_delete "$GOV_RULE_KEY.configurators"
+  [ "${d[1]}" -eq 0 ] || { echo "the broken rule took the weight rule away"; kill "$pid"; return 1; }
+  gov_load_ok "$pid" "$out"
+}
+
+# A condition rule (v3.0, service scope) sends sayHello to provider 2 only; deleting it spreads
+# the calls again.
+gov_condition() {
+  local pid out="$WORK/gov-condition.out" r d
+  rust_client --registry "$ZK_URL" --load 100000000 --duration 9 --concurrency 4 >"$out" 2>&1 &
+  pid=$!
+  sleep 3
+  gov_put "$GOV_RULE_KEY.condition-router" <<RULE || { kill "$pid"; return 1; }
+configVersion: v3.0
+scope: service
+force: true
+runtime: false
+enabled: true
+key: org.apache.dubbo.interop.InteropService:1.0.0
+conditions:
+  - method = sayHello => port = ${GOV_RUST_DUBBO[2]}
+RULE
+  sleep 1
+  r=$(gov_rates)
+  echo "with the rule, calls per provider per second: $r"
+  read -ra d <<<"$r"
+  if [ "${d[0]}" -ne 0 ] || [ "${d[1]}" -ne 0 ] || [ "${d[2]}" -eq 0 ]; then
+    echo "sayHello does not go to provider 2 only"
+    kill "$pid"; gov_delete "$GOV_RULE_KEY.condition-router"; return 1
+  fi
+  gov_delete "$GOV_RULE_KEY.condition-router" || { kill "$pid"; return 1; }
+  sleep 1
+  r=$(gov_rates)
+  echo "rule deleted, calls per provider per second: $r"
+  read -ra d <<<"$r"
+  [ "${d[0]}" -gt 0 ] && [ "${d[1]}" -gt 0 ] || { echo "calls did not spread again"; kill "$pid"; return 1; }
+  gov_load_ok "$pid" "$out"
+}
+
+# A tag rule of the providers' application makes provider 0 "gray": calls carrying
+# dubbo.tag=gray go to it alone, calls without a tag to the others.
+gov_tag() {
+  local gray plain rc=0
+  gov_put "$GOV_APP.tag-router" <<RULE || return 1
+configVersion: v3.0
+force: false
+enabled: true
+runtime: true
+key: $GOV_APP
+tags:
+  - name: gray
+    addresses: ["[::ffff:127.0.0.1]:${GOV_RUST_DUBBO[0]}"]
+RULE
+  gray=$(rust_client --registry "$ZK_URL" --load 300 --concurrency 4 --tag gray 2>&1)
+  plain=$(rust_client --registry "$ZK_URL" --load 300 --concurrency 4 2>&1)
+  gov_delete "$GOV_APP.tag-router"
+  echo "dubbo.tag=gray:"; echo "$gray"
+  echo "no tag:"; echo "$plain"
+  echo "$gray" | grep -q '^300 passed, 0 failed$' && echo "$plain" | grep -q '^300 passed, 0 failed$' || rc=1
+  [ "$(echo "$gray" | grep -c '^provider ')" -eq 1 ] &&
+    echo "$gray" | grep -q ":${GOV_RUST_DUBBO[0]} calls 300$" || { echo "gray calls did not all go to provider 0"; rc=1; }
+  if echo "$plain" | grep -q ":${GOV_RUST_DUBBO[0]} calls"; then
+    echo "untagged calls reached the gray provider"; rc=1
+  fi
+  return $rc
+}
+
+# A migration rule moves a running consumer from FORCE_INTERFACE to FORCE_APPLICATION under
+# load. Provider 0 registers interface-level only and providers 1 and 2 instance-level only, so
+# which providers answer shows which model the consumer reads; no call fails.
+gov_migration() {
+  local pid out="$WORK/gov-migration.out" r d app=gov-migrating-consumer
+  gov_providers_down
+  gov_provider_up 0 "?register-mode=interface" && gov_provider_up 1 "?register-mode=instance" &&
+    gov_provider_up 2 "?register-mode=instance" || return 1
+  rust_client --registry "$ZK_URL" --app "$app" --migration FORCE_INTERFACE --load 100000000 --duration 12 \
+    --concurrency 4 >"$out" 2>"$WORK/gov-migration.err" &
+  pid=$!
+  sleep 4
+  r=$(gov_rates)
+  echo "FORCE_INTERFACE, calls per provider per second: $r"
+  read -ra d <<<"$r"
+  if [ "${d[0]}" -eq 0 ] || [ "${d[1]}" -ne 0 ] || [ "${d[2]}" -ne 0 ]; then
+    echo "the consumer does not read interface-level addresses only"; kill "$pid"; return 1
+  fi
+  printf 'key: %s\nstep: FORCE_APPLICATION\n' "$app" | gov_put "$app.migration" DUBBO_SERVICEDISCOVERY_MIGRATION ||
+    { kill "$pid"; return 1; }
+  echo "migration rule written: FORCE_APPLICATION"
+  sleep 2
+  r=$(gov_rates)
+  echo "FORCE_APPLICATION, calls per provider per second: $r"
+  read -ra d <<<"$r"
+  gov_delete "$app.migration" DUBBO_SERVICEDISCOVERY_MIGRATION
+  if [ "${d[0]}" -ne 0 ] || [ "${d[1]}" -eq 0 ] || [ "${d[2]}" -eq 0 ]; then
+    echo "the consumer did not move to application-level addresses"; kill "$pid"; return 1
+  fi
+  gov_load_ok "$pid" "$out"
+}
+
+governance_steps() {
+  step "start ZooKeeper (governance)" zookeeper_up governance-zk
+  step "start three Rust providers with QoS, registering in ZooKeeper" \
+    eval 'gov_provider_up 0 && gov_provider_up 1 && gov_provider_up 2'
+  step "override rule weight 0 on one of three providers, Rust consumer under load: it stops getting calls within 1 s, 0 failed; deleting the rule restores it" \
+    gov_override "weight: 0" rust
+  step "override rule disabled: true on one of three providers, Rust consumer under load: the same" \
+    gov_override "disabled: true" rust
+  step "override rule weight 0, Java Dubbo 3.3 consumer under load: the same provider stops getting calls" \
+    gov_override "weight: 0" java
+  step "a rule that does not parse is refused; the rule in force stays" gov_bad_rule
+  step "condition rule: sayHello to one provider only; deleting it spreads the calls again" gov_condition
+  step "tag rule: calls with dubbo.tag=gray go to the gray provider, others elsewhere" gov_tag
+  step "migration rule: a running consumer moves from FORCE_INTERFACE to FORCE_APPLICATION under load, 0 failed" \
+    gov_migration
+  gov_providers_down
+  step "ZooKeeper exits on SIGTERM" stop_server zookeeper
+}
+
 if [ -n "$ONLY" ]; then
   # The metrics group needs no Java peer.
   [ "$ONLY" = metrics ] || step "build Java peers (Maven Central)" build_java
@@ -1149,6 +1401,7 @@ if [ "$QUICK" -eq 0 ]; then
   older_registry_steps
   older_java_steps
   metrics_steps
+  governance_steps
 fi
 
 echo

@@ -220,6 +220,14 @@ impl ApplicationBuilder {
             .filter(|n| !n.trim().is_empty())
             .ok_or_else(|| ConfigError::invalid("dubbo.application.name", "is required"))?;
         let registry_layer = registry_layer(&config, &name, &framework)?;
+        let config_center = crate::governance::from_config(
+            &config,
+            &name,
+            framework.extensions(),
+            registry_layer
+                .as_ref()
+                .map_or(&[][..], |l| l.registries.as_slice()),
+        )?;
         let inner = Arc::new(AppInner {
             name,
             framework,
@@ -230,6 +238,7 @@ impl ApplicationBuilder {
             hooks: ShutdownHooks::default(),
             tasks: Arc::new(BackgroundTasks::default()),
             registry: registry_layer,
+            config_center,
             listeners: Mutex::new(Vec::new()),
             ready: AtomicBool::new(false),
             ready_hooks: Mutex::new(Vec::new()),
@@ -242,6 +251,11 @@ impl ApplicationBuilder {
         lock(&app.inner.modules).push(default_module);
         if let Some(layer) = app.inner.registry.clone() {
             crate::registry::install(&app, layer);
+        }
+        if let Some(center) = app.inner.config_center.clone() {
+            app.on_shutdown(ShutdownPhase::Close, move || async move {
+                center.close().await;
+            });
         }
         if let Some(qos) = crate::qos::settings(&app.inner.config) {
             let addr = crate::qos::start(&app, qos)?;
@@ -261,6 +275,8 @@ pub(crate) struct AppInner {
     hooks: ShutdownHooks,
     tasks: Arc<BackgroundTasks>,
     pub(crate) registry: Option<Arc<crate::registry::RegistryLayer>>,
+    /// Where governance rules are read from, if anywhere.
+    pub(crate) config_center: Option<Arc<crate::governance::ConfigCenter>>,
     listeners: Mutex<Vec<Arc<dyn ServiceListener>>>,
     ready: AtomicBool,
     ready_hooks: Mutex<Vec<Box<dyn FnOnce() -> HookFuture + Send>>>,

@@ -51,6 +51,7 @@ pub mod config;
 mod error;
 mod framework;
 mod generic;
+mod governance;
 mod lifecycle;
 mod listeners;
 mod module;

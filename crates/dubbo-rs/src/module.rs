@@ -540,6 +540,23 @@ impl Module {
         };
         let subscription = crate::registry::subscribe(ctx, directory.clone()).await?;
         lock(&layer.metadata.subscribed).push(url.to_full_string());
+        if let Some(center) = app.inner.config_center.clone() {
+            let rules = crate::governance::ReferenceRules {
+                center,
+                framework: app.framework().clone(),
+                app: app.name().to_owned(),
+                consumer: url.clone(),
+                directory: directory.clone(),
+                routers: routers.clone(),
+                subscription: subscription.clone(),
+                defaults: crate::governance::Migration {
+                    step: layer.step,
+                    threshold: layer.threshold,
+                    force: false,
+                },
+            };
+            crate::governance::follow(rules, app.tasks(), subscription.closed());
+        }
 
         if url.parameter_bool_or("check", true) {
             let deadline = tokio::time::Instant::now() + REGISTRY_CHECK_WAIT;

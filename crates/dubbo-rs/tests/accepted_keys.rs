@@ -51,10 +51,10 @@ async fn keys_without_an_effect_are_refused_at_start_naming_the_key() {
             "  registry:\n    address: N/A\n    timeout: 3000\n",
             "dubbo.registry.timeout",
         ),
-        // The config centre is not implemented.
+        // A config centre scheme nothing implements.
         (
-            "  registry:\n    address: file:///tmp/x\n    use-as-config-center: true\n",
-            "dubbo.registry.use-as-config-center",
+            "  config-center:\n    address: nosuch://127.0.0.1:1\n",
+            "dubbo.config-center.address",
         ),
         // A registry scheme nothing implements.
         (

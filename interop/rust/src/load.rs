@@ -26,6 +26,8 @@ pub struct LoadPlan {
     /// Stop starting calls after this long even if `calls` are not all made (a load that
     /// spans a restart or an outage of known length).
     pub duration: Option<std::time::Duration>,
+    /// The `dubbo.tag` attachment every call carries (tag routing), when given.
+    pub tag: Option<String>,
 }
 
 /// What a load run saw.
@@ -78,12 +80,16 @@ pub async fn run_load(
             result.clone(),
         );
         let total = plan.calls;
+        let tag = plan.tag.clone();
         let deadline = plan.duration.map(|d| std::time::Instant::now() + d);
         callers.push(tokio::spawn(async move {
             while next.fetch_add(1, Ordering::Relaxed) < total
                 && deadline.is_none_or(|d| std::time::Instant::now() < d)
             {
                 let mut call = Invocation::new(key.clone(), method.clone(), vec!["load".into()]);
+                if let Some(tag) = &tag {
+                    call = call.with_attachment("dubbo.tag", tag.as_str());
+                }
                 let report = CallReport::attach(&mut call);
                 let outcome = invoker.invoke(call).await;
                 let provider = report

@@ -25,6 +25,11 @@ pub struct DubboConfig {
     /// `dubbo.registries.<id>`.
     #[serde(default)]
     pub registries: BTreeMap<String, RegistryConfig>,
+    /// `dubbo.config-center`: where governance rules and external configuration are read
+    /// from. Without it, the first registry that can serve as one (ZooKeeper, etcd, the file
+    /// registry) does, unless it says `use-as-config-center: false`.
+    #[serde(default)]
+    pub config_center: Option<ConfigCenterConfig>,
     /// `dubbo.provider`: defaults for every exported service.
     #[serde(default)]
     pub provider: ProviderConfig,
@@ -183,6 +188,30 @@ pub struct RegistryConfig {
     /// Whether the registry also serves as metadata center.
     #[serde(default, deserialize_with = "lenient::flag")]
     pub use_as_metadata_center: Option<bool>,
+    /// Extra URL parameters.
+    #[serde(default, deserialize_with = "lenient::text_map")]
+    pub parameters: BTreeMap<String, String>,
+}
+
+/// `dubbo.config-center`.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct ConfigCenterConfig {
+    /// e.g. `zookeeper://127.0.0.1:2181`, or `N/A` for none (not even a registry).
+    #[serde(default, deserialize_with = "lenient::text")]
+    pub address: Option<String>,
+    /// The config centre's protocol if `address` has none.
+    #[serde(default, deserialize_with = "lenient::text")]
+    pub protocol: Option<String>,
+    /// The root of the tree (ZooKeeper: `/{namespace}/config`); default `dubbo`.
+    #[serde(default, deserialize_with = "lenient::text")]
+    pub namespace: Option<String>,
+    /// The group of global configuration; default `dubbo`.
+    #[serde(default, deserialize_with = "lenient::text")]
+    pub group: Option<String>,
+    /// Connection timeout in ms.
+    #[serde(default, deserialize_with = "lenient::number")]
+    pub timeout: Option<u64>,
     /// Extra URL parameters.
     #[serde(default, deserialize_with = "lenient::text_map")]
     pub parameters: BTreeMap<String, String>,

@@ -15,7 +15,6 @@ use super::{ConfigError, DubboConfig, RegistryConfig};
 /// configuration.
 pub(crate) fn refuse_unimplemented(config: &DubboConfig) -> Result<(), ConfigError> {
     refuse_na_registry_settings(config)?;
-    refuse_config_center(config)?;
     refuse_registration(config)?;
     for (id, r) in &config.references {
         if let Some(generic) = r.generic.as_deref().map(str::trim) {
@@ -47,23 +46,6 @@ fn refuse_na_registry_settings(config: &DubboConfig) -> Result<(), ConfigError> 
             return Err(ConfigError::invalid(
                 format!("{key}.{field}"),
                 "has no effect on a registry whose address is N/A (no registry); remove it",
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// The config centre is not implemented: a registry asked to serve as one
-/// (`use-as-config-center: true`) would be read for nothing, so that is refused; `false` says
-/// what happens and is accepted.
-fn refuse_config_center(config: &DubboConfig) -> Result<(), ConfigError> {
-    for (id, registry) in config.all_registries() {
-        if registry.use_as_config_center == Some(true) {
-            let key = config.registry_key(&id);
-            return Err(ConfigError::invalid(
-                format!("{key}.use-as-config-center"),
-                "the config centre is not implemented yet, so nothing would be read from it; \
-                 remove the key or set it to false",
             ));
         }
     }

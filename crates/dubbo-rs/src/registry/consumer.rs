@@ -49,12 +49,17 @@ pub(crate) struct SubscribeContext {
 
 /// Both address lists of one reference and where the chosen one goes.
 struct Sources {
-    step: MigrationStep,
-    threshold: f64,
+    /// The migration step and threshold in force (a migration rule changes them live).
+    step: Mutex<(MigrationStep, f64)>,
     interface: Mutex<BTreeMap<usize, Vec<Url>>>,
     /// Application-level addresses by registry and application.
     application: Mutex<BTreeMap<(usize, String), Vec<Url>>>,
     chosen: watch::Sender<Option<Vec<Url>>>,
+    /// The `override://` URLs each registry pushes in the `configurators` category.
+    overrides: Mutex<BTreeMap<usize, Vec<Url>>>,
+    overrides_out: watch::Sender<Vec<Url>>,
+    /// The application of the first provider chosen (where tag rules are read from).
+    provider_app: watch::Sender<Option<String>>,
     protocol: Option<String>,
 }
 
@@ -67,14 +72,34 @@ impl Sources {
         }
     }
 
-    fn recompute(&self) {
+    /// Both lists, flattened: interface-level and application-level.
+    fn lists(&self) -> (Vec<Url>, Vec<Url>) {
         let interface: Vec<Url> = lock(&self.interface).values().flatten().cloned().collect();
         let application: Vec<Url> = lock(&self.application)
             .values()
             .flatten()
             .cloned()
             .collect();
-        let mut chosen = choose(self.step, self.threshold, &interface, &application).to_vec();
+        (interface, application)
+    }
+
+    /// Whether `step` would give the reference any provider now.
+    fn has_providers(&self, step: MigrationStep, threshold: f64) -> bool {
+        let (interface, application) = self.lists();
+        !choose(step, threshold, &interface, &application).is_empty()
+    }
+
+    fn recompute(&self) {
+        let (interface, application) = self.lists();
+        let (step, threshold) = *lock(&self.step);
+        let mut chosen = choose(step, threshold, &interface, &application).to_vec();
+        let app = chosen
+            .iter()
+            .find_map(|u| u.parameter("application"))
+            .map(str::to_owned);
+        if app.is_some() && *self.provider_app.borrow() != app {
+            self.provider_app.send_replace(app);
+        }
         if chosen.is_empty() {
             // Every source pushed (registries say `empty://`, discoveries an empty instance
             // list): the service has no provider left, which clears the directory. A registry
@@ -84,6 +109,15 @@ impl Sources {
             }
         }
         self.chosen.send_replace(Some(chosen));
+    }
+
+    fn set_overrides(&self, i: usize, urls: Vec<Url>) {
+        let all: Vec<Url> = {
+            let mut overrides = lock(&self.overrides);
+            overrides.insert(i, urls);
+            overrides.values().flatten().cloned().collect()
+        };
+        self.overrides_out.send_replace(all);
     }
 }
 
@@ -98,9 +132,72 @@ pub(crate) struct Subscription {
     interface: Mutex<Vec<InterfaceSubscription>>,
     /// Registries the consumer URL was registered in.
     registered: Mutex<Vec<Arc<AppRegistry>>>,
+    /// The subscription's working state, for live migration.
+    shared: Mutex<std::sync::Weak<Shared>>,
+    /// The `override://` URLs the registries push for the service.
+    pub(crate) overrides: watch::Receiver<Vec<Url>>,
+    /// The application of the providers (tag rules are that application's).
+    pub(crate) provider_app: watch::Receiver<Option<String>>,
 }
 
+/// How long a migration waits for the new model's first providers.
+const MIGRATION_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
 impl Subscription {
+    /// Moves the reference to another migration step (Java's `MigrationInvoker` on a rule
+    /// change): the model the new step reads is subscribed if it was not, and the switch is
+    /// made once it has providers, so no call finds an empty list. If it finds none within
+    /// [`MIGRATION_WAIT`], the step stays unless `force` says to switch anyway. Returns the
+    /// step in force afterwards.
+    pub(crate) async fn migrate(
+        &self,
+        step: MigrationStep,
+        threshold: f64,
+        force: bool,
+    ) -> MigrationStep {
+        let Some(shared) = lock(&self.shared).upgrade() else {
+            return step;
+        };
+        let sources = &shared.sources;
+        let before = *lock(&sources.step);
+        if before == (step, threshold) {
+            return step;
+        }
+        for (i, r, conn) in lock(&shared.connected).clone() {
+            shared.clone().subscribe_models(i, r, conn, step).await;
+        }
+        let deadline = tokio::time::Instant::now() + MIGRATION_WAIT;
+        while !sources.has_providers(step, threshold) && tokio::time::Instant::now() < deadline {
+            tokio::select! {
+                _ = self.cancel.cancelled() => return before.0,
+                _ = tokio::time::sleep(std::time::Duration::from_millis(20)) => {}
+            }
+        }
+        if !sources.has_providers(step, threshold) && !force {
+            tracing::warn!(
+                consumer = %self.consumer, from = ?before.0, to = ?step,
+                "migration rule not applied: the new step finds no provider (set force: true to switch anyway)"
+            );
+            return before.0;
+        }
+        *lock(&sources.step) = (step, threshold);
+        sources.recompute();
+        tracing::info!(consumer = %self.consumer, from = ?before.0, to = ?step, "migrated");
+        step
+    }
+
+    /// The migration step in force.
+    pub(crate) fn step(&self) -> Option<MigrationStep> {
+        let shared = lock(&self.shared).upgrade()?;
+        let step = lock(&shared.sources.step).0;
+        Some(step)
+    }
+
+    /// Cancelled when the subscription is closed.
+    pub(crate) fn closed(&self) -> CancellationToken {
+        self.cancel.clone()
+    }
+
     /// Unsubscribes and unregisters the consumer URL, in the background.
     pub(crate) fn close(&self) {
         self.cancel.cancel();
@@ -130,6 +227,10 @@ struct Shared {
     ctx: SubscribeContext,
     sources: Arc<Sources>,
     subscription: Arc<Subscription>,
+    /// Registries connected so far, for a migration to subscribe another model in.
+    connected: Mutex<Vec<(usize, Arc<AppRegistry>, super::registries::Connected)>>,
+    /// The models subscribed so far, by registry: (interface level, application level).
+    models: Mutex<BTreeMap<usize, (bool, bool)>>,
 }
 
 /// Subscribes `directory` to the providers of `ctx.consumer` in every registry.
@@ -141,12 +242,16 @@ pub(crate) async fn subscribe(
     directory: Arc<DynamicDirectory>,
 ) -> Result<Arc<Subscription>, RpcError> {
     let (tx, mut rx) = watch::channel::<Option<Vec<Url>>>(None);
+    let (overrides_out, overrides) = watch::channel(Vec::new());
+    let (provider_app_out, provider_app) = watch::channel(None);
     let sources = Arc::new(Sources {
-        step: ctx.step,
-        threshold: ctx.threshold,
+        step: Mutex::new((ctx.step, ctx.threshold)),
         interface: Mutex::new(BTreeMap::new()),
         application: Mutex::new(BTreeMap::new()),
         chosen: tx,
+        overrides: Mutex::new(BTreeMap::new()),
+        overrides_out,
+        provider_app: provider_app_out,
         protocol: ctx.consumer.parameter("protocol").map(str::to_owned),
     });
     let cancel = CancellationToken::new();
@@ -178,6 +283,9 @@ pub(crate) async fn subscribe(
         consumer: ctx.consumer.clone(),
         interface: Mutex::new(Vec::new()),
         registered: Mutex::new(Vec::new()),
+        shared: Mutex::new(std::sync::Weak::new()),
+        overrides,
+        provider_app,
     });
     let registries = ctx.registries.clone();
     let tasks = ctx.tasks.clone();
@@ -185,7 +293,10 @@ pub(crate) async fn subscribe(
         ctx,
         sources: sources.clone(),
         subscription: subscription.clone(),
+        connected: Mutex::new(Vec::new()),
+        models: Mutex::new(BTreeMap::new()),
     });
+    *lock(&subscription.shared) = Arc::downgrade(&shared);
     for (i, r) in registries.iter().enumerate() {
         match r.connect(shared.ctx.framework.extensions()).await {
             Ok(conn) => shared.clone().subscribe_registry(i, r.clone(), conn).await,
@@ -214,7 +325,7 @@ pub(crate) async fn subscribe(
         }
     }
     // Keep the lists alive for as long as the subscription is.
-    let keep = sources;
+    let keep = (sources, shared);
     tasks.spawn("provider sources", move |stop| async move {
         tokio::select! {
             _ = stop.cancelled() => {}
@@ -230,7 +341,7 @@ impl Shared {
     /// The interface-level providers the cache file holds for the consumer's service, as if
     /// registry `i` had pushed them.
     fn feed_from_cache(&self, i: usize, r: &Arc<AppRegistry>) {
-        if !self.ctx.step.uses_interface() {
+        if !lock(&self.sources.step).0.uses_interface() {
             return;
         }
         let Some(path) = dubbo_registry::RegistryCacheFile::path_for(&r.url) else {
@@ -254,21 +365,55 @@ impl Shared {
         self.sources.recompute();
     }
 
-    /// Subscribes to registry `i` (connected as `conn`) in the models the migration step uses.
+    /// Subscribes to registry `i` (connected as `conn`) in the models the migration step in
+    /// force uses.
     async fn subscribe_registry(
         self: Arc<Self>,
         i: usize,
         r: Arc<AppRegistry>,
         conn: super::registries::Connected,
     ) {
+        lock(&self.connected).push((i, r.clone(), conn.clone()));
+        let step = lock(&self.sources.step).0;
+        self.subscribe_models(i, r, conn, step).await;
+    }
+
+    /// Subscribes to registry `i` in the models `step` uses that are not subscribed yet.
+    async fn subscribe_models(
+        self: Arc<Self>,
+        i: usize,
+        r: Arc<AppRegistry>,
+        conn: super::registries::Connected,
+        step: MigrationStep,
+    ) {
+        let (interface, application) = {
+            let mut models = lock(&self.models);
+            let done = models.entry(i).or_insert((false, false));
+            let todo = (
+                step.uses_interface() && !done.0,
+                step.uses_application() && !done.1,
+            );
+            done.0 |= todo.0;
+            done.1 |= todo.1;
+            todo
+        };
         let ctx = &self.ctx;
-        if ctx.step.uses_interface() {
+        if interface {
             let weak = Arc::downgrade(&self.sources);
             let registry = r.clone();
             let listener: Arc<dyn NotifyListener> = Arc::new(move |n: Notification| {
                 let Some(sources) = weak.upgrade() else {
                     return;
                 };
+                if n.category == Category::Configurators {
+                    let urls = n
+                        .urls
+                        .into_iter()
+                        .filter(|u| u.protocol() == Some("override"))
+                        .collect();
+                    sources.set_overrides(i, urls);
+                    return;
+                }
                 if n.category != Category::Providers {
                     return;
                 }
@@ -311,7 +456,7 @@ impl Shared {
                 lock(&self.subscription.registered).push(r.clone());
             }
         }
-        if ctx.step.uses_application() {
+        if application {
             let resolver = Arc::new(AppResolver {
                 registry: r.clone(),
                 index: i,

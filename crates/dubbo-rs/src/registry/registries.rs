@@ -163,9 +163,12 @@ pub(crate) fn from_config(
                 format!("no registry is known for scheme {scheme:?} (known: {known:?})"),
             ));
         }
+        // The registry's own setting, else its address's `register-mode` parameter (Java
+        // reads registry URL parameters the same way), else the application's.
         let mode = rc
             .register_mode
             .as_deref()
+            .or(url.parameter("register-mode"))
             .or(app_mode)
             .and_then(RegisterMode::parse)
             .unwrap_or(RegisterMode::All);

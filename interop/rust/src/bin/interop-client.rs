@@ -34,6 +34,9 @@ const USAGE: &str = "usage: interop-client --url dubbo://HOST:PORT | --url tri:/
                        (default 8); print `provider HOST:PORT calls K` per provider that
                        answered, then `N passed, N failed` counting calls
   --duration S         with --load: stop starting calls after S seconds
+  --tag T              with --load: every call carries the attachment dubbo.tag=T (tag routing)
+  --app NAME           the consumer's application name (default interop-consumer); governance
+                       rules keyed by application ({app}.configurators, {app}.migration) use it
 
   --token T            send Dubbo's token T with every call, Greeter's included
   --expect-forbidden   instead of the cases, call sayHello once (with --token's token, or none)
@@ -87,7 +90,7 @@ async fn run(args: &Args, report: &mut Report) -> Result<(), String> {
         }
         _ => return Err(USAGE.to_owned()),
     };
-    let mut builder = Application::builder("interop-consumer");
+    let mut builder = Application::builder(args.get("app").unwrap_or("interop-consumer"));
     if let Some(registry) = args.get("registry") {
         builder = builder.registry(registry);
         if let Some(step) = args.get("migration") {
@@ -123,6 +126,7 @@ async fn run(args: &Args, report: &mut Report) -> Result<(), String> {
                 }
                 None => None,
             },
+            tag: args.get("tag").map(str::to_owned),
         };
         let result = run_load(&app, url, token, &plan)
             .await

@@ -14,11 +14,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 
 import org.apache.dubbo.config.ApplicationConfig;
 import org.apache.dubbo.config.ReferenceConfig;
 import org.apache.dubbo.config.RegistryConfig;
 import org.apache.dubbo.config.bootstrap.DubboBootstrap;
+import org.apache.dubbo.rpc.RpcContext;
 import org.apache.dubbo.rpc.RpcException;
 import org.apache.dubbo.rpc.service.EchoService;
 import org.apache.dubbo.rpc.service.GenericService;
@@ -35,6 +40,7 @@ import org.apache.dubbo.rpc.service.GenericService;
  *   Consumer --registry zookeeper://HOST:PORT [--protocol dubbo|tri]
  *            [--migration FORCE_INTERFACE|APPLICATION_FIRST|FORCE_APPLICATION] [--app NAME]
  *            [--wait-providers MS] [the options above but --url]
+ *   Consumer (--url URL | --registry URL ...) --load N [--concurrency C] [--duration S]
  * </pre>
  *
  * <p>{@code --registry URL} finds the providers through a registry instead of a direct URL, with
@@ -79,7 +85,8 @@ public final class Consumer {
             + "[--known-client-bug CASE[,CASE]]...\n"
             + "       Consumer --registry zookeeper://HOST:PORT [--protocol dubbo|tri] "
             + "[--migration FORCE_INTERFACE|APPLICATION_FIRST|FORCE_APPLICATION] [--app NAME] "
-            + "[--wait-providers MS] [options above but --url]";
+            + "[--wait-providers MS] [options above but --url]\n"
+            + "       Consumer ... --load N [--concurrency C] [--duration S]";
     static final List<String> MIGRATION_STEPS = List.of("FORCE_INTERFACE", "APPLICATION_FIRST", "FORCE_APPLICATION");
     static final String SERVICE = InteropService.class.getName();
     static final String USER_CLASS = User.class.getName();
@@ -116,6 +123,7 @@ public final class Consumer {
     private final GreeterCases greeterCases = new GreeterCases(); // tri:// only, Dubbo 3.x
     private boolean triple;
     private int timeoutMs;
+    private boolean loadMode; // --load: sayHello N times through Dubbo's default cluster
     private String token; // --token: Dubbo's token to send, or null
     private Set<String> knownClientBugs = Set.of(); // --known-client-bug: cases reported as SKIP
     private String registry; // --registry: the registry address, or null for a direct --url
@@ -133,7 +141,7 @@ public final class Consumer {
         }
         Args args = Args.parse(argv, Set.of("url", "only", "timeout", "list", "token", "expect-forbidden",
                 "oversize-then-call", "known-client-bug", "registry", "protocol", "migration", "app",
-                "wait-providers"), Set.of("expect-forbidden", "oversize-then-call"), USAGE);
+                "wait-providers", "load", "concurrency", "duration"), Set.of("expect-forbidden", "oversize-then-call"), USAGE);
         Consumer consumer = new Consumer();
         consumer.defineCases();
         if (args.get("list", null) != null) {
@@ -191,6 +199,10 @@ public final class Consumer {
         consumer.token = args.get("token", null);
         boolean expectForbidden = args.get("expect-forbidden", null) != null;
         boolean oversize = args.get("oversize-then-call", null) != null;
+        long load = args.getInt("load", 0, USAGE);
+        int concurrency = args.getInt("concurrency", 8, USAGE);
+        int durationS = args.getInt("duration", 0, USAGE);
+        consumer.loadMode = load > 0;
         Debug.configureLogging();
 
         int code;
@@ -203,7 +215,8 @@ public final class Consumer {
                 consumer.out.println("0 passed, 1 failed");
                 Runtime.getRuntime().halt(1);
             }
-            code = expectForbidden ? consumer.checkForbidden()
+            code = load > 0 ? consumer.runLoad(load, concurrency, durationS)
+                    : expectForbidden ? consumer.checkForbidden()
                     : oversize ? consumer.checkOversizeThenCall() : consumer.runAll(only);
         } catch (Throwable t) {
             consumer.out.println("FAIL setup: " + t);
@@ -295,6 +308,9 @@ public final class Consumer {
         ReferenceConfig<InteropService> main = reference("interop", url, "1.0.0", timeout);
         mainRef = main;
         main.setInterface(InteropService.class);
+        if (loadMode) {
+            main.setRetries(2); // Dubbo's default failover: load checks restart and reroute providers
+        }
         ReferenceConfig<InteropService> fast = reference("interop-timeout-300", url, "1.0.0", 300);
         fast.setInterface(InteropService.class);
         ReferenceConfig<InteropService> second = reference("interop-v2", url, "2.0.0", timeout);
@@ -393,6 +409,50 @@ public final class Consumer {
             throw new Mismatch("no provider address");
         }
         expect("Hello registry", svc.sayHello("registry"));
+    }
+
+    /**
+     * --load N: calls {@code sayHello("load")} N times from C threads (or until S seconds have
+     * passed), checks every answer, prints {@code provider HOST:PORT calls K} per provider that
+     * answered and {@code N passed, N failed} counting calls (CONTRACT.md section 4's load mode).
+     */
+    private int runLoad(long calls, int concurrency, int durationS) throws InterruptedException {
+        AtomicLong next = new AtomicLong();
+        LongAdder ok = new LongAdder();
+        LongAdder bad = new LongAdder();
+        Map<String, LongAdder> byProvider = new ConcurrentHashMap<>();
+        long deadline = durationS > 0 ? System.nanoTime() + durationS * 1_000_000_000L : Long.MAX_VALUE;
+        List<Thread> callers = new ArrayList<>();
+        for (int i = 0; i < Math.max(1, concurrency); i++) {
+            Thread t = new Thread(() -> {
+                while (next.getAndIncrement() < calls && System.nanoTime() < deadline) {
+                    try {
+                        String answer = svc.sayHello("load");
+                        String provider = RpcContext.getContext().getRemoteAddressString();
+                        if ("Hello load".equals(answer)) {
+                            ok.increment();
+                            byProvider.computeIfAbsent(String.valueOf(provider), k -> new LongAdder()).increment();
+                        } else {
+                            bad.increment();
+                            System.err.println("failed call: " + provider + " answered " + answer);
+                        }
+                    } catch (RuntimeException e) {
+                        bad.increment();
+                        if (bad.sum() <= 10) {
+                            System.err.println("failed call: " + e);
+                        }
+                    }
+                }
+            });
+            t.start();
+            callers.add(t);
+        }
+        for (Thread t : callers) {
+            t.join();
+        }
+        new TreeMap<>(byProvider).forEach((k, v) -> out.println("provider " + k + " calls " + v.sum()));
+        out.println(ok.sum() + " passed, " + bad.sum() + " failed");
+        return bad.sum() == 0 && ok.sum() > 0 ? 0 : 1;
     }
 
     private int runAll(Set<String> only) {

@@ -1,0 +1,258 @@
+//! Governance rules read live from the config centre, end to end over the embedded file
+//! registry and its config centre (a real directory, written the way an operator's tool
+//! writes it): override rules steer a running consumer and are undone by deleting them, a rule
+//! that does not parse leaves the rule in force, a migration rule moves a running consumer to
+//! application-level discovery without a failed call, and two applications with different
+//! config centres do not see each other's rules. The same rules are checked against a real
+//! ZooKeeper and Java Dubbo in the test command's governance steps.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
+
+use dubbo_config_center::DynamicConfiguration;
+use dubbo_registry::FileDynamicConfiguration;
+use dubbo_rs::prelude::*;
+use dubbo_url::Url;
+
+#[dubbo_rs::service(interface = "org.example.governance.Echo")]
+pub trait Echo {
+    async fn echo(&self, text: String) -> Result<String, RpcError>;
+}
+
+struct EchoImpl(&'static str);
+
+impl Echo for EchoImpl {
+    async fn echo(&self, text: String) -> Result<String, RpcError> {
+        Ok(format!("{}:{text}", self.0))
+    }
+}
+
+const SERVICE_RULE: &str = "org.example.governance.Echo:1.0.0:.configurators";
+
+/// A throw-away directory removed on drop.
+struct Dir(std::path::PathBuf);
+
+impl Dir {
+    fn new(tag: &str) -> Self {
+        let n = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos();
+        let p = std::env::temp_dir().join(format!(
+            "dubbo-rs-governance-{tag}-{}-{n}",
+            std::process::id()
+        ));
+        std::fs::create_dir_all(&p).unwrap();
+        Dir(p)
+    }
+
+    fn url(&self) -> String {
+        format!("file://{}", self.0.display())
+    }
+
+    /// The config centre in this directory, as an operator's tool opens it.
+    fn center(&self) -> FileDynamicConfiguration {
+        FileDynamicConfiguration::open(&Url::parse(&format!("{}?poll.period=50", self.url())).unwrap())
+            .unwrap()
+    }
+}
+
+impl Drop for Dir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A provider application `name` registering in every registry of `registries` in `mode`.
+async fn provider(registries: &[&str], name: &'static str, mode: &str) -> (Application, u16) {
+    let mut text = format!(
+        "dubbo:\n  application:\n    name: {name}\n    register-mode: {mode}\n  protocols:\n    dubbo:\n      port: 0\n      host: 127.0.0.1\n  registries:\n"
+    );
+    for (i, r) in registries.iter().enumerate() {
+        text.push_str(&format!("    r{i}:\n      address: {r}?poll.period=50\n"));
+    }
+    let config = dubbo_rs::config::DubboConfig::from_yaml(&text).unwrap();
+    let app = Application::builder(name).config(config).build().unwrap();
+    app.default_module()
+        .export(
+            EchoServer::new(EchoImpl(name)),
+            ServiceOptions::new().version("1.0.0"),
+        )
+        .await
+        .unwrap();
+    app.ready().await;
+    let port = app
+        .exported()
+        .iter()
+        .find(|e| e.key.interface() == "org.example.governance.Echo")
+        .map(|e| e.url.port())
+        .unwrap();
+    (app, port)
+}
+
+async fn consumer(registry: &str, name: &str, step: &str) -> (Application, EchoClient) {
+    let app = Application::builder(name)
+        .registry(&format!("{registry}?poll.period=50"))
+        .migration_step(step)
+        .build()
+        .unwrap();
+    let reference = app
+        .default_module()
+        .refer(
+            ReferenceOptions::new("org.example.governance.Echo")
+                .version("1.0.0")
+                .protocol("dubbo")
+                .timeout(Duration::from_secs(5)),
+        )
+        .await
+        .unwrap();
+    (app, EchoClient::new(reference.invoker()))
+}
+
+/// The providers that answer `n` calls; every call must succeed.
+async fn answering(client: &EchoClient, n: usize) -> BTreeSet<String> {
+    let mut seen = BTreeSet::new();
+    for _ in 0..n {
+        let answer = client.echo("x".into()).await.expect("no call may fail");
+        seen.insert(answer.trim_end_matches(":x").to_owned());
+    }
+    seen
+}
+
+/// Calls until `n` calls in a row are answered by exactly `want`, within 5 s.
+async fn settles_on(client: &EchoClient, want: &[&str]) {
+    let want: BTreeSet<String> = want.iter().map(|s| s.to_string()).collect();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let seen = answering(client, 40).await;
+        if seen == want {
+            return;
+        }
+        assert!(Instant::now() < deadline, "answered by {seen:?}, want {want:?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+fn disable(port: u16) -> String {
+    format!(
+        "configVersion: v3.0\nscope: service\nkey: org.example.governance.Echo:1.0.0\nenabled: true\nconfigs:\n  - side: provider\n    addresses: [\"127.0.0.1:{port}\"]\n    parameters:\n      disabled: true\n"
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_override_rule_steers_a_running_consumer_and_deleting_it_restores() {
+    let dir = Dir::new("override");
+    let (a, port_a) = provider(&[&dir.url()], "gov-a", "interface").await;
+    let (b, _) = provider(&[&dir.url()], "gov-b", "interface").await;
+    let (c, client) = consumer(&dir.url(), "gov-consumer", "FORCE_INTERFACE").await;
+    settles_on(&client, &["gov-a", "gov-b"]).await;
+
+    let center = dir.center();
+    center
+        .publish_config(SERVICE_RULE, "dubbo", &disable(port_a))
+        .await
+        .unwrap();
+    settles_on(&client, &["gov-b"]).await;
+
+    // A rule that does not parse is refused: the rule in force stays.
+    center
+        .publish_config(SERVICE_RULE, "dubbo", "configVersion: v3.0\nconfigs: [ {side: provider\n")
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert_eq!(answering(&client, 40).await, BTreeSet::from(["gov-b".to_owned()]));
+
+    center.remove_config(SERVICE_RULE, "dubbo").await.unwrap();
+    settles_on(&client, &["gov-a", "gov-b"]).await;
+
+    // The application-scope rule of the consumer's application works the same way.
+    let app_rule = format!(
+        "configVersion: v3.0\nscope: application\nkey: gov-consumer\nconfigs:\n  - side: provider\n    addresses: [\"127.0.0.1:{port_a}\"]\n    parameters:\n      disabled: true\n"
+    );
+    center
+        .publish_config("gov-consumer.configurators", "dubbo", &app_rule)
+        .await
+        .unwrap();
+    settles_on(&client, &["gov-b"]).await;
+    center
+        .remove_config("gov-consumer.configurators", "dubbo")
+        .await
+        .unwrap();
+    settles_on(&client, &["gov-a", "gov-b"]).await;
+    for app in [c, a, b] {
+        app.shutdown().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_migration_rule_moves_a_running_consumer_to_application_level_discovery() {
+    let dir = Dir::new("migration");
+    let (i, _) = provider(&[&dir.url()], "gov-interface-only", "interface").await;
+    let (n, _) = provider(&[&dir.url()], "gov-instance-only", "instance").await;
+    let (c, client) = consumer(&dir.url(), "gov-migrating", "FORCE_INTERFACE").await;
+    settles_on(&client, &["gov-interface-only"]).await;
+
+    // Calls keep running while the rule is written: none may fail.
+    let calls = {
+        let client = client.clone();
+        tokio::spawn(async move {
+            let mut n = 0usize;
+            let end = Instant::now() + Duration::from_secs(3);
+            while Instant::now() < end {
+                client.echo("x".into()).await.expect("no call may fail while migrating");
+                n += 1;
+            }
+            n
+        })
+    };
+    dir.center()
+        .publish_config(
+            "gov-migrating.migration",
+            "DUBBO_SERVICEDISCOVERY_MIGRATION",
+            "key: gov-migrating\nstep: FORCE_APPLICATION\n",
+        )
+        .await
+        .unwrap();
+    settles_on(&client, &["gov-instance-only"]).await;
+    assert!(calls.await.unwrap() > 0);
+
+    // Deleting the rule goes back to the configured step.
+    dir.center()
+        .remove_config("gov-migrating.migration", "DUBBO_SERVICEDISCOVERY_MIGRATION")
+        .await
+        .unwrap();
+    settles_on(&client, &["gov-interface-only"]).await;
+    for app in [c, i, n] {
+        app.shutdown().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn applications_with_different_config_centres_do_not_see_each_others_rules() {
+    let (one, two) = (Dir::new("iso-1"), Dir::new("iso-2"));
+    let registries = [one.url(), two.url()];
+    let registries: Vec<&str> = registries.iter().map(String::as_str).collect();
+    let (a, port_a) = provider(&registries, "gov-iso-a", "interface").await;
+    let (b, _) = provider(&registries, "gov-iso-b", "interface").await;
+    let (c1, client1) = consumer(&one.url(), "gov-iso-c1", "FORCE_INTERFACE").await;
+    let (c2, client2) = consumer(&two.url(), "gov-iso-c2", "FORCE_INTERFACE").await;
+    settles_on(&client1, &["gov-iso-a", "gov-iso-b"]).await;
+    settles_on(&client2, &["gov-iso-a", "gov-iso-b"]).await;
+
+    one.center()
+        .publish_config(SERVICE_RULE, "dubbo", &disable(port_a))
+        .await
+        .unwrap();
+    settles_on(&client1, &["gov-iso-b"]).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(
+        answering(&client2, 40).await,
+        BTreeSet::from(["gov-iso-a".to_owned(), "gov-iso-b".to_owned()]),
+        "the rule of the other application's config centre applied"
+    );
+    for app in [c1, c2, a, b] {
+        app.shutdown().await;
+    }
+}
