@@ -13,6 +13,18 @@ fn rule(text: &str) -> Configurators {
     Configurators::from_yaml(text).unwrap()
 }
 
+/// The URL of the first entry of the rule `text`.
+fn first_entry(text: &str) -> Url {
+    rule(text).iter().next().unwrap().url().clone()
+}
+
+/// Asserts each `(key, value)` of `want` on `u`'s parameters.
+fn assert_params(u: &Url, want: &[(&str, &str)]) {
+    for (key, value) in want {
+        assert_eq!(u.parameter(key), Some(*value), "{key} of {u}");
+    }
+}
+
 fn url(s: &str) -> Url {
     Url::parse(s).unwrap()
 }
@@ -60,52 +72,60 @@ configs:
     assert_eq!(u.protocol(), Some("override"));
     assert_eq!(u.address(), "0.0.0.0");
     assert_eq!(u.path(), Some(SERVICE));
-    assert_eq!(u.parameter("weight"), Some("200"));
-    assert_eq!(u.parameter("side"), Some("consumer"));
-    assert_eq!(u.parameter("providerAddresses"), Some("10.0.0.1:20880"));
-    assert_eq!(u.parameter("category"), Some("dynamicconfigurators"));
-    assert_eq!(u.parameter("configVersion"), Some("v3.0"));
-    assert_eq!(u.parameter("enabled"), Some("true"));
+    assert_params(
+        u,
+        &[
+            ("weight", "200"),
+            ("side", "consumer"),
+            ("providerAddresses", "10.0.0.1:20880"),
+            ("category", "dynamicconfigurators"),
+            ("configVersion", "v3.0"),
+            ("enabled", "true"),
+        ],
+    );
 }
 
 #[test]
 fn disabled_on_one_provider_address() {
     // Dubbo Admin's "disable provider": a provider-side item whose addresses are the provider.
-    let c = rule(&format!(
+    let u = first_entry(&format!(
         "configVersion: v2.7
 scope: service
 key: {SERVICE}
 configs:
   - side: provider
     addresses: ['10.0.0.2:20880']
-    parameters:
-      disabled: true
+    parameters: {{disabled: true}}
 "
     ));
-    let u = c.iter().next().unwrap().url().clone();
     assert_eq!(u.address(), "10.0.0.2:20880");
-    assert_eq!(u.parameter("disabled"), Some("true"));
-    assert_eq!(u.parameter("providerAddresses"), Some("10.0.0.2:20880"));
+    assert_params(
+        &u,
+        &[
+            ("disabled", "true"),
+            ("providerAddresses", "10.0.0.2:20880"),
+        ],
+    );
 }
 
 #[test]
 fn timeout_of_a_service_with_group_and_version() {
-    let c = rule(
+    let u = first_entry(
         "configVersion: v2.7
 scope: service
 key: testgroup/org.Foo:1.0.0
-configs:
-  - side: consumer
-    addresses: [0.0.0.0]
-    parameters:
-      timeout: 6666
+configs: [{side: consumer, addresses: [0.0.0.0], parameters: {timeout: 6666}}]
 ",
     );
-    let u = c.iter().next().unwrap().url().clone();
     assert_eq!(u.path(), Some("org.Foo"));
-    assert_eq!(u.parameter("group"), Some("testgroup"));
-    assert_eq!(u.parameter("version"), Some("1.0.0"));
-    assert_eq!(u.parameter("timeout"), Some("6666"));
+    assert_params(
+        &u,
+        &[
+            ("group", "testgroup"),
+            ("version", "1.0.0"),
+            ("timeout", "6666"),
+        ],
+    );
 }
 
 #[test]
@@ -164,12 +184,17 @@ configs:
     let last = c.iter().last().unwrap().url().clone();
     assert_eq!(last.address(), "127.0.0.1");
     assert_eq!(last.path(), Some("service2"));
-    assert_eq!(last.parameter("group"), Some("g"));
-    assert_eq!(last.parameter("version"), Some("2.0"));
-    assert_eq!(last.parameter("application"), Some("demo-consumer"));
-    assert_eq!(last.parameter("category"), Some("appdynamicconfigurators"));
-    assert_eq!(last.parameter("loadbalance"), Some("random"));
-    assert_eq!(last.parameter("cluster"), Some("failfast"));
+    assert_params(
+        &last,
+        &[
+            ("group", "g"),
+            ("version", "2.0"),
+            ("application", "demo-consumer"),
+            ("category", "appdynamicconfigurators"),
+            ("loadbalance", "random"),
+            ("cluster", "failfast"),
+        ],
+    );
 
     // No services: every service (`*`).
     let any = rule(
@@ -183,24 +208,20 @@ configs:
     assert_eq!(any.iter().next().unwrap().url().path(), Some("*"));
 }
 
-#[test]
-fn v30_match_on_param_app_address_and_service() {
-    // Java's ConfiguratorV3.yml, with an `app` condition added.
-    let c = rule(
+/// Java's ConfiguratorV3.yml with the given `address` condition and an `app` one added.
+fn v3_rule(address: &str) -> Configurators {
+    rule(&format!(
         "configVersion: v3.0
 scope: application
 key: demo-provider
 configs:
   - match:
-      address:
-        wildcard: '10.0.0.1:20880'
+      address: {address}
       service:
         oneof:
           - exact: DemoService
           - exact: DemoService2
-      app:
-        oneof:
-          - prefix: demo
+      app: {{oneof: [{{prefix: demo}}]}}
       param:
         - key: match_key1
           value:
@@ -208,60 +229,46 @@ configs:
     side: provider
     parameters:
       weight: 200
-",
-    );
+"
+    ))
+}
+
+#[test]
+fn v30_match_on_param_app_address_and_service() {
+    let c = v3_rule("{cird: 10.0.0.0/24}");
     let entry = c.iter().next().unwrap();
     assert_eq!(entry.url().address(), "0.0.0.0");
     assert_eq!(entry.url().path(), Some("*"));
-    let apply = |s: &str| {
-        // Provider side: matched on the URL's own host, so the address condition is a glob
-        // on the host.
-        let u = url(s);
-        c.configure(&u, CONSUMER_HOST).parameter("weight") == Some("200")
+    // Provider side: the address condition is matched on the URL's own host.
+    let applies = |c: &Configurators, s: &str| {
+        c.configure(&url(s), CONSUMER_HOST).parameter("weight") == Some("200")
     };
     let base = "dubbo://10.0.0.1:20880";
-    assert!(!apply(&format!(
-        "{base}/DemoService?side=provider&application=demo-provider&match_key1=value1"
-    )));
-    // The wildcard is matched against the host alone, which `10.0.0.1:20880` never equals.
-    let c = rule(
-        "configVersion: v3.0
-scope: application
-key: demo-provider
-configs:
-  - match:
-      address: {cird: 10.0.0.0/24}
-      service: {oneof: [{exact: DemoService}, {exact: DemoService2}]}
-      app: {oneof: [{prefix: demo}]}
-      param: [{key: match_key1, value: {exact: value1}}]
-    side: provider
-    parameters: {weight: 200}
-",
-    );
-    let apply = |s: &str| {
-        let u = url(s);
-        c.configure(&u, CONSUMER_HOST).parameter("weight") == Some("200")
-    };
     let ok = "side=provider&application=demo-provider&match_key1=value1";
-    assert!(apply(&format!("{base}/DemoService?{ok}")));
-    assert!(apply(&format!("{base}/DemoService2?{ok}")));
+    assert!(applies(&c, &format!("{base}/DemoService?{ok}")));
+    assert!(applies(&c, &format!("{base}/DemoService2?{ok}")));
     assert!(
-        !apply(&format!("dubbo://10.0.1.1:20880/DemoService?{ok}")),
+        !applies(&c, &format!("dubbo://10.0.1.1:20880/DemoService?{ok}")),
         "address"
     );
-    assert!(!apply(&format!("{base}/Other?{ok}")), "service");
+    assert!(!applies(&c, &format!("{base}/Other?{ok}")), "service");
+    let other_app = "side=provider&application=shop&match_key1=value1";
     assert!(
-        !apply(&format!(
-            "{base}/DemoService?side=provider&application=shop&match_key1=value1"
-        )),
+        !applies(&c, &format!("{base}/DemoService?{other_app}")),
         "app"
     );
+    let other_param = "side=provider&application=demo-provider&match_key1=other";
     assert!(
-        !apply(&format!(
-            "{base}/DemoService?side=provider&application=demo-provider&match_key1=other"
-        )),
+        !applies(&c, &format!("{base}/DemoService?{other_param}")),
         "param"
     );
+    // Java's own example: a wildcard with a port never equals a bare host.
+    let with_port = v3_rule("{wildcard: '10.0.0.1:20880'}");
+    assert!(!applies(&with_port, &format!("{base}/DemoService?{ok}")));
+    assert!(applies(
+        &v3_rule("{wildcard: '10.0.0.*'}"),
+        &format!("{base}/DemoService?{ok}")
+    ));
 }
 
 #[test]
