@@ -709,3 +709,46 @@ async fn rule_changes_and_notifications_do_not_race() {
     assert_eq!(weight_of(&all, 1).as_deref(), Some("5"));
     assert_eq!(weight_of(&all, 2).as_deref(), Some("5"));
 }
+
+#[tokio::test]
+async fn rules_beat_the_consumers_own_values_when_the_directory_merges() {
+    let fake = Arc::new(Fake::default());
+    let consumer = Url::parse(&format!(
+        "consumer://10.0.0.100/{SERVICE}?interface={SERVICE}&side=consumer&application=shop&timeout=1000"
+    ))
+    .unwrap();
+    let dir = DynamicDirectory::new(consumer, Arc::new(FakeFactory(fake.clone())))
+        .with_consumer_merge(true);
+    dir.notify(vec![provider(1)]).await;
+    let merged = fake.created.lock().unwrap()[0].clone();
+    assert_eq!(merged.parameter("application"), Some("shop"));
+    assert_eq!(
+        merged.parameter("remote.application"),
+        Some("demo-provider")
+    );
+    assert_eq!(merged.parameter("timeout"), Some("1000"));
+
+    dir.set_configurators(
+        ConfiguratorSource::Service,
+        service_rule("  - side: consumer\n    parameters: {timeout: 5000}\n"),
+    )
+    .await;
+    assert_eq!(param_at(&dir, 1, "timeout").as_deref(), Some("5000"));
+    assert_eq!(param_at(&dir, 1, "application").as_deref(), Some("shop"));
+
+    // Without it, the factory gets the provider URL with the rule's values written on.
+    let plain = shop_directory(&fake);
+    plain
+        .set_configurators(
+            ConfiguratorSource::Service,
+            service_rule("  - side: consumer\n    parameters: {timeout: 5000}\n"),
+        )
+        .await;
+    plain.notify(vec![provider(1)]).await;
+    assert_eq!(param_at(&plain, 1, "timeout").as_deref(), Some("5000"));
+    assert_eq!(
+        param_at(&plain, 1, "application").as_deref(),
+        Some("demo-provider")
+    );
+    assert_eq!(param_at(&plain, 1, "remote.application"), None);
+}

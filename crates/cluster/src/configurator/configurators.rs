@@ -93,8 +93,10 @@ impl Configurators {
 
 /// Java `Configurator.compareTo`: host text, then priority.
 fn order(a: &Configurator, b: &Configurator) -> Ordering {
-    let host = |c: &Configurator| c.url().host().unwrap_or_default().to_owned();
+    fn host(c: &Configurator) -> &str {
+        c.url().host().unwrap_or_default()
+    }
     host(a)
-        .cmp(&host(b))
+        .cmp(host(b))
         .then_with(|| a.priority().cmp(&b.priority()))
 }

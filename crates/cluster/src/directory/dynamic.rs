@@ -55,6 +55,9 @@ pub struct DynamicDirectory {
     factory: Arc<dyn InvokerFactory>,
     router_chain: Option<Arc<RouterChain>>,
     empty_protection: bool,
+    /// Whether the factory is handed provider URLs already merged with the consumer's
+    /// parameters (see [`with_consumer_merge`](Self::with_consumer_merge)).
+    consumer_merge: bool,
     snapshot: ArcSwap<InvokerList>,
     available: dubbo_core::AvailableView,
     writer: tokio::sync::Mutex<Providers>,
@@ -126,6 +129,7 @@ impl DynamicDirectory {
             factory,
             router_chain: None,
             empty_protection: true,
+            consumer_merge: false,
             snapshot: ArcSwap::from_pointee(InvokerList::from(Vec::new())),
             available: dubbo_core::AvailableView::new(),
             writer: tokio::sync::Mutex::new(Providers::default()),
@@ -146,6 +150,20 @@ impl DynamicDirectory {
     /// Java's `RegistryDirectory`) or clears them (`false`). An `empty://` push always clears.
     pub fn with_empty_protection(mut self, enabled: bool) -> Self {
         self.empty_protection = enabled;
+        self
+    }
+
+    /// Whether the directory merges the consumer URL's parameters into each provider URL
+    /// itself (`true`) and hands the [`InvokerFactory`] the final URL, or hands it the
+    /// provider URL with only the override rules' values written on (`false`, the default),
+    /// for a factory that merges the consumer's parameters itself.
+    ///
+    /// With `true` the precedence is Java's `RegistryDirectory.mergeUrl`: override rules,
+    /// then the consumer's parameters, then the provider's; a factory that merged again would
+    /// put the consumer's values back over the rules'. With `false` a rule's value for a key
+    /// the consumer also sets is overwritten by that factory's merge.
+    pub fn with_consumer_merge(mut self, enabled: bool) -> Self {
+        self.consumer_merge = enabled;
         self
     }
 
@@ -253,11 +271,12 @@ impl DynamicDirectory {
     /// rules applied, or `None` when they (or the provider itself) disable it.
     ///
     /// Rules are matched against the URL Java's consumer configures, the provider URL merged
-    /// with the consumer's parameters (so `side` and `application` are the consumer's); what
-    /// they set is then written onto the provider URL, which the [`InvokerFactory`] merges
-    /// with the consumer's parameters itself.
+    /// with the consumer's parameters (so `side` and `application` are the consumer's). That
+    /// URL is the result under [`with_consumer_merge`](Self::with_consumer_merge); otherwise
+    /// what the rules set is written onto the provider URL, which the [`InvokerFactory`]
+    /// merges with the consumer's parameters itself.
     fn effective(&self, raw: &Url, rules: &[Configurators; 3]) -> Option<Url> {
-        if rules.iter().all(Configurators::is_empty) {
+        if !self.consumer_merge && rules.iter().all(Configurators::is_empty) {
             let consumer = self.url.params();
             let value = |key: &str| consumer.get(key).or_else(|| raw.parameter(key));
             return is_enabled(value(DISABLED_KEY), value(ENABLED_KEY)).then(|| raw.clone());
@@ -271,6 +290,9 @@ impl DynamicDirectory {
             configured.parameter(ENABLED_KEY),
         ) {
             return None;
+        }
+        if self.consumer_merge {
+            return Some(configured);
         }
         if configured.params().ptr_eq(merged.params()) {
             return Some(raw.clone());
