@@ -4,6 +4,8 @@
 //!
 //! - a [`Directory`](dubbo_core::Directory): the providers known now, as an immutable snapshot
 //!   ([`directory`]: static lists and the dynamic one fed by registry notifications);
+//! - override rules ([`configurator`]) rewrite provider URLs as governance tools say, before
+//!   the directory builds their invokers;
 //! - a [`RouterChain`](router::RouterChain): condition and tag rules narrow the list
 //!   ([`router`]);
 //! - a [`LoadBalance`](dubbo_core::LoadBalance): picks one provider ([`loadbalance`]: random,
@@ -17,9 +19,11 @@
 #![warn(missing_docs)]
 
 mod cluster_invoker;
+pub mod configurator;
 pub mod directory;
 pub mod loadbalance;
 pub mod router;
 pub mod strategy;
 
 pub use cluster_invoker::{ClusterInvoker, DEFAULT_LOADBALANCE, DEFAULT_RETRIES};
+pub use configurator::{Configurator, ConfiguratorKind, ConfiguratorSource, Configurators};

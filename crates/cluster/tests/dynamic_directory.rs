@@ -5,8 +5,9 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use dubbo_cluster::directory::{DynamicDirectory, InvokerFactory};
+use dubbo_cluster::directory::{DynamicDirectory, InvokerFactory, NotifyOutcome};
 use dubbo_cluster::router::RouterChain;
+use dubbo_cluster::{ConfiguratorSource, Configurators};
 use dubbo_core::{
     invoker_fn, BoxFuture, Directory, ErrorCode, ExportTable, FnInvoker, Invocation, Invoker,
     MethodSignature, Protocol, RpcError, RpcResponse, RpcResult, ServiceKey, Value,
@@ -389,4 +390,365 @@ async fn over_dubbo_an_unchanged_providers_connection_survives_another_changing(
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     assert_eq!((a.connection_count(), b.connection_count()), (0, 1));
+}
+
+// ---------------------------------------------------------------- override rules
+
+/// A consumer at 10.0.0.100 of application `shop`, as `Module::refer_registry` builds it.
+fn shop_directory(fake: &Arc<Fake>) -> DynamicDirectory {
+    let consumer = Url::parse(&format!(
+        "consumer://10.0.0.100/{SERVICE}?interface={SERVICE}&side=consumer&application=shop&register.ip=10.0.0.100"
+    ))
+    .unwrap();
+    DynamicDirectory::new(consumer, Arc::new(FakeFactory(fake.clone())))
+}
+
+fn provider(port: u16) -> Url {
+    url(port, "&side=provider&application=demo-provider&weight=100")
+}
+
+fn service_rule(config: &str) -> Configurators {
+    Configurators::from_yaml(&format!(
+        "configVersion: v3.0\nscope: service\nkey: {SERVICE}\nenabled: true\nconfigs:\n{config}"
+    ))
+    .unwrap()
+}
+
+fn weight_of(list: &[Arc<dyn Invoker>], port: u16) -> Option<String> {
+    list.iter()
+        .find(|i| i.url().port() == port)
+        .and_then(|i| i.url().parameter("weight").map(str::to_owned))
+}
+
+/// The parameter `key` of the provider at `port` as the directory now holds it.
+fn param_at(dir: &DynamicDirectory, port: u16, key: &str) -> Option<String> {
+    invoker_at(&dir.all(), port)
+        .url()
+        .parameter(key)
+        .map(str::to_owned)
+}
+
+fn invoker_at(list: &[Arc<dyn Invoker>], port: u16) -> Arc<dyn Invoker> {
+    list.iter()
+        .find(|i| i.url().port() == port)
+        .cloned()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_weight_rule_rebuilds_only_the_provider_it_names() {
+    let fake = Arc::new(Fake::default());
+    let dir = shop_directory(&fake);
+    dir.notify(vec![provider(1), provider(2), provider(3)])
+        .await;
+    let before = dir.all();
+    assert_eq!(fake.calls.load(Ordering::SeqCst), 3);
+
+    let outcome = dir
+        .set_configurators(
+            ConfiguratorSource::Service,
+            service_rule("  - side: consumer\n    providerAddresses: ['127.0.0.1:2']\n    parameters: {weight: 200}\n"),
+        )
+        .await;
+    assert_eq!(
+        (
+            outcome.changed,
+            outcome.unchanged,
+            outcome.added,
+            outcome.removed
+        ),
+        (1, 2, 0, 0)
+    );
+    assert_eq!(
+        fake.calls.load(Ordering::SeqCst),
+        4,
+        "only provider 2 rebuilt"
+    );
+    let after = dir.all();
+    assert_eq!(ports(&after), vec![1, 2, 3]);
+    assert_eq!(weight_of(&after, 2).as_deref(), Some("200"));
+    assert_eq!(weight_of(&after, 1).as_deref(), Some("100"));
+    assert!(Arc::ptr_eq(&invoker_at(&before, 1), &invoker_at(&after, 1)));
+    assert!(Arc::ptr_eq(&invoker_at(&before, 3), &invoker_at(&after, 3)));
+    assert!(!Arc::ptr_eq(
+        &invoker_at(&before, 2),
+        &invoker_at(&after, 2)
+    ));
+    assert!(
+        fake.made_for(2)[0].destroyed.load(Ordering::SeqCst),
+        "old 2 destroyed"
+    );
+    assert!(!fake.made_for(2)[1].destroyed.load(Ordering::SeqCst));
+
+    // The same rule again changes nothing.
+    let again = dir
+        .set_configurators(
+            ConfiguratorSource::Service,
+            service_rule("  - side: consumer\n    providerAddresses: ['127.0.0.1:2']\n    parameters: {weight: 200}\n"),
+        )
+        .await;
+    assert!(again.ignored);
+    assert_eq!(fake.calls.load(Ordering::SeqCst), 4);
+}
+
+#[tokio::test]
+async fn a_disabled_provider_leaves_the_snapshot_and_deleting_the_rule_restores_it() {
+    let fake = Arc::new(Fake::default());
+    let dir = shop_directory(&fake);
+    dir.notify(vec![provider(1), provider(2)]).await;
+    let before = dir.all();
+
+    let outcome = dir
+        .set_configurators(
+            ConfiguratorSource::Application,
+            Configurators::from_yaml(
+                "configVersion: v3.0\nscope: application\nkey: shop\nconfigs:\n  - side: consumer\n    providerAddresses: ['127.0.0.1:1']\n    parameters: {disabled: true}\n",
+            )
+            .unwrap(),
+        )
+        .await;
+    assert_eq!((outcome.removed, outcome.unchanged), (1, 1));
+    assert_eq!(ports(&dir.all()), vec![2]);
+    assert_eq!(ports(&dir.list(&call())), vec![2]);
+    assert!(fake.made_for(1)[0].destroyed.load(Ordering::SeqCst));
+    assert!(Arc::ptr_eq(
+        &invoker_at(&before, 2),
+        &invoker_at(&dir.all(), 2)
+    ));
+
+    let restored = dir
+        .set_configurators(ConfiguratorSource::Application, Configurators::default())
+        .await;
+    assert_eq!((restored.added, restored.unchanged), (1, 1));
+    let all = dir.all();
+    assert_eq!(ports(&all), vec![1, 2]);
+    assert_eq!(
+        invoker_at(&all, 1).url(),
+        &provider(1),
+        "the notified URL again"
+    );
+    assert!(Arc::ptr_eq(&invoker_at(&before, 2), &invoker_at(&all, 2)));
+}
+
+#[tokio::test]
+async fn deleting_a_rule_restores_the_notified_url() {
+    let fake = Arc::new(Fake::default());
+    let dir = shop_directory(&fake);
+    dir.notify(vec![provider(1), provider(2)]).await;
+    dir.set_configurators(
+        ConfiguratorSource::Service,
+        service_rule("  - side: consumer\n    parameters: {timeout: 5000}\n"),
+    )
+    .await;
+    assert!(dir
+        .all()
+        .iter()
+        .all(|i| i.url().parameter("timeout") == Some("5000")));
+    let configured = dir.all();
+
+    let outcome = dir
+        .set_configurators(ConfiguratorSource::Service, Configurators::default())
+        .await;
+    assert_eq!(outcome.changed, 2);
+    let all = dir.all();
+    assert!(all.iter().all(|i| i.url().parameter("timeout").is_none()));
+    assert_eq!(invoker_at(&all, 1).url(), &provider(1));
+    assert!(
+        configured.iter().all(|i| !i.is_available()),
+        "replaced invokers destroyed"
+    );
+}
+
+#[tokio::test]
+async fn a_notification_after_a_rule_is_configured_by_it() {
+    let fake = Arc::new(Fake::default());
+    let dir = shop_directory(&fake);
+    dir.notify(vec![provider(1)]).await;
+    dir.set_configurators(
+        ConfiguratorSource::Service,
+        service_rule("  - side: consumer\n    providerAddresses: ['127.0.0.1:2']\n    parameters: {weight: 7}\n"),
+    )
+    .await;
+    assert_eq!(weight_of(&dir.all(), 1).as_deref(), Some("100"));
+
+    let outcome = dir.notify(vec![provider(1), provider(2)]).await;
+    assert_eq!((outcome.added, outcome.unchanged), (1, 1));
+    assert_eq!(weight_of(&dir.all(), 2).as_deref(), Some("7"));
+    let created = fake.created.lock().unwrap().clone();
+    assert_eq!(
+        created.last().unwrap().parameter("weight"),
+        Some("7"),
+        "built configured"
+    );
+}
+
+#[tokio::test]
+async fn a_rule_set_before_any_notification_applies_to_the_first() {
+    let fake = Arc::new(Fake::default());
+    let dir = shop_directory(&fake);
+    let early = dir
+        .set_configurators(
+            ConfiguratorSource::Service,
+            service_rule("  - side: consumer\n    parameters: {weight: 3}\n"),
+        )
+        .await;
+    assert_eq!(early, NotifyOutcome::default());
+    assert!(dir.all().is_empty());
+    assert_eq!(fake.calls.load(Ordering::SeqCst), 0);
+
+    dir.notify(vec![provider(1), provider(2)]).await;
+    assert_eq!(weight_of(&dir.all(), 1).as_deref(), Some("3"));
+    assert_eq!(weight_of(&dir.all(), 2).as_deref(), Some("3"));
+}
+
+#[tokio::test]
+async fn sources_apply_registry_then_application_then_service() {
+    let fake = Arc::new(Fake::default());
+    let dir = shop_directory(&fake);
+    dir.notify(vec![provider(1)]).await;
+    let registry = Configurators::from_override_urls(&[Url::parse(
+        "override://0.0.0.0/*?side=consumer&configVersion=v2.7&timeout=1&retries=9",
+    )
+    .unwrap()]);
+    let application = Configurators::from_yaml(
+        "configVersion: v3.0\nscope: application\nkey: shop\nconfigs:\n  - side: consumer\n    parameters: {timeout: 2}\n",
+    )
+    .unwrap();
+    // Set out of order: the order of application is the sources', not the calls'.
+    dir.set_configurators(
+        ConfiguratorSource::Service,
+        service_rule("  - side: consumer\n    parameters: {timeout: 3}\n"),
+    )
+    .await;
+    dir.set_configurators(ConfiguratorSource::Application, application)
+        .await;
+    dir.set_configurators(ConfiguratorSource::Registry, registry)
+        .await;
+    let url = invoker_at(&dir.all(), 1).url().clone();
+    assert_eq!(url.parameter("timeout"), Some("3"));
+    assert_eq!(url.parameter("retries"), Some("9"));
+
+    dir.set_configurators(ConfiguratorSource::Service, Configurators::default())
+        .await;
+    assert_eq!(param_at(&dir, 1, "timeout").as_deref(), Some("2"));
+    // An empty:// push in the registry's configurators category clears its rules.
+    dir.set_configurators(
+        ConfiguratorSource::Registry,
+        Configurators::from_override_urls(&[Url::parse(
+            "empty://0.0.0.0/*?category=configurators",
+        )
+        .unwrap()]),
+    )
+    .await;
+    assert_eq!(param_at(&dir, 1, "retries").as_deref(), None);
+}
+
+#[tokio::test]
+async fn consumer_side_rules_match_the_consumers_own_host() {
+    let fake = Arc::new(Fake::default());
+    let dir = shop_directory(&fake);
+    dir.notify(vec![provider(1)]).await;
+    let for_host = |host: &str| {
+        Configurators::from_yaml(&format!(
+            "configVersion: v3.0\nscope: service\nkey: {SERVICE}\nconfigs:\n  - side: consumer\n    addresses: ['{host}']\n    parameters: {{timeout: 4}}\n"
+        ))
+        .unwrap()
+    };
+    dir.set_configurators(ConfiguratorSource::Service, for_host("10.0.0.99"))
+        .await;
+    assert_eq!(param_at(&dir, 1, "timeout").as_deref(), None);
+    dir.set_configurators(ConfiguratorSource::Service, for_host("10.0.0.100"))
+        .await;
+    assert_eq!(param_at(&dir, 1, "timeout").as_deref(), Some("4"));
+    // Provider-side rules are for the providers themselves, not applied by consumers.
+    dir.set_configurators(
+        ConfiguratorSource::Service,
+        service_rule("  - side: provider\n    parameters: {timeout: 6}\n"),
+    )
+    .await;
+    assert_eq!(param_at(&dir, 1, "timeout").as_deref(), None);
+}
+
+#[tokio::test]
+async fn a_provider_registered_disabled_gets_no_invoker() {
+    let fake = Arc::new(Fake::default());
+    let dir = shop_directory(&fake);
+    dir.notify(vec![
+        provider(1),
+        url(2, "&side=provider&disabled=true"),
+        url(3, "&side=provider&enabled=false"),
+        url(4, "&side=provider&enabled=false&disabled=false"),
+    ])
+    .await;
+    assert_eq!(ports(&dir.all()), vec![1, 4]);
+    assert_eq!(fake.calls.load(Ordering::SeqCst), 2);
+}
+
+#[tokio::test]
+async fn rule_changes_and_notifications_do_not_race() {
+    let fake = Arc::new(Fake {
+        slow_port: Some(1),
+        ..Fake::default()
+    });
+    let dir = Arc::new(shop_directory(&fake));
+    // The notification is slow to build provider 1; the rule lands while it builds and
+    // must still be applied to what that notification made.
+    let notifying = {
+        let dir = dir.clone();
+        tokio::spawn(async move { dir.notify(vec![provider(1), provider(2)]).await })
+    };
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    dir.set_configurators(
+        ConfiguratorSource::Service,
+        service_rule("  - side: consumer\n    parameters: {weight: 5}\n"),
+    )
+    .await;
+    notifying.await.unwrap();
+    let all = dir.all();
+    assert_eq!(ports(&all), vec![1, 2]);
+    assert_eq!(weight_of(&all, 1).as_deref(), Some("5"));
+    assert_eq!(weight_of(&all, 2).as_deref(), Some("5"));
+}
+
+#[tokio::test]
+async fn rules_beat_the_consumers_own_values_when_the_directory_merges() {
+    let fake = Arc::new(Fake::default());
+    let consumer = Url::parse(&format!(
+        "consumer://10.0.0.100/{SERVICE}?interface={SERVICE}&side=consumer&application=shop&timeout=1000"
+    ))
+    .unwrap();
+    let dir = DynamicDirectory::new(consumer, Arc::new(FakeFactory(fake.clone())))
+        .with_consumer_merge(true);
+    dir.notify(vec![provider(1)]).await;
+    let merged = fake.created.lock().unwrap()[0].clone();
+    assert_eq!(merged.parameter("application"), Some("shop"));
+    assert_eq!(
+        merged.parameter("remote.application"),
+        Some("demo-provider")
+    );
+    assert_eq!(merged.parameter("timeout"), Some("1000"));
+
+    dir.set_configurators(
+        ConfiguratorSource::Service,
+        service_rule("  - side: consumer\n    parameters: {timeout: 5000}\n"),
+    )
+    .await;
+    assert_eq!(param_at(&dir, 1, "timeout").as_deref(), Some("5000"));
+    assert_eq!(param_at(&dir, 1, "application").as_deref(), Some("shop"));
+
+    // Without it, the factory gets the provider URL with the rule's values written on.
+    let plain = shop_directory(&fake);
+    plain
+        .set_configurators(
+            ConfiguratorSource::Service,
+            service_rule("  - side: consumer\n    parameters: {timeout: 5000}\n"),
+        )
+        .await;
+    plain.notify(vec![provider(1)]).await;
+    assert_eq!(param_at(&plain, 1, "timeout").as_deref(), Some("5000"));
+    assert_eq!(
+        param_at(&plain, 1, "application").as_deref(),
+        Some("demo-provider")
+    );
+    assert_eq!(param_at(&plain, 1, "remote.application"), None);
 }

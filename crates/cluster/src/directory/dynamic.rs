@@ -10,11 +10,18 @@ use dubbo_url::Url;
 
 use super::factory::InvokerFactory;
 use super::provider_key::{same_config, KeyMap, ProviderKey};
+use crate::configurator::{ConfiguratorSource, Configurators};
 use crate::router::RouterChain;
 
 /// The protocol of the URL a registry pushes when a service has no provider left (Java
 /// `empty://`).
 const EMPTY_PROTOCOL: &str = "empty";
+/// A provider whose effective URL says `disabled=true` gets no invoker.
+const DISABLED_KEY: &str = "disabled";
+/// Without `disabled`, `enabled=false` does the same (Java `RegistryDirectory.toInvokers`).
+const ENABLED_KEY: &str = dubbo_url::keys::ENABLED;
+/// Where a consumer URL without a host keeps the address it registers with.
+const REGISTER_IP_KEY: &str = "register.ip";
 
 /// A directory fed by registry notifications: each [`notify`](Self::notify) replaces the
 /// provider set, and the directory works out what changed.
@@ -32,14 +39,25 @@ const EMPTY_PROTOCOL: &str = "empty";
 /// (a registry that lost its data, a partial push) keeps the providers known so far, unless
 /// [`with_empty_protection(false)`](Self::with_empty_protection) says to clear it too.
 ///
+/// Override rules ([`set_configurators`](Self::set_configurators)) rewrite each notified URL
+/// before it is compared and built; a rule change re-applies them to the last notification
+/// through the same comparison, so only the providers whose effective URL changed get a new
+/// invoker. Providers whose effective URL says `disabled=true` (or, without `disabled`,
+/// `enabled=false`) are left out.
+///
 /// Readers ([`list`](Directory::list), [`all`](Directory::all)) load an immutable snapshot
-/// and take no lock. Notifications are applied one at a time, in the order they arrive; only
-/// the writer side is behind an (async) mutex.
+/// and take no lock. Notifications and rule changes are applied one at a time, in the order
+/// they arrive; only the writer side is behind an (async) mutex.
 pub struct DynamicDirectory {
     url: Url,
+    /// The consumer's own address, which consumer-side override entries are matched on.
+    local_host: String,
     factory: Arc<dyn InvokerFactory>,
     router_chain: Option<Arc<RouterChain>>,
     empty_protection: bool,
+    /// Whether the factory is handed provider URLs already merged with the consumer's
+    /// parameters (see [`with_consumer_merge`](Self::with_consumer_merge)).
+    consumer_merge: bool,
     snapshot: ArcSwap<InvokerList>,
     available: dubbo_core::AvailableView,
     writer: tokio::sync::Mutex<Providers>,
@@ -50,17 +68,21 @@ pub struct DynamicDirectory {
 }
 
 /// The writer's view: every provider of the last notification, in its order, with the URL
-/// it was built from.
+/// it was built from, and what that URL was made from (the notified list and the rules).
 #[derive(Default)]
 struct Providers {
+    /// The last notification as given (without `empty://`), kept to re-apply rules to.
+    raw: Vec<Url>,
+    /// The override rules of each [`ConfiguratorSource`], in the order they apply.
+    rules: [Configurators; 3],
     /// Index into `slots` by provider identity.
     by_key: KeyMap<usize>,
     /// One per distinct provider of the last notification; `invoker` is `None` when it could
     /// not be built (it is built again on the next notification).
     slots: Vec<Slot>,
-    /// The last notification as given, when every provider of it got an invoker: an
-    /// identical list (the same `Url` clones, as a registry's parsed-URL cache hands out) is
-    /// then recognised by pointer comparisons alone.
+    /// The last notification as given, when every provider of it got an invoker under the
+    /// rules in force: an identical list (the same `Url` clones, as a registry's parsed-URL
+    /// cache hands out) is then recognised by pointer comparisons alone.
     last: Vec<Url>,
 }
 
@@ -83,20 +105,31 @@ pub struct NotifyOutcome {
     pub removed: usize,
     /// URLs whose invoker could not be built, left out of the directory.
     pub failed: Vec<Url>,
-    /// The notification was ignored: a plain empty list under empty protection, or the
-    /// directory is destroyed.
+    /// Nothing was applied: a plain empty list under empty protection, a rule equal to the
+    /// one in force, or the directory is destroyed.
     pub ignored: bool,
 }
 
 impl DynamicDirectory {
     /// A directory for the consumer `url`, building provider invokers with `factory`; empty
     /// until the first notification.
+    ///
+    /// The consumer's own address, which consumer-side override rules are matched on, is the
+    /// host of `url`, else its `register.ip` parameter.
     pub fn new(url: Url, factory: Arc<dyn InvokerFactory>) -> Self {
+        let local_host = url
+            .host()
+            .filter(|h| !h.is_empty())
+            .or_else(|| url.parameter(REGISTER_IP_KEY))
+            .unwrap_or_default()
+            .to_owned();
         Self {
             url,
+            local_host,
             factory,
             router_chain: None,
             empty_protection: true,
+            consumer_merge: false,
             snapshot: ArcSwap::from_pointee(InvokerList::from(Vec::new())),
             available: dubbo_core::AvailableView::new(),
             writer: tokio::sync::Mutex::new(Providers::default()),
@@ -117,6 +150,20 @@ impl DynamicDirectory {
     /// Java's `RegistryDirectory`) or clears them (`false`). An `empty://` push always clears.
     pub fn with_empty_protection(mut self, enabled: bool) -> Self {
         self.empty_protection = enabled;
+        self
+    }
+
+    /// Whether the directory merges the consumer URL's parameters into each provider URL
+    /// itself (`true`) and hands the [`InvokerFactory`] the final URL, or hands it the
+    /// provider URL with only the override rules' values written on (`false`, the default),
+    /// for a factory that merges the consumer's parameters itself.
+    ///
+    /// With `true` the precedence is Java's `RegistryDirectory.mergeUrl`: override rules,
+    /// then the consumer's parameters, then the provider's; a factory that merged again would
+    /// put the consumer's values back over the rules'. With `false` a rule's value for a key
+    /// the consumer also sets is overwritten by that factory's merge.
+    pub fn with_consumer_merge(mut self, enabled: bool) -> Self {
+        self.consumer_merge = enabled;
         self
     }
 
@@ -162,6 +209,7 @@ impl DynamicDirectory {
         }
         self.forbidden
             .store(providers.is_empty(), Ordering::Release);
+        current.raw.clone_from(&providers);
 
         if !providers.is_empty()
             && providers.len() == current.last.len()
@@ -176,6 +224,101 @@ impl DynamicDirectory {
             };
         }
 
+        self.apply(&mut current, providers).await
+    }
+
+    /// Replaces the override rules of `source` with `configurators`
+    /// ([`Configurators::default`] removes them) and re-applies every source's rules to the
+    /// last notification, as [`notify`](Self::notify) would: providers whose effective URL
+    /// changed get a new invoker, the others keep theirs, and removing a rule restores the
+    /// notified URLs. A rule set before the first notification applies to it.
+    ///
+    /// Serialised with notifications on the writer lock, so a notification that follows
+    /// sees the rule. An unchanged rule does nothing.
+    pub async fn set_configurators(
+        &self,
+        source: ConfiguratorSource,
+        configurators: Configurators,
+    ) -> NotifyOutcome {
+        let mut current = self.writer.lock().await;
+        let slot = source.index();
+        if self.is_destroyed() || current.rules.get(slot) == Some(&configurators) {
+            return NotifyOutcome {
+                ignored: true,
+                unchanged: current.by_key.len(),
+                ..NotifyOutcome::default()
+            };
+        }
+        if let Some(rules) = current.rules.get_mut(slot) {
+            *rules = configurators;
+        }
+        tracing::info!(
+            consumer = %self.url,
+            source = ?source,
+            entries = current.rules.get(slot).map_or(0, Configurators::len),
+            "override rules changed"
+        );
+        if current.raw.is_empty() {
+            // Nothing notified yet (or the service has no provider): the rule waits for the
+            // next notification.
+            return NotifyOutcome::default();
+        }
+        let raw = current.raw.clone();
+        self.apply(&mut current, raw).await
+    }
+
+    /// A provider's URL as the directory builds it: the notified `raw` with the override
+    /// rules applied, or `None` when they (or the provider itself) disable it.
+    ///
+    /// Rules are matched against the URL Java's consumer configures, the provider URL merged
+    /// with the consumer's parameters (so `side` and `application` are the consumer's). That
+    /// URL is the result under [`with_consumer_merge`](Self::with_consumer_merge); otherwise
+    /// what the rules set is written onto the provider URL, which the [`InvokerFactory`]
+    /// merges with the consumer's parameters itself.
+    fn effective(&self, raw: &Url, rules: &[Configurators; 3]) -> Option<Url> {
+        if !self.consumer_merge && rules.iter().all(Configurators::is_empty) {
+            let consumer = self.url.params();
+            let value = |key: &str| consumer.get(key).or_else(|| raw.parameter(key));
+            return is_enabled(value(DISABLED_KEY), value(ENABLED_KEY)).then(|| raw.clone());
+        }
+        let merged = dubbo_url::merge_url(raw, self.url.params());
+        let configured = rules
+            .iter()
+            .fold(merged.clone(), |u, r| r.configure(&u, &self.local_host));
+        if !is_enabled(
+            configured.parameter(DISABLED_KEY),
+            configured.parameter(ENABLED_KEY),
+        ) {
+            return None;
+        }
+        if self.consumer_merge {
+            return Some(configured);
+        }
+        if configured.params().ptr_eq(merged.params()) {
+            return Some(raw.clone());
+        }
+        let set: Vec<(&str, &str)> = configured
+            .params()
+            .iter()
+            .filter(|(k, v)| merged.parameter(k) != Some(*v))
+            .collect();
+        Some(raw.with_parameters(set))
+    }
+
+    /// Builds the directory for the notified `raw` list under the rules in force: diffs the
+    /// effective URLs against the providers known, builds what is new or changed, publishes
+    /// the snapshot and destroys what it no longer holds.
+    async fn apply(&self, current: &mut Providers, raw: Vec<Url>) -> NotifyOutcome {
+        let providers: Vec<Url> = raw
+            .iter()
+            .filter_map(|u| {
+                let effective = self.effective(u, &current.rules);
+                if effective.is_none() {
+                    tracing::debug!(provider = %u, "provider disabled; left out");
+                }
+                effective
+            })
+            .collect();
         let mut outcome = NotifyOutcome::default();
         let mut by_key: KeyMap<usize> =
             KeyMap::with_capacity_and_hasher(providers.len(), Default::default());
@@ -260,7 +403,7 @@ impl DynamicDirectory {
         let old_by_key = std::mem::replace(&mut current.by_key, by_key);
         let old_slots = std::mem::replace(&mut current.slots, slots);
         current.last = if outcome.failed.is_empty() {
-            providers
+            raw
         } else {
             Vec::new()
         };
@@ -292,7 +435,7 @@ impl DynamicDirectory {
         }
         if self.is_destroyed() {
             // `destroy` ran while this notification was building invokers.
-            self.release(&mut current);
+            self.release(current);
         }
         tracing::info!(
             consumer = %self.url,
@@ -314,6 +457,7 @@ impl DynamicDirectory {
     fn release(&self, current: &mut Providers) {
         current.by_key.clear();
         current.last.clear();
+        current.raw.clear();
         for slot in current.slots.drain(..) {
             if let Some(invoker) = slot.invoker {
                 invoker.destroy();
@@ -329,6 +473,17 @@ impl DynamicDirectory {
         if let Some(chain) = &self.router_chain {
             chain.notify(&empty);
         }
+    }
+}
+
+/// Java `RegistryDirectory.toInvokers`: `disabled` decides when present, else `enabled`;
+/// both read as `Boolean.parseBoolean`, absent or empty meaning the default.
+fn is_enabled(disabled: Option<&str>, enabled: Option<&str>) -> bool {
+    match disabled.filter(|d| !d.is_empty()) {
+        Some(d) => !d.eq_ignore_ascii_case("true"),
+        None => enabled
+            .filter(|e| !e.is_empty())
+            .is_none_or(|e| e.eq_ignore_ascii_case("true")),
     }
 }
 

@@ -1,12 +1,12 @@
 //! What can go wrong when setting rules or routing a call.
 
-/// A routing rule that was refused; the rules in force before it stay in force.
+/// A routing or override rule that was refused; the rules in force before it stay in force.
 #[derive(Debug, thiserror::Error)]
 pub enum RuleError {
     /// The text is not YAML, or its fields do not have the expected types.
     #[error("{kind} rule is not valid YAML: {source}")]
     Yaml {
-        /// `condition` or `tag`.
+        /// `condition`, `tag` or `override`.
         kind: &'static str,
         /// The YAML parser's complaint.
         #[source]
@@ -64,6 +64,32 @@ pub enum RuleError {
         #[source]
         source: regex::Error,
     },
+    /// An override (configurator) rule field is missing or has a value that cannot be used;
+    /// `field` is its path in the rule (`configs[1].parameters`).
+    #[error("override rule field `{field}`: {reason}")]
+    Override {
+        /// Where in the rule.
+        field: String,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+impl RuleError {
+    /// A stable code for logs and metrics, one per variant.
+    pub fn code(&self) -> &'static str {
+        match self {
+            RuleError::Yaml { .. } => "rule.yaml",
+            RuleError::UnsupportedVersion(_) => "rule.unsupported_version",
+            RuleError::Empty(..) => "rule.empty",
+            RuleError::BlankCondition => "rule.blank_condition",
+            RuleError::Condition { .. } => "rule.condition",
+            RuleError::Field { .. } => "rule.field",
+            RuleError::TagMatch { .. } => "rule.tag_match",
+            RuleError::Regex { .. } => "rule.regex",
+            RuleError::Override { .. } => "rule.override",
+        }
+    }
 }
 
 /// A call that routing left without a provider.

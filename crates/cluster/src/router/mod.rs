@@ -12,12 +12,15 @@ mod cache;
 mod chain;
 pub mod condition;
 mod error;
+mod string_match;
 pub mod tag;
-mod yaml;
+pub(crate) mod yaml;
 pub mod zone;
 
 pub use chain::RouterChain;
+pub(crate) use condition::glob_matches;
 pub use condition::{ConditionRouter, ConditionRule, RuleScope};
 pub use error::{RouteError, RuleError};
+pub(crate) use string_match::{ParamMatch, StringMatch};
 pub use tag::{TagRouter, TagRule};
 pub use zone::ZoneRouter;

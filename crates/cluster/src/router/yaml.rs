@@ -5,16 +5,20 @@ use serde_yaml_ng::{Mapping, Value};
 
 use super::RuleError;
 
+/// Parses `text` into a YAML value of any shape.
+pub(crate) fn parse_document(text: &str, kind: &'static str) -> Result<Value, RuleError> {
+    serde_yaml_ng::from_str::<Value>(text).map_err(|source| RuleError::Yaml { kind, source })
+}
+
 /// Parses `text` into a YAML mapping.
 pub(crate) fn parse_mapping(text: &str, kind: &'static str) -> Result<Mapping, RuleError> {
-    match serde_yaml_ng::from_str::<Value>(text) {
-        Ok(Value::Mapping(map)) => Ok(map),
-        Ok(other) => Err(RuleError::Field {
+    match parse_document(text, kind)? {
+        Value::Mapping(map) => Ok(map),
+        other => Err(RuleError::Field {
             field: "(document)",
             value: scalar(&other).unwrap_or_else(|| format!("{other:?}")),
             expected: "a mapping of rule fields",
         }),
-        Err(source) => Err(RuleError::Yaml { kind, source }),
     }
 }
 

@@ -9,6 +9,7 @@ mod pattern;
 mod router;
 mod rule;
 
+pub(crate) use pattern::glob_matches;
 pub(crate) use router::push_part;
 pub use router::ConditionRouter;
 pub use rule::{ConditionRule, RuleScope, DEFAULT_DESTINATION_WEIGHT};

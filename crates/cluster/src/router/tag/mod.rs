@@ -2,7 +2,7 @@
 //!
 //! Semantics follow Java Dubbo 3.3's `TagStateRouter`, `TagRouterRule` and `Tag`.
 
-mod address;
+pub(crate) mod address;
 mod router;
 mod rule;
 

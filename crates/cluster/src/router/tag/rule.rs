@@ -3,73 +3,11 @@
 use std::collections::{HashMap, HashSet};
 
 use dubbo_core::InvokerList;
-use regex::Regex;
-use serde_yaml_ng::{Mapping, Value};
+use serde_yaml_ng::Value;
 
+use crate::router::string_match::{ParamMatch, StringMatch};
 use crate::router::yaml;
 use crate::router::RuleError;
-
-/// Java `StringMatch`: the first condition set decides (exact, prefix, regex, wildcard,
-/// empty, noempty).
-#[derive(Debug, Clone)]
-pub(crate) enum StringMatch {
-    Exact(String),
-    Prefix(String),
-    /// Matches the whole input (Java `String.matches`).
-    Regex(Regex),
-    /// Only `*` is a wildcard: equal text, or `*` matching anything present.
-    Wildcard(String),
-    Empty,
-    NoEmpty,
-    /// No condition: matches nothing.
-    Nothing,
-}
-
-impl StringMatch {
-    fn parse(tag: &str, map: &Mapping) -> Result<Self, RuleError> {
-        let get = |k: &str| yaml::string(map, k);
-        Ok(if let Some(v) = get("exact") {
-            StringMatch::Exact(v)
-        } else if let Some(v) = get("prefix") {
-            StringMatch::Prefix(v)
-        } else if let Some(v) = get("regex") {
-            let anchored = format!("^(?:{v})$");
-            StringMatch::Regex(Regex::new(&anchored).map_err(|source| RuleError::Regex {
-                tag: tag.to_owned(),
-                regex: v,
-                source,
-            })?)
-        } else if let Some(v) = get("wildcard") {
-            StringMatch::Wildcard(v)
-        } else if get("empty").is_some() {
-            StringMatch::Empty
-        } else if get("noempty").is_some() {
-            StringMatch::NoEmpty
-        } else {
-            StringMatch::Nothing
-        })
-    }
-
-    pub(crate) fn is_match(&self, input: Option<&str>) -> bool {
-        match (self, input) {
-            (StringMatch::Exact(v), Some(i)) => i == v,
-            (StringMatch::Prefix(v), Some(i)) => i.starts_with(v.as_str()),
-            (StringMatch::Regex(r), Some(i)) => r.is_match(i),
-            (StringMatch::Wildcard(v), Some(i)) => i == v || v == "*",
-            (StringMatch::Empty, i) => i.is_none_or(str::is_empty),
-            (StringMatch::NoEmpty, i) => i.is_some_and(|i| !i.is_empty()),
-            _ => false,
-        }
-    }
-}
-
-/// One `{key, value}` of a tag's `match`: a provider URL parameter and how it must look.
-#[derive(Debug, Clone)]
-pub(crate) struct ParamMatch {
-    pub(crate) key: String,
-    /// `None`: no `value` given, matches nothing (Java).
-    pub(crate) value: Option<StringMatch>,
-}
 
 /// One tag of a rule.
 #[derive(Debug, Clone)]
@@ -145,14 +83,7 @@ impl TagRule {
             };
             let addresses: HashSet<String> = snapshot
                 .iter()
-                .filter(|i| {
-                    let url = i.url();
-                    matches.iter().all(|m| {
-                        m.value
-                            .as_ref()
-                            .is_some_and(|v| v.is_match(url.parameter(&m.key)))
-                    })
-                })
+                .filter(|i| matches.iter().all(|m| m.is_match(i.url())))
                 .map(|i| i.url().address())
                 .collect();
             if !addresses.is_empty() {
@@ -192,7 +123,13 @@ fn parse_tag(item: &Value, v30: bool) -> Result<Tag, RuleError> {
                         reason: "match entry has no `key`".to_owned(),
                     })?;
                     let value = match m.get("value") {
-                        Some(Value::Mapping(v)) => Some(StringMatch::parse(&name, v)?),
+                        Some(Value::Mapping(v)) => {
+                            Some(StringMatch::parse(v).map_err(|bad| RuleError::Regex {
+                                tag: name.clone(),
+                                regex: bad.regex,
+                                source: bad.source,
+                            })?)
+                        }
                         _ => None,
                     };
                     Ok(ParamMatch { key, value })
