@@ -752,3 +752,29 @@ async fn rules_beat_the_consumers_own_values_when_the_directory_merges() {
     );
     assert_eq!(param_at(&plain, 1, "remote.application"), None);
 }
+
+#[tokio::test]
+async fn a_repeated_notification_keeps_the_rule_and_builds_nothing() {
+    let fake = Arc::new(Fake::default());
+    let dir = shop_directory(&fake);
+    let list = vec![provider(1), provider(2)];
+    dir.notify(list.clone()).await;
+    dir.set_configurators(
+        ConfiguratorSource::Service,
+        service_rule("  - side: consumer\n    parameters: {weight: 8}\n"),
+    )
+    .await;
+    let before = dir.all();
+    assert_eq!(fake.calls.load(Ordering::SeqCst), 4);
+
+    // The same clones again, as a registry's URL cache hands them out.
+    let outcome = dir.notify(list.clone()).await;
+    assert_eq!((outcome.unchanged, outcome.changed), (2, 0));
+    // Equal URLs parsed anew go through the comparison and are unchanged too.
+    let outcome = dir.notify(vec![provider(1), provider(2)]).await;
+    assert_eq!((outcome.unchanged, outcome.changed), (2, 0));
+    assert_eq!(fake.calls.load(Ordering::SeqCst), 4);
+    let after = dir.all();
+    assert!(Arc::ptr_eq(&invoker_at(&before, 1), &invoker_at(&after, 1)));
+    assert_eq!(weight_of(&after, 2).as_deref(), Some("8"));
+}

@@ -9,8 +9,9 @@ pub enum ConfiguratorSource {
     Registry,
     /// The consumer application's rule in the config centre (`{application}.configurators`).
     Application,
-    /// The referenced service's rule in the config centre (`{service}::.configurators` for a
-    /// service without group and version).
+    /// The referenced service's rule in the config centre
+    /// (`{interface}:{version}:{group}.configurators`, `{interface}::.configurators` for a
+    /// service without version and group).
     Service,
 }
 

@@ -73,6 +73,10 @@ pub struct DynamicDirectory {
 struct Providers {
     /// The last notification as given (without `empty://`), kept to re-apply rules to.
     raw: Vec<Url>,
+    /// Whether every provider of `raw` got an invoker under the rules in force: an identical
+    /// notification (the same `Url` clones, as a registry's parsed-URL cache hands out) is
+    /// then recognised by pointer comparisons alone.
+    complete: bool,
     /// The override rules of each [`ConfiguratorSource`], in the order they apply.
     rules: [Configurators; 3],
     /// Index into `slots` by provider identity.
@@ -80,10 +84,6 @@ struct Providers {
     /// One per distinct provider of the last notification; `invoker` is `None` when it could
     /// not be built (it is built again on the next notification).
     slots: Vec<Slot>,
-    /// The last notification as given, when every provider of it got an invoker under the
-    /// rules in force: an identical list (the same `Url` clones, as a registry's parsed-URL
-    /// cache hands out) is then recognised by pointer comparisons alone.
-    last: Vec<Url>,
 }
 
 struct Slot {
@@ -209,13 +209,13 @@ impl DynamicDirectory {
         }
         self.forbidden
             .store(providers.is_empty(), Ordering::Release);
-        current.raw.clone_from(&providers);
 
-        if !providers.is_empty()
-            && providers.len() == current.last.len()
+        if current.complete
+            && !providers.is_empty()
+            && providers.len() == current.raw.len()
             && providers
                 .iter()
-                .zip(&current.last)
+                .zip(&current.raw)
                 .all(|(a, b)| Url::ptr_eq(a, b))
         {
             return NotifyOutcome {
@@ -263,7 +263,7 @@ impl DynamicDirectory {
             // next notification.
             return NotifyOutcome::default();
         }
-        let raw = current.raw.clone();
+        let raw = std::mem::take(&mut current.raw);
         self.apply(&mut current, raw).await
     }
 
@@ -307,7 +307,8 @@ impl DynamicDirectory {
 
     /// Builds the directory for the notified `raw` list under the rules in force: diffs the
     /// effective URLs against the providers known, builds what is new or changed, publishes
-    /// the snapshot and destroys what it no longer holds.
+    /// the snapshot and destroys what it no longer holds. Keeps `raw` as the last
+    /// notification.
     async fn apply(&self, current: &mut Providers, raw: Vec<Url>) -> NotifyOutcome {
         let providers: Vec<Url> = raw
             .iter()
@@ -402,11 +403,8 @@ impl DynamicDirectory {
             .collect();
         let old_by_key = std::mem::replace(&mut current.by_key, by_key);
         let old_slots = std::mem::replace(&mut current.slots, slots);
-        current.last = if outcome.failed.is_empty() {
-            raw
-        } else {
-            Vec::new()
-        };
+        current.complete = outcome.failed.is_empty();
+        current.raw = raw;
         let snapshot: InvokerList = list.into();
         self.snapshot.store(Arc::new(InvokerList::clone(&snapshot)));
         if let Some(chain) = &self.router_chain {
@@ -456,8 +454,8 @@ impl DynamicDirectory {
     /// Destroys every invoker the writer holds and publishes an empty snapshot.
     fn release(&self, current: &mut Providers) {
         current.by_key.clear();
-        current.last.clear();
         current.raw.clear();
+        current.complete = false;
         for slot in current.slots.drain(..) {
             if let Some(invoker) = slot.invoker {
                 invoker.destroy();
