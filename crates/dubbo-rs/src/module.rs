@@ -464,10 +464,10 @@ impl Module {
         })?;
 
         let module = self.clone();
-        let consumer_params = url.params().clone();
-        let factory = move |provider: Url| {
+        // The directory hands over provider URLs already merged with the consumer's parameters
+        // and the override rules (Java's precedence: rules, then consumer, then provider).
+        let factory = move |merged: Url| {
             let module = module.clone();
-            let merged = dubbo_url::merge_url(&provider, &consumer_params);
             async move {
                 let scheme = merged.protocol().unwrap_or("dubbo").to_owned();
                 let protocol = module
@@ -491,7 +491,8 @@ impl Module {
         }
         let directory = Arc::new(
             dubbo_cluster::directory::DynamicDirectory::new(url.clone(), Arc::new(factory))
-                .with_router_chain(routers.clone()),
+                .with_router_chain(routers.clone())
+                .with_consumer_merge(true),
         );
         let chain = self.cluster_chain(&url, directory.clone(), routers.clone())?;
 

@@ -10,8 +10,6 @@ use crate::registry::MigrationStep;
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct MigrationRule {
-    #[serde(default)]
-    key: Option<String>,
     #[serde(flatten)]
     settings: Settings,
     #[serde(default)]
@@ -64,11 +62,6 @@ impl MigrationRule {
             }
         }
         Ok(rule)
-    }
-
-    /// The application the rule is for, if it says.
-    pub(crate) fn key(&self) -> Option<&str> {
-        self.key.as_deref()
     }
 
     /// What the rule says for the reference to `service_keys` (its interface, with and
@@ -136,7 +129,6 @@ mod tests {
             "key: demo-consumer\nstep: FORCE_INTERFACE\nthreshold: 0.5\ninterfaces:\n  - serviceKey: org.foo.A\n    step: FORCE_APPLICATION\napplications:\n  - serviceKey: provider-b\n    step: APPLICATION_FIRST\n    force: true\n",
         )
         .unwrap();
-        assert_eq!(rule.key(), Some("demo-consumer"));
         let a = rule.resolve(&keys(&["org.foo.A"]), &keys(&["provider-b"]), DEFAULTS);
         assert_eq!(a.step, MigrationStep::ForceApplication);
         // The service entry says no force: the application entry's is used.

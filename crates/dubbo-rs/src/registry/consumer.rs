@@ -163,7 +163,8 @@ impl Subscription {
         if before == (step, threshold) {
             return step;
         }
-        for (i, r, conn) in lock(&shared.connected).clone() {
+        let connected = lock(&shared.connected).clone();
+        for (i, r, conn) in connected {
             shared.clone().subscribe_models(i, r, conn, step).await;
         }
         let deadline = tokio::time::Instant::now() + MIGRATION_WAIT;
@@ -184,13 +185,6 @@ impl Subscription {
         sources.recompute();
         tracing::info!(consumer = %self.consumer, from = ?before.0, to = ?step, "migrated");
         step
-    }
-
-    /// The migration step in force.
-    pub(crate) fn step(&self) -> Option<MigrationStep> {
-        let shared = lock(&self.shared).upgrade()?;
-        let step = lock(&shared.sources.step).0;
-        Some(step)
     }
 
     /// Cancelled when the subscription is closed.
