@@ -581,6 +581,62 @@ registry_zookeeper_outage() {
   return 1
 }
 
+# QoS offline / online (docs/observability.md): one more Rust provider with a QoS port, taken
+# out of ZooKeeper by /offline while a client is under load (it keeps serving what still reaches
+# it, the other providers take the rest) and put back by /online.
+REG_QOS_DUBBO=21994
+REG_QOS_TRI=51994
+
+# The ZooKeeper nodes naming port $1: interface URLs under /dubbo/IFACE/providers (the port
+# URL-encoded) and the instance /services/APP/HOST:PORT.
+zk_nodes_of_port() {
+  /usr/share/zookeeper/bin/zkCli.sh -server "${ZK_URL#zookeeper://}" ls -R / 2>/dev/null |
+    grep -E '^/(dubbo/[^/]+/providers|services/[^/]+)/' | grep -E "(%3A|:)$1([^0-9]|$)"
+}
+
+# GET http://127.0.0.1:QOS/$2 must answer "OK" with HTTP 200.
+qos_ok() {
+  local out
+  out=$(curl -s -w ' %{http_code}' "http://127.0.0.1:$1/$2") || { echo "curl /$2 failed"; return 1; }
+  echo "/$2 -> $out"
+  [ "$out" = "OK 200" ]
+}
+
+registry_qos_offline_online() {
+  local qos pid rc n step out
+  qos=$(free_port)
+  start_server rust_registry_qos_provider "$TARGET_DIR/debug/interop-server" \
+    --dubbo-port $REG_QOS_DUBBO --tri-port $REG_QOS_TRI --registry "$ZK_URL" --app "$REG_RUST_APP" \
+    --qos-port "$qos" || return 1
+  n=$(zk_nodes_of_port $REG_QOS_DUBBO | wc -l)
+  echo "ZooKeeper nodes of the provider: $n"
+  [ "$n" -ge 2 ] || { echo "the provider did not register"; return 1; }
+  rust_client --registry "$ZK_URL" --load 100000000 --duration 6 --concurrency 8 \
+    >"$WORK/qos-offline.out" 2>"$WORK/qos-offline.err" &
+  pid=$!
+  sleep 2
+  qos_ok "$qos" offline || { kill "$pid"; return 1; }
+  out=$(zk_nodes_of_port $REG_QOS_DUBBO)
+  [ -z "$out" ] || { echo "still in ZooKeeper after /offline:"; echo "$out"; kill "$pid"; return 1; }
+  echo "no ZooKeeper node names the provider after /offline"
+  wait "$pid"
+  rc=$?
+  cat "$WORK/qos-offline.out"
+  head -n 5 "$WORK/qos-offline.err"
+  grep -Eq '^[1-9][0-9]* passed, 0 failed$' "$WORK/qos-offline.out" && [ "$rc" -eq 0 ] || return 1
+  qos_ok "$qos" online || return 1
+  n=$(zk_nodes_of_port $REG_QOS_DUBBO | wc -l)
+  echo "ZooKeeper nodes of the provider after /online: $n"
+  [ "$n" -ge 2 ] || return 1
+  for step in FORCE_INTERFACE FORCE_APPLICATION; do
+    out=$(rust_client --registry "$ZK_URL" --load 2000 --concurrency 8 --migration "$step" 2>/dev/null)
+    echo "$out" | grep -E '^provider |passed'
+    echo "$out" | grep -q ":$REG_QOS_DUBBO calls " ||
+      { echo "$step: the provider does not answer after /online"; return 1; }
+  done
+  stop_server rust_registry_qos_provider
+}
+
 # Metrics (observability issue): the Rust interop server with its QoS port, scraped by a real
 # Prometheus (Debian `prometheus`), whose HTTP query API must count exactly the calls made.
 METRICS_RUST_DUBBO=24880
@@ -727,6 +783,9 @@ registry_steps() {
     registry_rolling_restart
   step "Rust client through ZooKeeper, load while ZooKeeper is down and back (a consumer started meanwhile serves from the cache file, a provider started meanwhile is found): 0 failed" \
     registry_zookeeper_outage
+  step "Rust client through ZooKeeper, load while a Rust provider is taken out by QoS /offline (its nodes gone, 0 failed), then back by /online" \
+    registry_qos_offline_online
+  stop_server rust_registry_qos_provider >/dev/null 2>&1 || true
   for i in 0 1 2 3; do stop_server "rust_registry_provider_$i" >/dev/null 2>&1 || true; done
   step "ZooKeeper exits on SIGTERM" stop_server zookeeper
 }

@@ -6,7 +6,9 @@ use std::time::Duration;
 
 use dubbo_rs::config::{ConfigError, DubboConfig};
 use dubbo_rs::prelude::*;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+mod support;
+use support::qos_get as get;
 
 #[dubbo_rs::service(interface = "org.example.Echo")]
 pub trait Echo {
@@ -29,23 +31,6 @@ fn build(yaml: &str) -> Result<Application, DubboError> {
     Application::builder("qos-app")
         .config(DubboConfig::from_yaml(&text).unwrap())
         .build()
-}
-
-/// `GET path` on the QoS port: the status code and the body.
-async fn get(app: &Application, path: &str) -> (u16, String) {
-    let addr = app.qos_address().expect("QoS is on");
-    let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
-    s.write_all(format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").as_bytes())
-        .await
-        .unwrap();
-    let mut text = String::new();
-    s.read_to_string(&mut text).await.unwrap();
-    let status = text[9..12].parse().unwrap();
-    let body = text
-        .split_once("\r\n\r\n")
-        .map(|(_, b)| b.to_owned())
-        .unwrap();
-    (status, body)
 }
 
 #[tokio::test]

@@ -11,6 +11,9 @@ use std::time::Duration;
 use dubbo_rs::core::{ErrorCode, Value};
 use dubbo_rs::prelude::*;
 
+mod support;
+use support::{qos_get, qos_request};
+
 #[dubbo_rs::service(interface = "org.example.registry.Echo")]
 pub trait Echo {
     async fn echo(&self, text: String) -> Result<String, RpcError>;
@@ -58,8 +61,18 @@ mod tempdir {
 }
 
 async fn provider(registry: &str, name: &'static str, mode: &str) -> Application {
+    provider_with(registry, name, mode, "").await
+}
+
+/// A provider of Echo 1.0.0 with `application` settings (indented lines) added.
+async fn provider_with(
+    registry: &str,
+    name: &'static str,
+    mode: &str,
+    application: &str,
+) -> Application {
     let text = format!(
-        "dubbo:\n  application:\n    name: {name}\n    register-mode: {mode}\n  registry:\n    address: {registry}\n  protocols:\n    dubbo:\n      port: 0\n      host: 127.0.0.1\n    tri:\n      port: 0\n      host: 127.0.0.1\n"
+        "dubbo:\n  application:\n    name: {name}\n    register-mode: {mode}\n{application}  registry:\n    address: {registry}\n  protocols:\n    dubbo:\n      port: 0\n      host: 127.0.0.1\n    tri:\n      port: 0\n      host: 127.0.0.1\n"
     );
     let config = dubbo_rs::config::DubboConfig::from_yaml(&text).unwrap();
     let app = Application::builder(name).config(config).build().unwrap();
@@ -441,4 +454,157 @@ async fn services_and_references_can_name_their_registries() {
         "{err}"
     );
     p.shutdown().await;
+}
+
+/// The provider registrations in a file-registry directory, as paths relative to it, sorted:
+/// interface-level URLs (`dubbo/{interface}/providers/*`) and instances (`services/{app}/*`).
+fn registrations(root: &str) -> Vec<String> {
+    let files_in = |dir: std::path::PathBuf| -> Vec<String> {
+        std::fs::read_dir(&dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            // Dot files are locks and half-written temporaries.
+            .filter(|p| p.is_file() && !p.file_name().unwrap().to_string_lossy().starts_with('.'))
+            .map(|p| p.strip_prefix(root).unwrap().display().to_string())
+            .collect()
+    };
+    let subdirs = |dir: &str| -> Vec<std::path::PathBuf> {
+        std::fs::read_dir(format!("{root}/{dir}"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.is_dir())
+            .collect()
+    };
+    let mut found: Vec<String> = subdirs("dubbo")
+        .into_iter()
+        .flat_map(|d| files_in(d.join("providers")))
+        .chain(subdirs("services").into_iter().flat_map(files_in))
+        .collect();
+    found.sort();
+    found
+}
+
+/// Waits up to 5 s for `done`.
+async fn until(what: &str, done: impl Fn() -> bool) {
+    for _ in 0..100 {
+        if done() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("not done within 5 s: {what}");
+}
+
+/// The revision the instance of `app` at `port` announces, if it is registered.
+fn instance_revision(root: &str, app: &str, port: u16) -> Option<String> {
+    let text = std::fs::read_to_string(format!("{root}/services/{app}/127.0.0.1:{port}")).ok()?;
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    json["payload"]["metadata"]["dubbo.metadata.revision"]
+        .as_str()
+        .map(str::to_owned)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn qos_offline_withdraws_the_registrations_and_online_restores_them() {
+    let (dir, registry) = registry_dir();
+    let root = dir.path();
+    let p = provider_with(
+        &registry,
+        "offline-provider",
+        "all",
+        "    qos-port: 0\n    metadata-type: remote\n",
+    )
+    .await;
+    // A second version, to see one service leave the metadata while the other stays.
+    p.default_module()
+        .export(
+            EchoServer::new(EchoImpl("v2")),
+            ServiceOptions::new().version("2.0.0"),
+        )
+        .await
+        .unwrap();
+    let port = p.exported()[0].url.port();
+    // Two versions over two protocols, and the instance.
+    until("every registration", || registrations(&root).len() == 5).await;
+    let registered = registrations(&root);
+    let revision = instance_revision(&root, "offline-provider", port).unwrap();
+
+    // A consumer that is already connected keeps being served throughout.
+    let direct = Application::builder("offline-direct").build().unwrap();
+    let reference = direct
+        .default_module()
+        .refer(
+            ReferenceOptions::new(ECHO)
+                .version("1.0.0")
+                .url(format!("dubbo://127.0.0.1:{port}"))
+                .timeout(Duration::from_secs(5)),
+        )
+        .await
+        .unwrap();
+    let client = EchoClient::new(reference.invoker());
+    assert_eq!(client.echo("a".into()).await.unwrap(), "offline-provider:a");
+
+    assert_eq!(
+        qos_get(&p, "/offline/no%5C.such%5C.Service").await,
+        (200, "service not found".into())
+    );
+    assert_eq!(registrations(&root), registered);
+
+    // Application level only, one service: the instance stays with a new revision.
+    assert_eq!(
+        qos_get(&p, "/offlineApp?service=.*Echo:2%5C.0%5C.0").await,
+        (200, "OK".into())
+    );
+    let without_v2 = instance_revision(&root, "offline-provider", port).unwrap();
+    assert_ne!(without_v2, revision);
+    let metadata = std::fs::read_to_string(format!(
+        "{root}/dubbo/metadata/offline-provider/{without_v2}"
+    ))
+    .unwrap();
+    assert!(
+        metadata.contains("Echo:1.0.0") && !metadata.contains("Echo:2.0.0"),
+        "{metadata}"
+    );
+    assert_eq!(registrations(&root).len(), registered.len());
+
+    // Everything: no interface URL and no instance are left, and calls are still served.
+    assert_eq!(qos_get(&p, "/offline").await, (200, "OK".into()));
+    assert_eq!(registrations(&root), Vec::<String>::new());
+    assert_eq!(instance_revision(&root, "offline-provider", port), None);
+    assert_eq!(client.echo("b".into()).await.unwrap(), "offline-provider:b");
+
+    // Interface level back first (POST form), then the application level.
+    assert_eq!(
+        qos_request(&p, "POST", "/onlineInterface", "service=.*").await,
+        (200, "OK".into())
+    );
+    let interface_only = registrations(&root);
+    assert_eq!(interface_only.len(), 4, "{interface_only:?}");
+    assert!(interface_only.iter().all(|f| f.starts_with("dubbo/")));
+    assert_eq!(qos_get(&p, "/online").await, (200, "OK".into()));
+    assert_eq!(registrations(&root), registered);
+    assert_eq!(
+        instance_revision(&root, "offline-provider", port).as_deref(),
+        Some(revision.as_str())
+    );
+    for step in ["FORCE_INTERFACE", "FORCE_APPLICATION"] {
+        let c = consumer(&registry, step);
+        assert_eq!(
+            call(&c, "dubbo").await.unwrap(),
+            "offline-provider:hi",
+            "{step}"
+        );
+        c.shutdown().await;
+    }
+
+    // Shutdown after an offline still withdraws what is left and drains.
+    assert_eq!(qos_get(&p, "/offlineInterface").await, (200, "OK".into()));
+    p.shutdown().await;
+    assert_eq!(registrations(&root), Vec::<String>::new());
+    assert!(client.echo("c".into()).await.is_err());
+    direct.shutdown().await;
 }

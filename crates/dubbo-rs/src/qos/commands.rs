@@ -5,6 +5,8 @@ use std::time::Instant;
 use dubbo_metrics::prometheus::{self, HostLabels};
 use http::StatusCode;
 
+use super::online::OnlineCommand;
+use super::request::Command;
 use crate::application::Application;
 
 /// A command's answer: status, content type and body.
@@ -16,7 +18,8 @@ pub(crate) struct Answer {
 
 const TEXT: &str = "text/plain; charset=utf-8";
 
-fn text(status: StatusCode, body: impl Into<String>) -> Answer {
+/// A plain-text answer.
+pub(crate) fn text(status: StatusCode, body: impl Into<String>) -> Answer {
     Answer {
         status,
         content_type: TEXT,
@@ -34,10 +37,25 @@ fn probe(ok: bool) -> Answer {
     }
 }
 
-/// Answers the command named by `path` (`/metrics`, `/live`, ...) for `app`.
-pub(crate) fn answer(app: &Application, path: &str, host: &HostLabels) -> Answer {
-    let command = path.trim_start_matches('/').split('/').next().unwrap_or("");
-    match command {
+/// Answers `command` for `app`. `local` says whether the request came from this machine:
+/// the commands that change what the application offers are for local callers only (Java's
+/// QoS lets anonymous foreign callers run only its public commands).
+pub(crate) async fn answer(
+    app: &Application,
+    command: &Command,
+    host: &HostLabels,
+    local: bool,
+) -> Answer {
+    if let Some(switch) = OnlineCommand::named(&command.name) {
+        if !local {
+            return text(
+                StatusCode::FORBIDDEN,
+                format!("{} is for callers on this machine only", command.name),
+            );
+        }
+        return switch.run(app, &command.args).await;
+    }
+    match command.name.as_str() {
         "metrics" => Answer {
             status: StatusCode::OK,
             content_type: prometheus::CONTENT_TYPE,
@@ -55,7 +73,8 @@ pub(crate) fn answer(app: &Application, path: &str, host: &HostLabels) -> Answer
     }
 }
 
-const HELP: &str = "Commands: metrics, live, ready, startup, ls\n";
+const HELP: &str = "Commands: metrics, live, ready, startup, ls, \
+offline, offlineApp, offlineInterface, online, onlineApp, onlineInterface [service pattern]\n";
 
 /// The services the application serves and calls, in the spirit of Java's `ls`.
 fn ls(app: &Application) -> String {

@@ -1,20 +1,24 @@
 //! The QoS port: an HTTP server on loopback (unless `qos-accept-foreign-ip`) that answers
-//! operations' questions: `/metrics` (Prometheus), `/live`, `/ready`, `/startup` and `/ls`.
-//! It belongs to one application and stops when the application shuts down.
+//! operations' questions: `/metrics` (Prometheus), `/live`, `/ready`, `/startup` and `/ls`,
+//! and takes services out of the registries and back (`/offline`, `/online` and their `App` /
+//! `Interface` forms). It belongs to one application and stops when the application shuts down.
 
 mod commands;
 mod io;
+mod online;
+mod request;
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::{Arc, Weak};
 
 use bytes::Bytes;
 use dubbo_metrics::prometheus::HostLabels;
-use http_body_util::Full;
+use http_body_util::{BodyExt, Full, Limited};
 use tokio_util::sync::CancellationToken;
 
 use crate::application::{AppInner, Application};
 use crate::config::{ConfigError, DubboConfig};
+use request::Command;
 
 /// Java's QoS port when none is configured.
 pub const DEFAULT_QOS_PORT: u16 = 22222;
@@ -101,8 +105,11 @@ async fn accept_loop(
         let (app, host, cancel) = (app.clone(), host.clone(), cancel.clone());
         tokio::spawn(async move {
             let service = hyper::service::service_fn(move |req: http::Request<_>| {
-                let answer = respond(&app, &host, accept_foreign_ip, peer, req.uri().path());
-                async move { Ok::<_, std::convert::Infallible>(answer) }
+                let (app, host) = (app.clone(), host.clone());
+                async move {
+                    let answer = respond(&app, &host, accept_foreign_ip, peer, req).await;
+                    Ok::<_, std::convert::Infallible>(answer)
+                }
             });
             // One request per connection: nothing outlives a request by much after shutdown.
             let conn = hyper::server::conn::http1::Builder::new()
@@ -120,30 +127,47 @@ async fn accept_loop(
     }
 }
 
-fn respond(
+/// The largest request body read (a form with a service pattern is far smaller).
+const MAX_BODY: usize = 64 * 1024;
+
+async fn respond(
     app: &Weak<AppInner>,
     host: &HostLabels,
     accept_foreign_ip: bool,
     peer: SocketAddr,
-    path: &str,
+    req: http::Request<hyper::body::Incoming>,
 ) -> http::Response<Full<Bytes>> {
-    let answer = if !accept_foreign_ip && !peer.ip().is_loopback() {
-        commands::Answer {
-            status: http::StatusCode::FORBIDDEN,
-            content_type: "text/plain; charset=utf-8",
-            body: format!(
+    let local = peer.ip().is_loopback();
+    let answer = if !accept_foreign_ip && !local {
+        commands::text(
+            http::StatusCode::FORBIDDEN,
+            format!(
                 "Foreign IP {} is not permitted; set dubbo.application.qos-accept-foreign-ip",
                 peer.ip()
             ),
-        }
+        )
     } else {
-        match app.upgrade() {
-            Some(inner) => commands::answer(&Application { inner }, path, host),
-            None => commands::Answer {
-                status: http::StatusCode::SERVICE_UNAVAILABLE,
-                content_type: "text/plain; charset=utf-8",
-                body: "false".into(),
-            },
+        let (parts, body) = req.into_parts();
+        match Limited::new(body, MAX_BODY).collect().await {
+            Err(e) => commands::text(
+                http::StatusCode::BAD_REQUEST,
+                format!("cannot read the request body: {e}"),
+            ),
+            Ok(body) => {
+                let body = body.to_bytes();
+                let command =
+                    Command::parse(&parts.method, parts.uri.path(), parts.uri.query(), &body);
+                match (command, app.upgrade()) {
+                    (None, _) => commands::text(http::StatusCode::NOT_FOUND, ""),
+                    (Some(command), Some(inner)) => {
+                        let app = Application { inner };
+                        commands::answer(&app, &command, host, local).await
+                    }
+                    (Some(_), None) => {
+                        commands::text(http::StatusCode::SERVICE_UNAVAILABLE, "false")
+                    }
+                }
+            }
         }
     };
     let mut resp = http::Response::new(Full::new(Bytes::from(answer.body)));

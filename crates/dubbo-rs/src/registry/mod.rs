@@ -10,6 +10,7 @@ mod hooks;
 mod metadata_service;
 mod migration;
 pub mod modes;
+mod online;
 mod provider;
 mod registries;
 
@@ -21,6 +22,7 @@ pub(crate) use consumer::{subscribe, MetadataCache, ReferFn, SubscribeContext, S
 pub(crate) use hooks::install;
 pub(crate) use metadata_service::{MetadataServiceHandler, MetadataState, INTERFACE, VERSION};
 pub use modes::{MigrationStep, RegisterMode};
+pub(crate) use online::Switch;
 pub(crate) use provider::{Event, ExportWatcher, Registrar, UNREGISTER_WAIT};
 pub(crate) use registries::{from_config, AppRegistry};
 
@@ -108,6 +110,18 @@ impl RegistryLayer {
         let (tx, rx) = oneshot::channel();
         if self.events.send(make(tx)).is_ok() {
             let _ = rx.await;
+        }
+    }
+
+    /// Runs an `offline` / `online` switch in order with the other registration events, and
+    /// waits until it is done.
+    pub(crate) async fn set_online(&self, switch: Switch) {
+        let (done, applied) = oneshot::channel();
+        self.send(Event::SetOnline(switch, done));
+        // Before the application is ready the task is not running yet; it applies the switch,
+        // in order, once it starts.
+        if lock(&self.pending).is_none() {
+            let _ = applied.await;
         }
     }
 

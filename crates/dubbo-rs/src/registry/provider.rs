@@ -1,6 +1,7 @@
 //! The provider side: registering exported services (interface level), the application's
-//! instance and metadata (application level), the service-name mapping, and withdrawing all of
-//! it first at shutdown.
+//! instance and metadata (application level), the service-name mapping, taking services out
+//! of them and back on demand (QoS `offline` / `online`), and withdrawing all of it first at
+//! shutdown.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -14,6 +15,8 @@ use dubbo_url::Url;
 use tokio::sync::{mpsc, oneshot};
 
 use super::metadata_service::{self, MetadataState};
+use super::modes::RegisterMode;
+use super::online::{Export, Switch};
 use super::registries::AppRegistry;
 use crate::application::lock;
 use crate::listeners::ServiceListener;
@@ -55,6 +58,9 @@ pub(crate) enum Event {
     Publish(oneshot::Sender<()>),
     /// Withdraw everything (shutdown); answers when done.
     Withdraw(oneshot::Sender<()>),
+    /// Take exports offline or put them back online (QoS `offline`, `online`); answers when
+    /// done.
+    SetOnline(Switch, oneshot::Sender<()>),
 }
 
 /// The [`ServiceListener`] that feeds exports to the registration task.
@@ -79,8 +85,8 @@ pub(crate) struct Registrar {
     registries: Vec<Arc<AppRegistry>>,
     remote_metadata: bool,
     metadata: Arc<MetadataState>,
-    /// Exported service URLs, in export order, with what each registry took.
-    exported: Vec<Url>,
+    /// Exported services, in export order, with the levels they are offered at.
+    exported: Vec<Export>,
     /// Per registry: the URLs registered at interface level.
     registered: BTreeMap<usize, Vec<Url>>,
     metadata_service: Option<Url>,
@@ -149,6 +155,10 @@ impl Registrar {
                     self.withdraw().await;
                     let _ = done.send(());
                 }
+                Event::SetOnline(switch, done) => {
+                    self.set_online(&switch).await;
+                    let _ = done.send(());
+                }
             }
         }
     }
@@ -162,13 +172,12 @@ impl Registrar {
             return;
         }
         lock(&self.metadata.exported).push(url.to_full_string());
-        let register = url.parameter_bool_or("register", true);
-        self.exported.push(url.clone());
-        if !register {
-            return;
-        }
+        let export = Export::new(url.clone());
+        let levels = export.levels();
+        self.exported.push(export);
+        let Some(levels) = levels else { return };
         let all: Vec<usize> = (0..self.registries.len()).collect();
-        self.register_export(&url, &all).await;
+        self.register_export(&url, &all, levels).await;
         self.update_metadata();
         if self.ready {
             self.publish().await;
@@ -180,16 +189,23 @@ impl Registrar {
         let waiting = std::mem::take(&mut self.unreachable);
         for (i, urls) in waiting {
             for url in urls {
-                if self.exported.contains(&url) {
-                    self.register_export(&url, &[i]).await;
+                let levels = self.export(&url).and_then(Export::levels);
+                if let Some(levels) = levels {
+                    self.register_export(&url, &[i], levels).await;
                 }
             }
         }
     }
 
-    /// Registers one export with the registries at `indexes`: its URL at interface level,
-    /// its interface in the service-name mapping at instance level.
-    async fn register_export(&mut self, url: &Url, indexes: &[usize]) {
+    /// The export served at `url`, if it is one.
+    fn export(&self, url: &Url) -> Option<&Export> {
+        self.exported.iter().find(|e| e.url == *url)
+    }
+
+    /// Registers one export with the registries at `indexes`, at the `levels` it is offered
+    /// at: its URL in interface-level registries, its interface in the service-name mapping
+    /// of instance-level ones.
+    async fn register_export(&mut self, url: &Url, indexes: &[usize], levels: RegisterMode) {
         for &i in indexes {
             let Some(r) = self.registries.get(i).cloned() else {
                 continue;
@@ -203,8 +219,12 @@ impl Registrar {
                 self.unreachable.entry(i).or_default().push(url.clone());
                 continue;
             };
-            if r.mode.interface_level() {
-                let registered = registered_url(url);
+            let registered = registered_url(url);
+            let already = self
+                .registered
+                .get(&i)
+                .is_some_and(|urls| urls.contains(&registered));
+            if r.mode.interface_level() && levels.interface_level() && !already {
                 match conn.registry.register(&registered).await {
                     Ok(()) => {
                         tracing::info!(registry = %r.url, url = %registered, "registered");
@@ -213,7 +233,7 @@ impl Registrar {
                     Err(e) => tracing::warn!(registry = %r.url, error = %e, "cannot register"),
                 }
             }
-            if r.mode.instance_level() {
+            if r.mode.instance_level() && levels.instance_level() {
                 if let (Some(report), Some(iface)) = (&conn.report, url.service_interface()) {
                     if let Err(e) = report.register_mapping(iface, &self.app).await {
                         tracing::warn!(registry = %r.url, error = %e, "cannot map {iface}");
@@ -229,8 +249,18 @@ impl Registrar {
         }
         let full = url.to_full_string();
         lock(&self.metadata.exported).retain(|u| *u != full);
-        self.exported.retain(|u| *u != url);
-        let registered = registered_url(&url);
+        self.exported.retain(|e| e.url != url);
+        self.unregister_export(&url).await;
+        self.update_metadata();
+        if self.ready && !self.withdrawn {
+            self.publish().await;
+        }
+    }
+
+    /// Removes one export's interface-level registrations. A retry still pending for it
+    /// registers only at the levels the export is still offered at.
+    async fn unregister_export(&mut self, url: &Url) {
+        let registered = registered_url(url);
         for (i, r) in self.registries.iter().enumerate() {
             let Some(conn) = r.connected() else { continue };
             if let Some(urls) = self.registered.get_mut(&i) {
@@ -238,31 +268,64 @@ impl Registrar {
                     urls.remove(pos);
                     if let Err(e) = conn.registry.unregister(&registered).await {
                         tracing::warn!(registry = %r.url, error = %e, "cannot unregister");
+                    } else {
+                        tracing::info!(registry = %r.url, url = %registered, "unregistered");
                     }
                 }
             }
         }
-        self.update_metadata();
-        if self.ready && !self.withdrawn {
-            self.publish().await;
+    }
+
+    /// Takes the exports `switch` names offline, or puts them back online, at its levels.
+    /// Nothing is put back once shutdown has withdrawn the registrations.
+    async fn set_online(&mut self, switch: &Switch) {
+        if switch.online && self.withdrawn {
+            return;
+        }
+        let all: Vec<usize> = (0..self.registries.len()).collect();
+        let mut metadata_changed = false;
+        for url in &switch.urls {
+            let Some(export) = self.exported.iter_mut().find(|e| e.url == *url) else {
+                continue;
+            };
+            let Some(changed) = export.set_online(switch.online, switch.levels) else {
+                continue;
+            };
+            metadata_changed |= changed.instance_level();
+            if switch.online {
+                self.register_export(url, &all, changed).await;
+            } else if changed.interface_level() {
+                self.unregister_export(url).await;
+            }
+        }
+        if metadata_changed {
+            self.update_metadata();
+            if self.ready {
+                self.publish().await;
+            }
         }
     }
 
     /// Recomputes the application's metadata from the exports.
     fn update_metadata(&self) {
         let mut info = MetadataInfo::new(self.app.clone());
-        for url in &self.exported {
-            if url.parameter_bool_or("register", true) {
-                let url = url.without_parameter(crate::module::REGISTRY_IDS);
+        for export in &self.exported {
+            if export.instance {
+                let url = export.url.without_parameter(crate::module::REGISTRY_IDS);
                 info.add_service(ServiceInfo::from_url(&url));
             }
         }
         self.metadata.current.store(Arc::new(info));
     }
 
-    /// Registers (or updates) the instance in every registry that takes instances.
+    /// Registers (or updates) the instance in every registry that takes instances; withdraws
+    /// it instead once every service it would carry was taken offline.
     async fn publish(&mut self) {
         if self.withdrawn {
+            return;
+        }
+        if Export::all_taken_offline(&self.exported) {
+            self.unpublish().await;
             return;
         }
         let info = self.metadata.current.load_full();
@@ -307,8 +370,9 @@ impl Registrar {
         let main = self
             .exported
             .iter()
+            .map(|e| &e.url)
             .find(|u| u.protocol() == Some("dubbo"))
-            .or_else(|| self.exported.first())?;
+            .or_else(|| self.exported.first().map(|e| &e.url))?;
         let host = main
             .host()
             .unwrap_or_default()
@@ -320,7 +384,7 @@ impl Registrar {
             .and_then(|t| t.parse().ok())
             .unwrap_or(0);
         let mut endpoints: Vec<Endpoint> = Vec::new();
-        for u in &self.exported {
+        for u in self.exported.iter().map(|e| &e.url) {
             let protocol = u.protocol().unwrap_or("dubbo").to_owned();
             if !endpoints.iter().any(|e| e.protocol == protocol) {
                 endpoints.push(Endpoint {
@@ -382,9 +446,25 @@ impl Registrar {
                     tracing::warn!(registry = %r.url, error = %e, "cannot unregister {url}");
                 }
             }
-            if let Some(instance) = self.published.remove(&i) {
-                if let Err(e) = conn.discovery.unregister(&instance).await {
-                    tracing::warn!(registry = %r.url, error = %e, "cannot unregister instance");
+        }
+        self.unpublish().await;
+    }
+
+    /// Unregisters the instance from every registry it was published in.
+    async fn unpublish(&mut self) {
+        for (i, instance) in std::mem::take(&mut self.published) {
+            let Some(r) = self.registries.get(i) else {
+                continue;
+            };
+            let Some(conn) = r.connected() else { continue };
+            match conn.discovery.unregister(&instance).await {
+                Ok(()) => tracing::info!(
+                    registry = %r.url,
+                    instance = %instance.id(),
+                    "unregistered instance"
+                ),
+                Err(e) => {
+                    tracing::warn!(registry = %r.url, error = %e, "cannot unregister instance")
                 }
             }
         }
