@@ -252,6 +252,11 @@ impl ApplicationBuilder {
         if let Some(layer) = app.inner.registry.clone() {
             crate::registry::install(&app, layer);
         }
+        if let (Some(center), Some(layer)) =
+            (app.inner.config_center.clone(), app.inner.registry.clone())
+        {
+            crate::governance::follow_provider(&app, center, layer);
+        }
         if let Some(center) = app.inner.config_center.clone() {
             app.on_shutdown(ShutdownPhase::Close, move || async move {
                 center.close().await;

@@ -54,8 +54,10 @@ impl Dir {
 
     /// The config centre in this directory, as an operator's tool opens it.
     fn center(&self) -> FileDynamicConfiguration {
-        FileDynamicConfiguration::open(&Url::parse(&format!("{}?poll.period=50", self.url())).unwrap())
-            .unwrap()
+        FileDynamicConfiguration::open(
+            &Url::parse(&format!("{}?poll.period=50", self.url())).unwrap(),
+        )
+        .unwrap()
     }
 }
 
@@ -130,7 +132,10 @@ async fn settles_on(client: &EchoClient, want: &[&str]) {
         if seen == want {
             return;
         }
-        assert!(Instant::now() < deadline, "answered by {seen:?}, want {want:?}");
+        assert!(
+            Instant::now() < deadline,
+            "answered by {seen:?}, want {want:?}"
+        );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
@@ -158,26 +163,34 @@ async fn an_override_rule_steers_a_running_consumer_and_deleting_it_restores() {
 
     // A rule that does not parse is refused: the rule in force stays.
     center
-        .publish_config(SERVICE_RULE, "dubbo", "configVersion: v3.0\nconfigs: [ {side: provider\n")
+        .publish_config(
+            SERVICE_RULE,
+            "dubbo",
+            "configVersion: v3.0\nconfigs: [ {side: provider\n",
+        )
         .await
         .unwrap();
     tokio::time::sleep(Duration::from_millis(400)).await;
-    assert_eq!(answering(&client, 40).await, BTreeSet::from(["gov-b".to_owned()]));
+    assert_eq!(
+        answering(&client, 40).await,
+        BTreeSet::from(["gov-b".to_owned()])
+    );
 
     center.remove_config(SERVICE_RULE, "dubbo").await.unwrap();
     settles_on(&client, &["gov-a", "gov-b"]).await;
 
-    // The application-scope rule of the consumer's application works the same way.
+    // The application-scope rule of the provider's application works the same way: the
+    // provider registers again as the rule configures it.
     let app_rule = format!(
-        "configVersion: v3.0\nscope: application\nkey: gov-consumer\nconfigs:\n  - side: provider\n    addresses: [\"127.0.0.1:{port_a}\"]\n    parameters:\n      disabled: true\n"
+        "configVersion: v3.0\nscope: application\nkey: gov-a\nconfigs:\n  - side: provider\n    addresses: [\"127.0.0.1:{port_a}\"]\n    parameters:\n      disabled: true\n"
     );
     center
-        .publish_config("gov-consumer.configurators", "dubbo", &app_rule)
+        .publish_config("gov-a.configurators", "dubbo", &app_rule)
         .await
         .unwrap();
     settles_on(&client, &["gov-b"]).await;
     center
-        .remove_config("gov-consumer.configurators", "dubbo")
+        .remove_config("gov-a.configurators", "dubbo")
         .await
         .unwrap();
     settles_on(&client, &["gov-a", "gov-b"]).await;
@@ -201,7 +214,10 @@ async fn a_migration_rule_moves_a_running_consumer_to_application_level_discover
             let mut n = 0usize;
             let end = Instant::now() + Duration::from_secs(3);
             while Instant::now() < end {
-                client.echo("x".into()).await.expect("no call may fail while migrating");
+                client
+                    .echo("x".into())
+                    .await
+                    .expect("no call may fail while migrating");
                 n += 1;
             }
             n
@@ -220,7 +236,10 @@ async fn a_migration_rule_moves_a_running_consumer_to_application_level_discover
 
     // Deleting the rule goes back to the configured step.
     dir.center()
-        .remove_config("gov-migrating.migration", "DUBBO_SERVICEDISCOVERY_MIGRATION")
+        .remove_config(
+            "gov-migrating.migration",
+            "DUBBO_SERVICEDISCOVERY_MIGRATION",
+        )
         .await
         .unwrap();
     settles_on(&client, &["gov-interface-only"]).await;
@@ -241,8 +260,14 @@ async fn applications_with_different_config_centres_do_not_see_each_others_rules
     settles_on(&client1, &["gov-iso-a", "gov-iso-b"]).await;
     settles_on(&client2, &["gov-iso-a", "gov-iso-b"]).await;
 
+    // A consumer-side rule (every consumer reading that config centre leaves provider A
+    // out); the providers read their rules from the first registry, so a provider-side rule
+    // would reach both consumers through the providers' registrations.
+    let consumer_rule = format!(
+        "configVersion: v3.0\nscope: service\nkey: org.example.governance.Echo:1.0.0\nconfigs:\n  - side: consumer\n    providerAddresses: [\"127.0.0.1:{port_a}\"]\n    parameters:\n      disabled: true\n"
+    );
     one.center()
-        .publish_config(SERVICE_RULE, "dubbo", &disable(port_a))
+        .publish_config(SERVICE_RULE, "dubbo", &consumer_rule)
         .await
         .unwrap();
     settles_on(&client1, &["gov-iso-b"]).await;

@@ -66,6 +66,18 @@ impl ConfigCenter {
         }
     }
 
+    /// The connection, or `None` (logged) while the config centre cannot be reached; rules
+    /// are read once it can.
+    pub(crate) async fn reach(&self, ext: &Extensions) -> Option<Arc<dyn DynamicConfiguration>> {
+        match self.connect(ext).await {
+            Ok(c) => Some(c),
+            Err(e) => {
+                tracing::debug!(center = %self.url, code = e.code(), error = %e, "config centre unreachable; rules are read once it is back");
+                None
+            }
+        }
+    }
+
     /// Ends the connection, if one was made (the last step of shutdown).
     pub(crate) async fn close(&self) {
         if let Some(c) = self.connected.get() {
@@ -101,7 +113,9 @@ pub(crate) fn from_config(
             (false, None) => {
                 return Err(ConfigError::invalid(
                     format!("{KEY}.address"),
-                    format!("{address:?} names no config centre; write it as zookeeper://host:port"),
+                    format!(
+                        "{address:?} names no config centre; write it as zookeeper://host:port"
+                    ),
                 ))
             }
         };
@@ -121,7 +135,10 @@ pub(crate) fn from_config(
         }
         url = url.with_parameter("application", app);
         let scheme = url.protocol().unwrap_or_default().to_owned();
-        if ext.get::<dyn DynamicConfigurationFactory>(&scheme).is_none() {
+        if ext
+            .get::<dyn DynamicConfigurationFactory>(&scheme)
+            .is_none()
+        {
             let known = ext.names::<dyn DynamicConfigurationFactory>();
             return Err(ConfigError::invalid(
                 format!("{KEY}.address"),

@@ -3,8 +3,11 @@
 
 mod center;
 mod migration_rule;
+mod provider;
 mod reference;
+mod watcher;
 
 pub(crate) use center::{from_config, ConfigCenter};
 pub(crate) use migration_rule::Migration;
+pub(crate) use provider::follow_provider;
 pub(crate) use reference::{follow, ReferenceRules};

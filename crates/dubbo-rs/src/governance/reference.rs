@@ -9,20 +9,18 @@ use std::time::Duration;
 use dubbo_cluster::configurator::{ConfiguratorSource, Configurators};
 use dubbo_cluster::directory::DynamicDirectory;
 use dubbo_cluster::router::{ConditionRule, RouterChain, RuleScope, TagRule};
-use dubbo_config_center::{
-    ConfigChangedEvent, ConfigListener, DynamicConfiguration, RuleKey, RuleKind,
-};
+use dubbo_config_center::{DynamicConfiguration, RuleKey, RuleKind};
 use dubbo_url::Url;
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::center::ConfigCenter;
 use super::migration_rule::{Migration, MigrationRule};
+use super::watcher::RuleWatcher;
 use crate::registry::Subscription;
 use crate::tasks::BackgroundTasks;
 
 /// How often keys that could not be watched (config centre unreachable) are tried again.
-const RETRY: Duration = Duration::from_secs(2);
+pub(crate) const RETRY: Duration = Duration::from_secs(2);
 
 /// Where a rule goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -55,18 +53,9 @@ pub(crate) struct ReferenceRules {
     pub(crate) defaults: Migration,
 }
 
-/// A key being watched: the listener to remove when it changes or the reference goes.
-struct Armed {
-    key: RuleKey,
-    listener: Arc<dyn ConfigListener>,
-}
-
 /// The watching task's state.
 struct Follower {
     rules: ReferenceRules,
-    wanted: HashMap<Slot, RuleKey>,
-    armed: HashMap<Slot, Armed>,
-    events: mpsc::UnboundedSender<(Slot, String, Option<String>)>,
     migration: Option<MigrationRule>,
     provider_app: Option<String>,
 }
@@ -79,37 +68,37 @@ pub(crate) fn follow(rules: ReferenceRules, tasks: &BackgroundTasks, cancel: Can
         rules.consumer.service_interface().unwrap_or_default()
     );
     tasks.spawn(name, move |stop| async move {
-        let (events, mut rx) = mpsc::unbounded_channel();
+        let (mut watcher, mut rx) = RuleWatcher::new();
+        for (slot, key) in static_keys(&rules.app, &rules.consumer) {
+            watcher.want(slot, key);
+        }
         let mut overrides = rules.subscription.overrides.clone();
         let mut provider_app = rules.subscription.provider_app.clone();
         let mut f = Follower {
-            wanted: static_keys(&rules.app, &rules.consumer),
             rules,
-            armed: HashMap::new(),
-            events,
             migration: None,
             provider_app: None,
         };
         let mut center: Option<Arc<dyn DynamicConfiguration>> = None;
         loop {
             if center.is_none() {
-                match f.rules.center.connect(f.rules.framework.extensions()).await {
-                    Ok(c) => center = Some(c),
-                    Err(e) => tracing::debug!(
-                        center = %f.rules.center.url, code = e.code(), error = %e,
-                        "config centre unreachable; rules are read once it is back"
-                    ),
-                }
+                center = f.rules.center.reach(f.rules.framework.extensions()).await;
             }
             let pending = match &center {
-                Some(c) => f.arm(c).await,
+                Some(c) => {
+                    let (now, pending) = watcher.arm(c).await;
+                    for (slot, key, content) in now {
+                        f.apply(slot, &key, content).await;
+                    }
+                    pending
+                }
                 None => true,
             };
             tokio::select! {
                 _ = stop.cancelled() => break,
                 _ = cancel.cancelled() => break,
                 Some((slot, key, content)) = rx.recv() => {
-                    if f.armed.get(&slot).is_some_and(|a| a.key.key == key) {
+                    if watcher.is_current(&slot, &key) {
                         f.apply(slot, &key, content).await;
                     }
                 }
@@ -124,15 +113,15 @@ pub(crate) fn follow(rules: ReferenceRules, tasks: &BackgroundTasks, cancel: Can
                 changed = provider_app.changed() => {
                     if changed.is_err() { break }
                     let app = provider_app.borrow_and_update().clone();
-                    f.provider_app_changed(app).await;
+                    if let Some(app) = f.provider_app_changed(app).await {
+                        watcher.want(Slot::Tag, RuleKey::application(&app, RuleKind::TagRouter));
+                    }
                 }
                 _ = tokio::time::sleep(RETRY), if pending => {}
             }
         }
         if let Some(c) = center {
-            for (_, a) in f.armed.drain() {
-                let _ = c.remove_listener(&a.key.key, a.key.group, &a.listener).await;
-            }
+            watcher.disarm(&c).await;
         }
     });
 }
@@ -144,74 +133,41 @@ fn static_keys(app: &str, consumer: &Url) -> HashMap<Slot, RuleKey> {
     let version = consumer.parameter("version").unwrap_or_default();
     let group = consumer.parameter("group").unwrap_or_default();
     HashMap::from([
-        (Slot::AppOverride, RuleKey::application(app, RuleKind::Configurators)),
+        (
+            Slot::AppOverride,
+            RuleKey::application(app, RuleKind::Configurators),
+        ),
         (
             Slot::ServiceOverride,
             RuleKey::service(iface, version, group, RuleKind::Configurators),
         ),
-        (Slot::AppCondition, RuleKey::application(app, RuleKind::ConditionRouter)),
+        (
+            Slot::AppCondition,
+            RuleKey::application(app, RuleKind::ConditionRouter),
+        ),
         (
             Slot::ServiceCondition,
             RuleKey::service(iface, version, group, RuleKind::ConditionRouter),
         ),
-        (Slot::Migration, RuleKey::application(app, RuleKind::Migration)),
+        (
+            Slot::Migration,
+            RuleKey::application(app, RuleKind::Migration),
+        ),
     ])
 }
 
 impl Follower {
-    /// Watches every wanted key not watched yet (or watched under an older key), applying the
-    /// value each has now. Returns whether some could not be watched.
-    async fn arm(&mut self, center: &Arc<dyn DynamicConfiguration>) -> bool {
-        let mut pending = false;
-        let todo: Vec<(Slot, RuleKey)> = self
-            .wanted
-            .iter()
-            .filter(|(slot, key)| self.armed.get(slot).is_none_or(|a| a.key != **key))
-            .map(|(s, k)| (*s, k.clone()))
-            .collect();
-        for (slot, key) in todo {
-            if let Some(old) = self.armed.remove(&slot) {
-                let _ = center
-                    .remove_listener(&old.key.key, old.key.group, &old.listener)
-                    .await;
-            }
-            let events = self.events.clone();
-            let listener: Arc<dyn ConfigListener> = Arc::new(move |e: &ConfigChangedEvent| {
-                let _ = events.send((slot, e.key.clone(), e.content.clone()));
-            });
-            match center
-                .add_listener(&key.key, key.group, listener.clone())
-                .await
-            {
-                Ok(now) => {
-                    self.armed.insert(
-                        slot,
-                        Armed {
-                            key: key.clone(),
-                            listener,
-                        },
-                    );
-                    self.apply(slot, &key.key, now).await;
-                }
-                Err(e) => {
-                    pending = true;
-                    tracing::warn!(key = %key.key, group = key.group, code = e.code(), error = %e, "cannot watch a rule; trying again");
-                }
-            }
-        }
-        pending
-    }
-
-    async fn provider_app_changed(&mut self, app: Option<String>) {
-        let Some(app) = app else { return };
+    /// Notes the providers' application; answers it when it is new (its tag rule is then
+    /// the one to watch).
+    async fn provider_app_changed(&mut self, app: Option<String>) -> Option<String> {
+        let app = app?;
         if self.provider_app.as_deref() == Some(app.as_str()) {
-            return;
+            return None;
         }
         self.provider_app = Some(app.clone());
-        self.wanted
-            .insert(Slot::Tag, RuleKey::application(&app, RuleKind::TagRouter));
         // Application entries of the migration rule are about provider applications.
         self.migrate().await;
+        Some(app)
     }
 
     /// Puts the rule `content` of `slot` (read at `key`) in force; `None` (the rule was
@@ -228,10 +184,7 @@ impl Follower {
                 } else {
                     ConfiguratorSource::Service
                 };
-                let parsed = content
-                    .as_deref()
-                    .map(Configurators::from_yaml)
-                    .transpose();
+                let parsed = content.as_deref().map(Configurators::from_yaml).transpose();
                 match parsed {
                     Ok(c) => {
                         self.rules

@@ -23,7 +23,9 @@ pub(crate) use hooks::install;
 pub(crate) use metadata_service::{MetadataServiceHandler, MetadataState, INTERFACE, VERSION};
 pub use modes::{MigrationStep, RegisterMode};
 pub(crate) use online::Switch;
-pub(crate) use provider::{Event, ExportWatcher, Registrar, UNREGISTER_WAIT};
+pub(crate) use provider::{
+    colon_key, Event, ExportWatcher, OverrideScope, Registrar, UNREGISTER_WAIT,
+};
 pub(crate) use registries::{from_config, AppRegistry};
 
 use crate::application::lock;

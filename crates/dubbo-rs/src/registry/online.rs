@@ -9,6 +9,8 @@ use super::modes::RegisterMode;
 /// offered to consumers at each level.
 pub(crate) struct Export {
     pub(crate) url: Url,
+    /// The URL offered to consumers: `url` as the provider-side override rules configure it.
+    pub(crate) effective: Url,
     /// Registered one by one in interface-level registries.
     pub(crate) interface: bool,
     /// Carried by the application's metadata, and so by its instance.
@@ -21,6 +23,7 @@ impl Export {
     pub(crate) fn new(url: Url) -> Self {
         let register = url.parameter_bool_or("register", true);
         Self {
+            effective: url.clone(),
             url,
             interface: register,
             instance: register,

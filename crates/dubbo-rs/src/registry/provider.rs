@@ -3,10 +3,11 @@
 //! of them and back on demand (QoS `offline` / `online`), and withdrawing all of it first at
 //! shutdown.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::time::Duration;
 
+use dubbo_cluster::configurator::Configurators;
 use dubbo_registry::{
     Endpoint, MetadataInfo, ServiceInfo, ServiceInstance, ENDPOINTS_KEY,
     METADATA_SERVICE_PARAMS_KEY, METADATA_VERSION_KEY, REVISION_KEY, STORAGE_TYPE_KEY,
@@ -61,6 +62,28 @@ pub(crate) enum Event {
     /// Take exports offline or put them back online (QoS `offline`, `online`); answers when
     /// done.
     SetOnline(Switch, oneshot::Sender<()>),
+    /// The provider-side override rules of the application or of one service changed.
+    Overrides(OverrideScope, Configurators),
+}
+
+/// Which override rules an [`Event::Overrides`] replaces.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) enum OverrideScope {
+    /// `{app}.configurators`.
+    Application,
+    /// `{interface}:{version}:{group}.configurators`, by that colon-separated service key.
+    Service(String),
+}
+
+/// The colon-separated key of the service `url` serves (`interface:version:group`, empty
+/// parts kept), which service-scope rules are stored under.
+pub(crate) fn colon_key(url: &Url) -> String {
+    format!(
+        "{}:{}:{}",
+        url.service_interface().unwrap_or_default(),
+        url.parameter("version").unwrap_or_default(),
+        url.parameter("group").unwrap_or_default()
+    )
 }
 
 /// The [`ServiceListener`] that feeds exports to the registration task.
@@ -94,6 +117,9 @@ pub(crate) struct Registrar {
     unreachable: BTreeMap<usize, Vec<Url>>,
     /// The instance last published, per registry.
     published: BTreeMap<usize, ServiceInstance>,
+    /// Provider-side override rules: the application's, and each service's by colon key.
+    app_rules: Configurators,
+    service_rules: HashMap<String, Configurators>,
     ready: bool,
     withdrawn: bool,
 }
@@ -117,6 +143,8 @@ impl Registrar {
             metadata_service: None,
             unreachable: BTreeMap::new(),
             published: BTreeMap::new(),
+            app_rules: Configurators::default(),
+            service_rules: HashMap::new(),
             ready: false,
             withdrawn: false,
         }
@@ -159,6 +187,7 @@ impl Registrar {
                     self.set_online(&switch).await;
                     let _ = done.send(());
                 }
+                Event::Overrides(scope, rules) => self.overrides(scope, rules).await,
             }
         }
     }
@@ -172,7 +201,8 @@ impl Registrar {
             return;
         }
         lock(&self.metadata.exported).push(url.to_full_string());
-        let export = Export::new(url.clone());
+        let mut export = Export::new(url.clone());
+        export.effective = self.configured(&url);
         let levels = export.levels();
         self.exported.push(export);
         let Some(levels) = levels else { return };
@@ -206,6 +236,9 @@ impl Registrar {
     /// at: its URL in interface-level registries, its interface in the service-name mapping
     /// of instance-level ones.
     async fn register_export(&mut self, url: &Url, indexes: &[usize], levels: RegisterMode) {
+        let effective = self
+            .export(url)
+            .map_or_else(|| url.clone(), |e| e.effective.clone());
         for &i in indexes {
             let Some(r) = self.registries.get(i).cloned() else {
                 continue;
@@ -219,7 +252,7 @@ impl Registrar {
                 self.unreachable.entry(i).or_default().push(url.clone());
                 continue;
             };
-            let registered = registered_url(url);
+            let registered = registered_url(&effective);
             let already = self
                 .registered
                 .get(&i)
@@ -249,8 +282,8 @@ impl Registrar {
         }
         let full = url.to_full_string();
         lock(&self.metadata.exported).retain(|u| *u != full);
-        self.exported.retain(|e| e.url != url);
         self.unregister_export(&url).await;
+        self.exported.retain(|e| e.url != url);
         self.update_metadata();
         if self.ready && !self.withdrawn {
             self.publish().await;
@@ -260,7 +293,10 @@ impl Registrar {
     /// Removes one export's interface-level registrations. A retry still pending for it
     /// registers only at the levels the export is still offered at.
     async fn unregister_export(&mut self, url: &Url) {
-        let registered = registered_url(url);
+        let effective = self
+            .export(url)
+            .map_or_else(|| url.clone(), |e| e.effective.clone());
+        let registered = registered_url(&effective);
         for (i, r) in self.registries.iter().enumerate() {
             let Some(conn) = r.connected() else { continue };
             if let Some(urls) = self.registered.get_mut(&i) {
@@ -306,12 +342,74 @@ impl Registrar {
         }
     }
 
+    /// `url` as the provider-side override rules in force configure it: the application's
+    /// rules, then its service's (Java's provider and service configuration listeners).
+    fn configured(&self, url: &Url) -> Url {
+        let host = url.host().unwrap_or_default();
+        let url = self.app_rules.configure(url, host);
+        match self.service_rules.get(&colon_key(&url)) {
+            Some(rules) => rules.configure(&url, host),
+            None => url,
+        }
+    }
+
+    /// Puts new override rules in force: every export whose offered URL changes is
+    /// registered again under the new URL (the old one withdrawn first) and the metadata
+    /// carries it, so consumers see the new parameters (a weight, `disabled`, a timeout).
+    async fn overrides(&mut self, scope: OverrideScope, rules: Configurators) {
+        match scope {
+            OverrideScope::Application => self.app_rules = rules,
+            OverrideScope::Service(key) if rules.is_empty() => {
+                self.service_rules.remove(&key);
+            }
+            OverrideScope::Service(key) => {
+                self.service_rules.insert(key, rules);
+            }
+        }
+        if self.withdrawn {
+            return;
+        }
+        let all: Vec<usize> = (0..self.registries.len()).collect();
+        let mut changed = false;
+        for n in 0..self.exported.len() {
+            let (url, before) = match self.exported.get(n) {
+                Some(e) => (e.url.clone(), e.effective.clone()),
+                None => continue,
+            };
+            let after = self.configured(&url);
+            if after == before {
+                continue;
+            }
+            tracing::info!(service = %url, now = %after, "override rules changed what is offered");
+            changed = true;
+            let interface = self.exported.get(n).is_some_and(|e| e.interface);
+            if interface {
+                self.unregister_export(&url).await;
+            }
+            if let Some(e) = self.exported.get_mut(n) {
+                e.effective = after;
+            }
+            if interface {
+                self.register_export(&url, &all, RegisterMode::Interface)
+                    .await;
+            }
+        }
+        if changed {
+            self.update_metadata();
+            if self.ready {
+                self.publish().await;
+            }
+        }
+    }
+
     /// Recomputes the application's metadata from the exports.
     fn update_metadata(&self) {
         let mut info = MetadataInfo::new(self.app.clone());
         for export in &self.exported {
             if export.instance {
-                let url = export.url.without_parameter(crate::module::REGISTRY_IDS);
+                let url = export
+                    .effective
+                    .without_parameter(crate::module::REGISTRY_IDS);
                 info.add_service(ServiceInfo::from_url(&url));
             }
         }
