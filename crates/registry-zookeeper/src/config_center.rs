@@ -89,64 +89,13 @@ impl ZookeeperDynamicConfiguration {
             })
     }
 
-    async fn item(&self, key: &str, group: &str) -> Result<Option<ConfigItem>, ConfigCenterError> {
-        let client = self.client()?;
-        let path = self.layout.path(key, group)?;
-        let found = client.data(&path).await.map_err(config_error)?;
-        Ok(found.map(|(data, stat)| ConfigItem {
-            content: text(&data),
-            ticket: ConfigTicket::new(stat.version.to_string()),
-        }))
-    }
-
-    async fn publish(
+    /// The client and the node of `key` in `group`, while the centre is open.
+    fn target(
         &self,
         key: &str,
         group: &str,
-        content: &str,
-    ) -> Result<(), ConfigCenterError> {
-        let client = self.client()?;
-        let path = self.layout.path(key, group)?;
-        client
-            .put_persistent(&path, content.as_bytes())
-            .await
-            .map_err(config_error)
-    }
-
-    async fn publish_cas(
-        &self,
-        key: &str,
-        group: &str,
-        content: &str,
-        ticket: Option<&ConfigTicket>,
-    ) -> Result<bool, ConfigCenterError> {
-        let client = self.client()?;
-        let path = self.layout.path(key, group)?;
-        let version = ticket.map(data_version).transpose()?;
-        client
-            .run(&format!("publish {path}"), |zk| async move {
-                match version {
-                    Some(version) => set_if_version(&zk, &path, content, version).await,
-                    None => create_if_absent(&zk, &path, content).await,
-                }
-            })
-            .await
-            .map_err(config_error)
-    }
-
-    async fn remove(&self, key: &str, group: &str) -> Result<bool, ConfigCenterError> {
-        let client = self.client()?;
-        let path = self.layout.path(key, group)?;
-        client
-            .run(&format!("delete {path}"), |zk| async move {
-                match zk.delete(&path, None).await {
-                    Ok(()) => Ok(true),
-                    Err(zk::Error::NoNode) => Ok(false),
-                    Err(e) => Err(e),
-                }
-            })
-            .await
-            .map_err(config_error)
+    ) -> Result<(Arc<ZookeeperClient>, String), ConfigCenterError> {
+        Ok((self.client()?, self.layout.path(key, group)?))
     }
 
     async fn listen(
@@ -155,8 +104,7 @@ impl ZookeeperDynamicConfiguration {
         group: &str,
         listener: Arc<dyn ConfigListener>,
     ) -> Result<Option<String>, ConfigCenterError> {
-        let client = self.client()?;
-        let path = self.layout.path(key, group)?;
+        let (client, path) = self.target(key, group)?;
         // Fail now, not only in the background, when ZooKeeper cannot be reached.
         client.session().map_err(config_error)?;
         let stop = self.stop.child_token();
@@ -305,8 +253,8 @@ impl DynamicConfiguration for ZookeeperDynamicConfiguration {
         key: &str,
         group: &str,
     ) -> BoxFuture<'_, Result<Option<String>, ConfigCenterError>> {
-        let (key, group) = (key.to_owned(), group.to_owned());
-        Box::pin(async move { Ok(self.item(&key, &group).await?.map(|item| item.content)) })
+        let item = self.get_config_item(key, group);
+        Box::pin(async move { Ok(item.await?.map(|item| item.content)) })
     }
 
     fn get_config_item(
@@ -314,8 +262,15 @@ impl DynamicConfiguration for ZookeeperDynamicConfiguration {
         key: &str,
         group: &str,
     ) -> BoxFuture<'_, Result<Option<ConfigItem>, ConfigCenterError>> {
-        let (key, group) = (key.to_owned(), group.to_owned());
-        Box::pin(async move { self.item(&key, &group).await })
+        let target = self.target(key, group);
+        Box::pin(async move {
+            let (client, path) = target?;
+            let found = client.data(&path).await.map_err(config_error)?;
+            Ok(found.map(|(data, stat)| ConfigItem {
+                content: text(&data),
+                ticket: ConfigTicket::new(stat.version.to_string()),
+            }))
+        })
     }
 
     fn publish_config(
@@ -324,8 +279,15 @@ impl DynamicConfiguration for ZookeeperDynamicConfiguration {
         group: &str,
         content: &str,
     ) -> BoxFuture<'_, Result<(), ConfigCenterError>> {
-        let (key, group, content) = (key.to_owned(), group.to_owned(), content.to_owned());
-        Box::pin(async move { self.publish(&key, &group, &content).await })
+        let target = self.target(key, group);
+        let data = content.as_bytes().to_vec();
+        Box::pin(async move {
+            let (client, path) = target?;
+            client
+                .put_persistent(&path, &data)
+                .await
+                .map_err(config_error)
+        })
     }
 
     fn publish_config_cas<'a>(
@@ -335,7 +297,19 @@ impl DynamicConfiguration for ZookeeperDynamicConfiguration {
         content: &'a str,
         ticket: Option<&'a ConfigTicket>,
     ) -> BoxFuture<'a, Result<bool, ConfigCenterError>> {
-        Box::pin(self.publish_cas(key, group, content, ticket))
+        Box::pin(async move {
+            let (client, path) = self.target(key, group)?;
+            let version = ticket.map(data_version).transpose()?;
+            client
+                .run(&format!("publish {path}"), |zk| async move {
+                    match version {
+                        Some(version) => set_if_version(&zk, &path, content, version).await,
+                        None => create_if_absent(&zk, &path, content).await,
+                    }
+                })
+                .await
+                .map_err(config_error)
+        })
     }
 
     fn remove_config(
@@ -343,8 +317,20 @@ impl DynamicConfiguration for ZookeeperDynamicConfiguration {
         key: &str,
         group: &str,
     ) -> BoxFuture<'_, Result<bool, ConfigCenterError>> {
-        let (key, group) = (key.to_owned(), group.to_owned());
-        Box::pin(async move { self.remove(&key, &group).await })
+        let target = self.target(key, group);
+        Box::pin(async move {
+            let (client, path) = target?;
+            client
+                .run(&format!("delete {path}"), |zk| async move {
+                    match zk.delete(&path, None).await {
+                        Ok(()) => Ok(true),
+                        Err(zk::Error::NoNode) => Ok(false),
+                        Err(e) => Err(e),
+                    }
+                })
+                .await
+                .map_err(config_error)
+        })
     }
 
     fn add_listener(

@@ -145,12 +145,17 @@ impl DynamicConfigurationFactory for ZookeeperDynamicConfigurationFactory {
         &self,
         url: &Url,
     ) -> BoxFuture<'_, Result<Arc<dyn DynamicConfiguration>, ConfigCenterError>> {
-        let url = url.clone();
-        Box::pin(async move {
-            let client = self.clients.get(&url).await.map_err(config_error)?;
-            Ok(Arc::new(ZookeeperDynamicConfiguration::new(&url, client))
-                as Arc<dyn DynamicConfiguration>)
-        })
+        Box::pin(self.config_centre(url.clone()))
+    }
+}
+
+impl ZookeeperDynamicConfigurationFactory {
+    async fn config_centre(
+        &self,
+        url: Url,
+    ) -> Result<Arc<dyn DynamicConfiguration>, ConfigCenterError> {
+        let client = self.clients.get(&url).await.map_err(config_error)?;
+        Ok(Arc::new(ZookeeperDynamicConfiguration::new(&url, client)))
     }
 }
 
