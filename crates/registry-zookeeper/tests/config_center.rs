@@ -14,7 +14,9 @@ use dubbo_config_center::{
     DynamicConfigurationFactory,
 };
 use dubbo_core::Extensions;
-use dubbo_registry_zookeeper::{register_zookeeper, ZookeeperDynamicConfiguration};
+use dubbo_registry_zookeeper::{
+    register_zookeeper, ZookeeperClient, ZookeeperDynamicConfiguration,
+};
 use support::{raw, Collector, ZkServer};
 
 const KEY: &str = "demo-app.configurators";
@@ -256,4 +258,50 @@ async fn after_a_server_restart_changes_are_delivered_again() {
     );
     watcher.close().await;
     writer.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_session_reads_again_and_delivers_only_the_difference() {
+    let Some(mut server) = ZkServer::start() else {
+        return;
+    };
+    let url = server.url("session=4000&timeout=3000");
+    let client = ZookeeperClient::connect(&url).await.unwrap();
+    let watcher = ZookeeperDynamicConfiguration::new(&url, client.clone());
+    let writer = ZookeeperDynamicConfiguration::connect(&url).await.unwrap();
+    writer.publish_config(KEY, "dubbo", "v1").await.unwrap();
+    let seen = Collector::new();
+    let armed = watcher.add_listener(KEY, "dubbo", listener(&seen)).await;
+    assert_eq!(armed.unwrap().as_deref(), Some("v1"));
+
+    // Away for longer than the session timeout: the watcher's session is given up.
+    server.stop();
+    tokio::time::sleep(Duration::from_millis(6000)).await;
+    server.restart();
+    // The writer may get through before or after the watcher's new session reads the node;
+    // either way the listener hears of v2 once.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while writer.publish_config(KEY, "dubbo", "v2").await.is_err() {
+        assert!(Instant::now() < deadline, "writer never got back");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    seen.wait_latest(
+        "v2 in the new session",
+        |_| true,
+        |e| e.content.as_deref() == Some("v2"),
+    )
+    .await;
+    assert_eq!(client.session_generation(), 2);
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(seen.all(), [event(ConfigChangeType::Modified, Some("v2"))]);
+
+    // And the watch lives on in the new session.
+    writer.remove_config(KEY, "dubbo").await.unwrap();
+    seen.wait_latest(
+        "deleted in the new session",
+        |_| true,
+        |e| e.change == ConfigChangeType::Deleted,
+    )
+    .await;
+    assert_eq!(seen.all().len(), 2);
 }
