@@ -39,9 +39,10 @@ pub struct ZookeeperDynamicConfiguration {
     _stop_on_drop: DropGuard,
 }
 
+/// One listener's watch of one node.
 struct ListenerEntry {
-    key: String,
-    group: String,
+    /// The node: an empty group and `dubbo` name the same one.
+    path: String,
     listener: Arc<dyn ConfigListener>,
     stop: CancellationToken,
 }
@@ -122,9 +123,10 @@ impl ZookeeperDynamicConfiguration {
                 first: Some(first_tx),
             },
         );
+        // Adding a listener again replaces its watch: each change reaches it once.
+        self.unlisten(&path, &listener);
         lock(&self.listeners).push(ListenerEntry {
-            key: key.to_owned(),
-            group: group.to_owned(),
+            path: path.clone(),
             listener: listener.clone(),
             stop: stop.clone(),
         });
@@ -146,10 +148,9 @@ impl ZookeeperDynamicConfiguration {
         Err(failure)
     }
 
-    fn unlisten(&self, key: &str, group: &str, listener: &Arc<dyn ConfigListener>) {
+    fn unlisten(&self, path: &str, listener: &Arc<dyn ConfigListener>) {
         lock(&self.listeners).retain(|entry| {
-            let same = entry.key == key
-                && entry.group == group
+            let same = entry.path == path
                 && std::ptr::addr_eq(Arc::as_ptr(&entry.listener), Arc::as_ptr(listener));
             if same {
                 entry.stop.cancel();
@@ -349,7 +350,10 @@ impl DynamicConfiguration for ZookeeperDynamicConfiguration {
         group: &str,
         listener: &Arc<dyn ConfigListener>,
     ) -> BoxFuture<'_, Result<(), ConfigCenterError>> {
-        self.unlisten(key, group, listener);
+        // A key or group that makes no path was never watched.
+        if let Ok(path) = self.layout.path(key, group) {
+            self.unlisten(&path, listener);
+        }
         Box::pin(async { Ok(()) })
     }
 

@@ -189,17 +189,19 @@ async fn listeners_get_every_change_in_order_until_removed() {
     expected.push(event(ConfigChangeType::Added, Some("v3")));
     expect_events(&seen, &expected, Duration::from_secs(10)).await;
     let second = Collector::new();
-    assert_eq!(
-        watcher
-            .add_listener(KEY, "dubbo", listener(&second))
+    let second_listener = listener(&second);
+    // Added twice, it still hears each change once.
+    for _ in 0..2 {
+        let armed = watcher
+            .add_listener(KEY, "dubbo", second_listener.clone())
             .await
-            .unwrap()
-            .as_deref(),
-        Some("v3")
-    );
+            .unwrap();
+        assert_eq!(armed.as_deref(), Some("v3"));
+    }
 
-    // Removed: nothing more for the first, the second still hears.
-    watcher.remove_listener(KEY, "dubbo", &l).await.unwrap();
+    // Removed (the empty group is the default one): nothing more for the first, the second
+    // still hears.
+    watcher.remove_listener(KEY, "", &l).await.unwrap();
     writer.publish_config(KEY, "dubbo", "v4").await.unwrap();
     expect_events(
         &second,
