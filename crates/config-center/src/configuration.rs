@@ -18,6 +18,20 @@ pub enum ConfigChangeType {
     Deleted,
 }
 
+impl ConfigChangeType {
+    /// The change that takes a key from `previous` to `current` (`None`: absent); `None` when
+    /// nothing changed. Implementations compare what they last delivered with what they read
+    /// now, so a re-read after an outage delivers only the difference.
+    pub fn between(previous: Option<&str>, current: Option<&str>) -> Option<Self> {
+        match (previous, current) {
+            (None, Some(_)) => Some(ConfigChangeType::Added),
+            (Some(before), Some(now)) if before != now => Some(ConfigChangeType::Modified),
+            (Some(_), None) => Some(ConfigChangeType::Deleted),
+            _ => None,
+        }
+    }
+}
+
 /// One change of a watched key, as delivered to a [`ConfigListener`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConfigChangedEvent {
@@ -166,4 +180,21 @@ pub trait DynamicConfigurationFactory: Send + Sync + 'static {
         &self,
         url: &Url,
     ) -> BoxFuture<'_, Result<Arc<dyn DynamicConfiguration>, ConfigCenterError>>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ConfigChangeType::{self, *};
+
+    #[test]
+    fn change_between_two_reads() {
+        assert_eq!(ConfigChangeType::between(None, Some("a")), Some(Added));
+        assert_eq!(
+            ConfigChangeType::between(Some("a"), Some("b")),
+            Some(Modified)
+        );
+        assert_eq!(ConfigChangeType::between(Some("a"), None), Some(Deleted));
+        assert_eq!(ConfigChangeType::between(Some("a"), Some("a")), None);
+        assert_eq!(ConfigChangeType::between(None, None), None);
+    }
 }

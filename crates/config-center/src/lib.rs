@@ -24,4 +24,7 @@ pub use configuration::{
     DynamicConfiguration, DynamicConfigurationFactory,
 };
 pub use error::ConfigCenterError;
-pub use keys::{RuleKey, RuleKind, DEFAULT_GROUP, EXTERNAL_CONFIG_KEY, MIGRATION_GROUP};
+pub use keys::{
+    RuleKey, RuleKind, TreePathLayout, BASE_PATH_PARAM, DEFAULT_GROUP, EXTERNAL_CONFIG_KEY,
+    MIGRATION_GROUP, NAMESPACE_PARAM, ROOT_PATH_PARAM,
+};

@@ -16,9 +16,9 @@ use crate::proto::kv_client::KvClient;
 use crate::proto::lease_client::LeaseClient;
 use crate::proto::watch_client::WatchClient;
 use crate::proto::{
-    DeleteRangeRequest, KeyValue, LeaseGrantRequest, LeaseKeepAliveRequest, LeaseKeepAliveResponse,
-    LeaseRevokeRequest, PutRequest, RangeRequest, TxnRequest, TxnResponse, WatchRequest,
-    WatchResponse,
+    compare, request_op, Compare, DeleteRangeRequest, KeyValue, LeaseGrantRequest,
+    LeaseKeepAliveRequest, LeaseKeepAliveResponse, LeaseRevokeRequest, PutRequest, RangeRequest,
+    RequestOp, TxnRequest, WatchRequest, WatchResponse,
 };
 
 /// etcd's client port, used when the registry URL names none (Java's `DEFAULT_ETCD_PORT`).
@@ -26,6 +26,15 @@ const DEFAULT_PORT: u16 = 2379;
 /// How long one unary call may take (Java's `DEFAULT_REQUEST_TIMEOUT`), unless the URL's
 /// `timeout` parameter (milliseconds) says otherwise.
 const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// What a conditional put ([`EtcdClient::put_if`]) requires of the key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PutGuard {
+    /// The key does not exist (its create revision is 0).
+    Absent,
+    /// The key was last modified at this revision.
+    ModRevision(i64),
+}
 
 /// A connection to one etcd cluster (the registry URL's address plus its `backup` addresses).
 ///
@@ -182,20 +191,53 @@ impl EtcdClient {
         self.call(kv.put(request)).await.map(|_| ())
     }
 
-    /// Deletes `key`.
-    pub(crate) async fn delete(&self, key: &str) -> Result<(), Status> {
+    /// Deletes `key`; whether it existed.
+    pub(crate) async fn delete(&self, key: &str) -> Result<bool, Status> {
         let request = DeleteRangeRequest {
             key: key.as_bytes().to_vec(),
             ..Default::default()
         };
         let mut kv = KvClient::new(self.inner.channel.clone());
-        self.call(kv.delete_range(request)).await.map(|_| ())
+        let response = self.call(kv.delete_range(request)).await?;
+        Ok(response.deleted > 0)
     }
 
-    /// Runs a transaction.
-    pub(crate) async fn txn(&self, request: TxnRequest) -> Result<TxnResponse, Status> {
+    /// Writes `key` (on no lease) in one transaction if `guard` holds; whether it did.
+    pub(crate) async fn put_if(
+        &self,
+        key: &str,
+        value: Vec<u8>,
+        guard: PutGuard,
+    ) -> Result<bool, Status> {
+        let (target, target_union) = match guard {
+            PutGuard::Absent => (
+                compare::CompareTarget::Create,
+                compare::TargetUnion::CreateRevision(0),
+            ),
+            PutGuard::ModRevision(revision) => (
+                compare::CompareTarget::Mod,
+                compare::TargetUnion::ModRevision(revision),
+            ),
+        };
+        let request = TxnRequest {
+            compare: vec![Compare {
+                result: compare::CompareResult::Equal as i32,
+                target: target as i32,
+                key: key.as_bytes().to_vec(),
+                target_union: Some(target_union),
+                range_end: Vec::new(),
+            }],
+            success: vec![RequestOp {
+                request: Some(request_op::Request::RequestPut(PutRequest {
+                    key: key.as_bytes().to_vec(),
+                    value,
+                    ..Default::default()
+                })),
+            }],
+            failure: Vec::new(),
+        };
         let mut kv = KvClient::new(self.inner.channel.clone());
-        self.call(kv.txn(request)).await
+        Ok(self.call(kv.txn(request)).await?.succeeded)
     }
 
     /// Grants a lease of `ttl` seconds; returns its id.

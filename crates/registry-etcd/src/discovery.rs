@@ -15,7 +15,7 @@ use crate::instance_json::{from_json, to_json};
 use crate::layout::{app_path, child, instance_key};
 use crate::registry::{ensure_dir, lease_ttl};
 use crate::session::{EntryValue, Session};
-use crate::watch::{prefix_end, spawn_watch, Snapshot};
+use crate::watch::{prefix_end, spawn_watch, Delivery, Snapshot};
 
 /// Application-level [`ServiceDiscovery`] on etcd v3.
 ///
@@ -145,6 +145,7 @@ impl ServiceDiscovery for EtcdServiceDiscovery {
             let result = spawn_watch(
                 self.client.clone(),
                 format!("{path}/"),
+                Delivery::PerBatch,
                 token.clone(),
                 move |snapshot: &Snapshot| {
                     listener.on_instances(&watched, instances_of(&watched, snapshot))

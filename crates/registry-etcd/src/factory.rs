@@ -1,9 +1,10 @@
-//! The three factories, [`EtcdConnections`] which lets them share one connection per etcd
+//! The four factories, [`EtcdConnections`] which lets them share one connection per etcd
 //! address, and [`register_etcd`].
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
 
+use dubbo_config_center::{ConfigCenterError, DynamicConfiguration, DynamicConfigurationFactory};
 use dubbo_core::{BoxFuture, Extensions};
 use dubbo_registry::{
     MetadataReport, MetadataReportFactory, Registry, RegistryError, RegistryFactory,
@@ -12,7 +13,8 @@ use dubbo_registry::{
 use dubbo_url::Url;
 
 use crate::client::{addresses, EtcdClient, Inner};
-use crate::{EtcdMetadataReport, EtcdRegistry, EtcdServiceDiscovery};
+use crate::config_center::from_registry;
+use crate::{EtcdDynamicConfiguration, EtcdMetadataReport, EtcdRegistry, EtcdServiceDiscovery};
 
 /// The scheme Java's etcd3 registry is registered under.
 pub const SCHEME: &str = "etcd3";
@@ -125,9 +127,43 @@ impl MetadataReportFactory for EtcdMetadataReportFactory {
     }
 }
 
-/// Registers the etcd registry, discovery and metadata report factories in `ext` under
-/// `etcd3` (Java's registry scheme) and `etcd` (Java's discovery and report scheme). The three
-/// share one [`EtcdConnections`], so they use one connection per etcd address.
+/// Creates [`EtcdDynamicConfiguration`]s.
+#[derive(Clone, Default)]
+pub struct EtcdDynamicConfigurationFactory {
+    connections: EtcdConnections,
+}
+
+impl EtcdDynamicConfigurationFactory {
+    /// A factory drawing connections from `connections`.
+    pub fn new(connections: EtcdConnections) -> Self {
+        Self { connections }
+    }
+}
+
+impl DynamicConfigurationFactory for EtcdDynamicConfigurationFactory {
+    /// Never waits for etcd: the connection is made by the first call.
+    fn create(
+        &self,
+        url: &Url,
+    ) -> BoxFuture<'_, Result<Arc<dyn DynamicConfiguration>, ConfigCenterError>> {
+        let url = url.clone();
+        Box::pin(async move {
+            match self.connections.client(&url).await {
+                Ok(client) => {
+                    let config: Arc<dyn DynamicConfiguration> =
+                        Arc::new(EtcdDynamicConfiguration::new(&url, client));
+                    Ok(config)
+                }
+                Err(e) => Err(from_registry(e)),
+            }
+        })
+    }
+}
+
+/// Registers the etcd registry, discovery, metadata report and config centre factories in
+/// `ext` under `etcd3` (Java's registry scheme) and `etcd` (Java's discovery, report and
+/// config centre scheme). All share one [`EtcdConnections`], so they use one connection per
+/// etcd address.
 pub fn register_etcd(ext: &Extensions) {
     let connections = EtcdConnections::new();
     let registry: Arc<dyn RegistryFactory> =
@@ -135,10 +171,13 @@ pub fn register_etcd(ext: &Extensions) {
     let discovery: Arc<dyn ServiceDiscoveryFactory> =
         Arc::new(EtcdServiceDiscoveryFactory::new(connections.clone()));
     let report: Arc<dyn MetadataReportFactory> =
-        Arc::new(EtcdMetadataReportFactory::new(connections));
+        Arc::new(EtcdMetadataReportFactory::new(connections.clone()));
+    let config: Arc<dyn DynamicConfigurationFactory> =
+        Arc::new(EtcdDynamicConfigurationFactory::new(connections));
     for scheme in [SCHEME, SCHEME_ALIAS] {
         ext.register(scheme, Arc::clone(&registry));
         ext.register(scheme, Arc::clone(&discovery));
         ext.register(scheme, Arc::clone(&report));
+        ext.register(scheme, Arc::clone(&config));
     }
 }

@@ -6,6 +6,8 @@
 //! - Registry: `/dubbo/{encoded interface}/{category}/{encoded full URL}`, value the lease id.
 //! - Discovery: `/services/{app}/{host}:{port}`, value the instance JSON Java writes.
 //! - Report: `/dubbo/mapping/{interface}` and `/dubbo/metadata/{app}/{revision}`.
+//! - Config centre ([`EtcdDynamicConfiguration`]): `/{namespace}/config/{group}/{key}`,
+//!   namespace and group `dubbo` by default, as Java's etcd config centre keys it.
 //!
 //! Dynamic entries live on a lease (`session` milliseconds / 1000 s TTL, 30 s by default)
 //! kept alive by a task the registry owns; a lost lease is re-granted and its keys re-put, and
@@ -40,6 +42,7 @@
 #![deny(missing_docs)]
 
 mod client;
+mod config_center;
 mod discovery;
 mod factory;
 mod instance_json;
@@ -52,10 +55,11 @@ mod session;
 mod watch;
 
 pub use client::EtcdClient;
+pub use config_center::EtcdDynamicConfiguration;
 pub use discovery::EtcdServiceDiscovery;
 pub use factory::{
-    register_etcd, EtcdConnections, EtcdMetadataReportFactory, EtcdRegistryFactory,
-    EtcdServiceDiscoveryFactory, SCHEME, SCHEME_ALIAS,
+    register_etcd, EtcdConnections, EtcdDynamicConfigurationFactory, EtcdMetadataReportFactory,
+    EtcdRegistryFactory, EtcdServiceDiscoveryFactory, SCHEME, SCHEME_ALIAS,
 };
 pub use registry::EtcdRegistry;
 pub use report::EtcdMetadataReport;

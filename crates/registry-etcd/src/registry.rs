@@ -9,12 +9,11 @@ use dubbo_registry::{Category, Notification, NotifyListener, Registry, RegistryE
 use dubbo_url::Url;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
-use crate::client::EtcdClient;
+use crate::client::{EtcdClient, PutGuard};
 use crate::layout::{category_path, child, java_hash, root, url_key};
 use crate::matching::is_match;
-use crate::proto::{compare, request_op, Compare, PutRequest, RequestOp, TxnRequest};
 use crate::session::{EntryValue, Session};
-use crate::watch::{prefix_end, spawn_watch, Snapshot};
+use crate::watch::{prefix_end, spawn_watch, Delivery, Snapshot};
 
 /// Java's `DEFAULT_KEEPALIVE_TIMEOUT`: 30 s when the URL has no `session` (milliseconds).
 const DEFAULT_SESSION_MS: u64 = 30_000;
@@ -101,6 +100,7 @@ impl EtcdRegistry {
                 spawn_watch(
                     self.client.clone(),
                     format!("{path}/"),
+                    Delivery::PerBatch,
                     token.clone(),
                     move |snapshot: &Snapshot| {
                         listener.notify(Notification {
@@ -241,25 +241,8 @@ pub(crate) fn lease_ttl(url: &Url) -> Result<i64, RegistryError> {
 
 /// Writes `path` with Java's marker value unless it exists.
 pub(crate) async fn ensure_dir(client: &EtcdClient, path: &str) -> Result<(), RegistryError> {
-    let request = TxnRequest {
-        compare: vec![Compare {
-            result: compare::CompareResult::Equal as i32,
-            target: compare::CompareTarget::Create as i32,
-            key: path.as_bytes().to_vec(),
-            target_union: Some(compare::TargetUnion::CreateRevision(0)),
-            range_end: Vec::new(),
-        }],
-        success: vec![RequestOp {
-            request: Some(request_op::Request::RequestPut(PutRequest {
-                key: path.as_bytes().to_vec(),
-                value: java_hash(path).into_bytes(),
-                ..Default::default()
-            })),
-        }],
-        failure: Vec::new(),
-    };
     client
-        .txn(request)
+        .put_if(path, java_hash(path).into_bytes(), PutGuard::Absent)
         .await
         .map(|_| ())
         .map_err(|s| client.error(&format!("create {path}"), &s))

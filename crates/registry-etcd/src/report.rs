@@ -10,10 +10,9 @@ use dubbo_registry::{MappingListener, MetadataInfo, MetadataReport, RegistryErro
 use dubbo_url::Url;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
-use crate::client::EtcdClient;
+use crate::client::{EtcdClient, PutGuard};
 use crate::layout::{mapping_key, metadata_key, root};
-use crate::proto::{compare, request_op, Compare, PutRequest, RequestOp, TxnRequest};
-use crate::watch::{spawn_watch, Snapshot};
+use crate::watch::{spawn_watch, Delivery, Snapshot};
 
 /// How many times a mapping update re-reads and retries after losing a compare-and-set.
 const MAPPING_ATTEMPTS: u32 = 20;
@@ -64,41 +63,18 @@ impl EtcdMetadataReport {
         let (mut apps, guard) = match current {
             Some(kv) => (
                 split_apps(&kv.value),
-                compare::TargetUnion::ModRevision(kv.mod_revision),
+                PutGuard::ModRevision(kv.mod_revision),
             ),
-            None => (Vec::new(), compare::TargetUnion::CreateRevision(0)),
+            None => (Vec::new(), PutGuard::Absent),
         };
         if apps.iter().any(|a| a == app) {
             return Ok(true);
         }
         apps.push(app.to_owned());
-        let target = match guard {
-            compare::TargetUnion::ModRevision(_) => compare::CompareTarget::Mod,
-            _ => compare::CompareTarget::Create,
-        };
-        let request = TxnRequest {
-            compare: vec![Compare {
-                result: compare::CompareResult::Equal as i32,
-                target: target as i32,
-                key: key.as_bytes().to_vec(),
-                target_union: Some(guard),
-                range_end: Vec::new(),
-            }],
-            success: vec![RequestOp {
-                request: Some(request_op::Request::RequestPut(PutRequest {
-                    key: key.as_bytes().to_vec(),
-                    value: apps.join(",").into_bytes(),
-                    ..Default::default()
-                })),
-            }],
-            failure: Vec::new(),
-        };
-        let response = self
-            .client
-            .txn(request)
+        self.client
+            .put_if(key, apps.join(",").into_bytes(), guard)
             .await
-            .map_err(|s| self.client.error(&format!("update {key}"), &s))?;
-        Ok(response.succeeded)
+            .map_err(|s| self.client.error(&format!("update {key}"), &s))
     }
 }
 
@@ -205,6 +181,7 @@ impl MetadataReport for EtcdMetadataReport {
             let result = spawn_watch(
                 self.client.clone(),
                 key,
+                Delivery::PerBatch,
                 token.clone(),
                 move |snapshot: &Snapshot| {
                     let apps = snapshot

@@ -97,6 +97,7 @@ impl Session {
         self.client
             .delete(key)
             .await
+            .map(|_| ())
             .map_err(|s| self.client.error(&format!("delete {key}"), &s))
     }
 

@@ -27,15 +27,27 @@ pub(crate) fn prefix_end(prefix: &[u8]) -> Vec<u8> {
     vec![0]
 }
 
+/// How often [`spawn_watch`] hands the snapshot over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Delivery {
+    /// Once per batch of events etcd sends together: lists pushed whole (registry, discovery).
+    PerBatch,
+    /// After every event that changed the snapshot: single values whose every change counts
+    /// (the config centre), even when etcd sends several in one response.
+    PerEvent,
+}
+
 /// Watches every key starting with `prefix` until `cancel`. `on_change` gets the whole
-/// snapshot: first after the initial read, then after each batch of events that changed it,
-/// and again after every re-sync following a lost connection.
+/// snapshot: first after the initial read, then after each batch of events (or each event,
+/// per `delivery`) that changed it, and again after every re-sync following a lost
+/// connection.
 ///
 /// Returns once the first snapshot was delivered, or with the error of the first read (the
 /// task is then stopped, so the caller can retry the whole subscription).
 pub(crate) async fn spawn_watch<F>(
     client: EtcdClient,
     prefix: String,
+    delivery: Delivery,
     cancel: CancellationToken,
     on_change: F,
 ) -> Result<(), RegistryError>
@@ -50,7 +62,7 @@ where
         loop {
             let result = tokio::select! {
                 _ = task_cancel.cancelled() => return,
-                r = watch_once(&client, &prefix, &on_change, &mut first) => r,
+                r = watch_once(&client, &prefix, delivery, &on_change, &mut first) => r,
             };
             let error = match result {
                 Ok(()) => continue,
@@ -80,6 +92,7 @@ where
 async fn watch_once<F>(
     client: &EtcdClient,
     prefix: &str,
+    delivery: Delivery,
     on_change: &F,
     first: &mut Option<oneshot::Sender<Result<(), RegistryError>>>,
 ) -> Result<(), RegistryError>
@@ -137,11 +150,17 @@ where
                 tracing::warn!(prefix = %prefix, "etcd: skipped a key that is not UTF-8");
                 continue;
             };
-            if event.r#type == EventType::Delete as i32 {
-                changed |= snapshot.remove(&key).is_some();
+            let changed_now = if event.r#type == EventType::Delete as i32 {
+                snapshot.remove(&key).is_some()
             } else {
-                changed |= snapshot.get(&key) != Some(&kv.value);
+                let differs = snapshot.get(&key) != Some(&kv.value);
                 snapshot.insert(key, kv.value);
+                differs
+            };
+            if changed_now && delivery == Delivery::PerEvent {
+                on_change(&snapshot);
+            } else {
+                changed |= changed_now;
             }
         }
         if changed {

@@ -168,6 +168,11 @@ impl ZookeeperClient {
         self.shared.session_timeout
     }
 
+    /// How long a call or the first session may take (the URL's `timeout`).
+    pub(crate) fn connect_timeout(&self) -> Duration {
+        self.shared.connect_timeout
+    }
+
     /// How many sessions this client has established: 1 after connecting, one more after
     /// each expiry that was recovered from.
     pub fn session_generation(&self) -> u64 {
@@ -385,7 +390,7 @@ impl ZookeeperClient {
 }
 
 /// The ACL Dubbo uses when no credentials are configured.
-fn open_acl(mode: zk::CreateMode) -> zk::CreateOptions<'static> {
+pub(crate) fn open_acl(mode: zk::CreateMode) -> zk::CreateOptions<'static> {
     mode.with_acls(zk::Acls::anyone_all())
 }
 
@@ -434,7 +439,7 @@ pub(crate) async fn create_node(
 }
 
 /// The parent of an absolute path, `None` for a child of the root.
-fn parent_of(path: &str) -> Option<&str> {
+pub(crate) fn parent_of(path: &str) -> Option<&str> {
     match path.rfind('/') {
         Some(0) | None => None,
         Some(i) => Some(&path[..i]),

@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Weak};
 
+use dubbo_config_center::{ConfigCenterError, DynamicConfiguration, DynamicConfigurationFactory};
 use dubbo_core::{BoxFuture, Extensions};
 use dubbo_registry::{
     MetadataReport, MetadataReportFactory, Registry, RegistryError, RegistryFactory,
@@ -13,6 +14,7 @@ use dubbo_url::Url;
 use tokio::sync::Mutex;
 
 use crate::client::{ClientConfig, ZookeeperClient};
+use crate::config_center::{config_error, ZookeeperDynamicConfiguration};
 use crate::discovery::ZookeeperServiceDiscovery;
 use crate::registry::ZookeeperRegistry;
 use crate::report::ZookeeperMetadataReport;
@@ -21,7 +23,7 @@ use crate::report::ZookeeperMetadataReport;
 pub const SCHEME: &str = "zookeeper";
 
 /// Hands out one [`ZookeeperClient`] per address and timeouts, so that the registry, the
-/// discovery and the metadata report of one ZooKeeper share a session.
+/// discovery, the metadata report and the config centre of one ZooKeeper share a session.
 ///
 /// It holds the clients weakly: a session closes once nothing that uses it is left.
 #[derive(Debug, Default)]
@@ -125,8 +127,41 @@ impl MetadataReportFactory for ZookeeperMetadataReportFactory {
     }
 }
 
-/// Registers the three ZooKeeper factories in `ext` under `zookeeper`, sharing sessions
-/// between them through one new [`ZookeeperClients`], which the table owns from then on.
+/// Creates [`ZookeeperDynamicConfiguration`] values.
+#[derive(Debug, Clone)]
+pub struct ZookeeperDynamicConfigurationFactory {
+    clients: Arc<ZookeeperClients>,
+}
+
+impl ZookeeperDynamicConfigurationFactory {
+    /// A factory taking sessions from `clients`.
+    pub fn new(clients: Arc<ZookeeperClients>) -> Self {
+        Self { clients }
+    }
+}
+
+impl DynamicConfigurationFactory for ZookeeperDynamicConfigurationFactory {
+    fn create(
+        &self,
+        url: &Url,
+    ) -> BoxFuture<'_, Result<Arc<dyn DynamicConfiguration>, ConfigCenterError>> {
+        Box::pin(self.config_centre(url.clone()))
+    }
+}
+
+impl ZookeeperDynamicConfigurationFactory {
+    async fn config_centre(
+        &self,
+        url: Url,
+    ) -> Result<Arc<dyn DynamicConfiguration>, ConfigCenterError> {
+        let client = self.clients.get(&url).await.map_err(config_error)?;
+        Ok(Arc::new(ZookeeperDynamicConfiguration::new(&url, client)))
+    }
+}
+
+/// Registers the four ZooKeeper factories (registry, discovery, metadata report, config
+/// centre) in `ext` under `zookeeper`, sharing sessions between them through one new
+/// [`ZookeeperClients`], which the table owns from then on.
 pub fn register_zookeeper(ext: &Extensions) {
     let clients = Arc::new(ZookeeperClients::new());
     ext.register::<dyn RegistryFactory>(
@@ -139,6 +174,10 @@ pub fn register_zookeeper(ext: &Extensions) {
     );
     ext.register::<dyn MetadataReportFactory>(
         SCHEME,
-        Arc::new(ZookeeperMetadataReportFactory::new(clients)),
+        Arc::new(ZookeeperMetadataReportFactory::new(clients.clone())),
+    );
+    ext.register::<dyn DynamicConfigurationFactory>(
+        SCHEME,
+        Arc::new(ZookeeperDynamicConfigurationFactory::new(clients)),
     );
 }

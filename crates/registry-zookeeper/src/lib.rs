@@ -1,5 +1,5 @@
-//! ZooKeeper for dubbo-rs: the interface-level registry, application-level service discovery
-//! and the metadata report, in exactly the node layout Apache Dubbo (Java) uses, so Rust and
+//! ZooKeeper for dubbo-rs: the interface-level registry, application-level service discovery,
+//! the metadata report and the config centre, in exactly the node layout Apache Dubbo (Java) uses, so Rust and
 //! Java applications register with and find each other through one ZooKeeper.
 //!
 //! | What | Node |
@@ -7,6 +7,7 @@
 //! | [`ZookeeperRegistry`] | `/dubbo/{URL-encoded interface}/{providers,consumers,configurators,routers}/{URL-encoded URL}`, ephemeral unless `dynamic=false` |
 //! | [`ZookeeperServiceDiscovery`] | `/services/{app}/{host}:{port}`, ephemeral, Curator's JSON |
 //! | [`ZookeeperMetadataReport`] | `/dubbo/mapping/{interface}` (apps, comma-separated) and `/dubbo/metadata/{app}/{revision}` |
+//! | [`ZookeeperDynamicConfiguration`] | `/{namespace}/config/{group}/{key}` (UTF-8 text, persistent), namespace and group `dubbo` by default |
 //!
 //! Each address gets one [`ZookeeperClient`] (a session with a background task). When the
 //! connection drops, calls fail with [`RegistryError::Unreachable`](dubbo_registry::RegistryError)
@@ -36,6 +37,8 @@
 //! ```
 
 mod client;
+mod config_center;
+mod config_watch;
 mod discovery;
 mod factory;
 mod matching;
@@ -47,10 +50,12 @@ mod watch;
 pub use client::{
     ZookeeperClient, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_PORT, DEFAULT_SESSION_TIMEOUT_MS,
 };
+pub use config_center::ZookeeperDynamicConfiguration;
 pub use discovery::ZookeeperServiceDiscovery;
 pub use factory::{
-    register_zookeeper, ZookeeperClients, ZookeeperMetadataReportFactory, ZookeeperRegistryFactory,
-    ZookeeperServiceDiscoveryFactory, SCHEME,
+    register_zookeeper, ZookeeperClients, ZookeeperDynamicConfigurationFactory,
+    ZookeeperMetadataReportFactory, ZookeeperRegistryFactory, ZookeeperServiceDiscoveryFactory,
+    SCHEME,
 };
 pub use matching::{empty_url, is_match};
 pub use paths::{DEFAULT_ROOT, DEFAULT_SERVICES_ROOT};
