@@ -16,8 +16,8 @@ pub fn extensions() -> Extensions {
     let ext = Extensions::new();
     dubbo_registry_zookeeper::register_zookeeper(&ext);
     dubbo_registry_etcd::register_etcd(&ext);
-    // TODO: dubbo_config_center::register_file(&ext) once the file config centre lands, so
-    // that `file://` centres work here too.
+    // The embedded file registry's config centre, for applications without a server.
+    dubbo_registry::register_file(&ext);
     ext
 }
 
