@@ -1161,13 +1161,14 @@ dubbo_cli() {
 }
 
 # Provider $1 (0-2) of the governance steps, with its QoS port; $2 is appended to the registry
-# address (e.g. "?register-mode=instance").
+# address (e.g. "?register-mode=instance"). Provider 0 carries env=gray, for the tag rule.
 gov_provider_up() {
-  local i=$1
+  local i=$1 param=()
   GOV_QOS[$i]=${GOV_QOS[$i]:-$(free_port)}
+  [ "$i" -eq 0 ] && param=(--param env=gray)
   start_server "gov_provider_$i" "$TARGET_DIR/debug/interop-server" \
     --dubbo-port "${GOV_RUST_DUBBO[$i]}" --tri-port "${GOV_RUST_TRI[$i]}" \
-    --registry "$ZK_URL${2:-}" --app "$GOV_APP" --qos-port "${GOV_QOS[$i]}"
+    --registry "$ZK_URL${2:-}" --app "$GOV_APP" --qos-port "${GOV_QOS[$i]}" "${param[@]}"
 }
 
 gov_providers_down() {
@@ -1318,8 +1319,8 @@ RULE
   gov_load_ok "$pid" "$out"
 }
 
-# A tag rule of the providers' application makes provider 0 "gray": calls carrying
-# dubbo.tag=gray go to it alone, calls without a tag to the others.
+# A tag rule of the providers' application makes the provider with env=gray (provider 0)
+# "gray": calls carrying dubbo.tag=gray go to it alone, calls without a tag to the others.
 gov_tag() {
   local gray plain rc=0
   gov_put "$GOV_APP.tag-router" <<RULE || return 1
@@ -1330,7 +1331,10 @@ runtime: true
 key: $GOV_APP
 tags:
   - name: gray
-    addresses: ["[::ffff:127.0.0.1]:${GOV_RUST_DUBBO[0]}"]
+    match:
+      - key: env
+        value:
+          exact: gray
 RULE
   gray=$(rust_client --registry "$ZK_URL" --load 300 --concurrency 4 --tag gray 2>&1)
   plain=$(rust_client --registry "$ZK_URL" --load 300 --concurrency 4 2>&1)

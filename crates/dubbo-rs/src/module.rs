@@ -541,7 +541,7 @@ impl Module {
         };
         let subscription = crate::registry::subscribe(ctx, directory.clone()).await?;
         lock(&layer.metadata.subscribed).push(url.to_full_string());
-        if let Some(center) = app.inner.config_center.clone() {
+        let settled = if let Some(center) = app.inner.config_center.clone() {
             let rules = crate::governance::ReferenceRules {
                 center,
                 framework: app.framework().clone(),
@@ -556,8 +556,14 @@ impl Module {
                     force: false,
                 },
             };
-            crate::governance::follow(rules, app.tasks(), subscription.closed());
-        }
+            Some(crate::governance::follow(
+                rules,
+                app.tasks(),
+                subscription.closed(),
+            ))
+        } else {
+            None
+        };
 
         if url.parameter_bool_or("check", true) {
             let deadline = tokio::time::Instant::now() + REGISTRY_CHECK_WAIT;
@@ -577,6 +583,10 @@ impl Module {
                 )
                 .into());
             }
+        }
+        // The rules in force now apply from the first call on, as in Java.
+        if let Some(settled) = settled {
+            settled.wait(crate::governance::RULES_WAIT).await;
         }
         let key = ServiceKey::new(
             options.interface.as_str(),

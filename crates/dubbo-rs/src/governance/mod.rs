@@ -11,3 +11,6 @@ pub(crate) use center::{from_config, ConfigCenter};
 pub(crate) use migration_rule::Migration;
 pub(crate) use provider::follow_provider;
 pub(crate) use reference::{follow, ReferenceRules};
+
+/// How long making a reference waits for the rules in force to be applied to it.
+pub(crate) const RULES_WAIT: std::time::Duration = std::time::Duration::from_secs(3);

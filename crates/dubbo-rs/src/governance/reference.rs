@@ -11,6 +11,7 @@ use dubbo_cluster::directory::DynamicDirectory;
 use dubbo_cluster::router::{ConditionRule, RouterChain, RuleScope, TagRule};
 use dubbo_config_center::{DynamicConfiguration, RuleKey, RuleKind};
 use dubbo_url::Url;
+use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
 use super::center::ConfigCenter;
@@ -62,7 +63,16 @@ struct Follower {
 
 /// Starts following the rules of one reference until `cancel` (the reference is released) or
 /// the application stops.
-pub(crate) fn follow(rules: ReferenceRules, tasks: &BackgroundTasks, cancel: CancellationToken) {
+pub(crate) fn follow(
+    rules: ReferenceRules,
+    tasks: &BackgroundTasks,
+    cancel: CancellationToken,
+) -> Settled {
+    let (settled_tx, settled) = watch::channel(Progress::default());
+    let settled = Settled {
+        progress: settled,
+        provider_app: rules.subscription.provider_app.clone(),
+    };
     let name = format!(
         "rules of {}",
         rules.consumer.service_interface().unwrap_or_default()
@@ -94,6 +104,11 @@ pub(crate) fn follow(rules: ReferenceRules, tasks: &BackgroundTasks, cancel: Can
                 }
                 None => true,
             };
+            settled_tx.send_replace(Progress {
+                unreachable: center.is_none(),
+                armed: !pending,
+                provider_app: f.provider_app.clone(),
+            });
             tokio::select! {
                 _ = stop.cancelled() => break,
                 _ = cancel.cancelled() => break,
@@ -124,6 +139,37 @@ pub(crate) fn follow(rules: ReferenceRules, tasks: &BackgroundTasks, cancel: Can
             watcher.disarm(&c).await;
         }
     });
+    settled
+}
+
+/// How far a reference's rule task has come, after each pass over its keys.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct Progress {
+    /// The config centre could not be reached: there is nothing to wait for.
+    unreachable: bool,
+    /// Every wanted key is watched and its value applied.
+    armed: bool,
+    /// The providers' application whose tag rule was wanted in that pass.
+    provider_app: Option<String>,
+}
+
+/// Tells when the rules in force at the time a reference is made have been applied to it.
+pub(crate) struct Settled {
+    progress: watch::Receiver<Progress>,
+    provider_app: watch::Receiver<Option<String>>,
+}
+
+impl Settled {
+    /// Waits, at most `bound`, until the rules read when the reference was made are in force
+    /// (Java reads them before its first call), including the tag rule of the providers'
+    /// application once the providers are known.
+    pub(crate) async fn wait(mut self, bound: Duration) {
+        let provider_app = self.provider_app.borrow().clone();
+        let done = |p: &Progress| {
+            p.unreachable || (p.armed && (provider_app.is_none() || p.provider_app == provider_app))
+        };
+        let _ = tokio::time::timeout(bound, self.progress.wait_for(done)).await;
+    }
 }
 
 /// The keys known from the start: everything but the tag rule, which is the providers'

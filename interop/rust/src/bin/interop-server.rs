@@ -16,7 +16,7 @@ use dubbo_rs::prelude::*;
 use dubbo_triple_greeter::{ContractGreeter, GreeterServer};
 
 const USAGE: &str =
-    "usage: interop-server [--dubbo-port P] [--tri-port Q] [--registry URL] [--app NAME] [--token T] [--delay-ms D] [--qos-port Q]";
+    "usage: interop-server [--dubbo-port P] [--tri-port Q] [--registry URL] [--app NAME] [--token T] [--delay-ms D] [--qos-port Q] [--param KEY=VALUE]";
 
 #[tokio::main]
 async fn main() -> ExitCode {
@@ -31,7 +31,14 @@ async fn main() -> ExitCode {
     if let Some(unknown) = args.names().find(|n| {
         !matches!(
             *n,
-            "dubbo-port" | "tri-port" | "registry" | "app" | "token" | "delay-ms" | "qos-port"
+            "dubbo-port"
+                | "tri-port"
+                | "registry"
+                | "app"
+                | "token"
+                | "delay-ms"
+                | "qos-port"
+                | "param"
         )
     }) {
         eprintln!("unknown flag --{unknown}\n{USAGE}");
@@ -82,12 +89,25 @@ async fn run(args: &Args) -> Result<(), String> {
         ),
         None => std::time::Duration::ZERO,
     };
+    // --param KEY=VALUE: one more parameter on the InteropService URLs (a tag rule's `match`
+    // selects providers by such parameters).
+    let param = match args.get("param") {
+        Some(p) => Some(
+            p.split_once('=')
+                .ok_or_else(|| format!("--param {p}: expected KEY=VALUE"))?,
+        ),
+        None => None,
+    };
     // --token T: every call must carry Dubbo's token T (the provider URLs get token=T).
-    let options = |version: &str| match args.get("token") {
-        Some(token) => ServiceOptions::new()
-            .version(version)
-            .parameter("token", token),
-        None => ServiceOptions::new().version(version),
+    let options = |version: &str| {
+        let mut options = ServiceOptions::new().version(version);
+        if let Some(token) = args.get("token") {
+            options = options.parameter("token", token);
+        }
+        if let Some((k, v)) = param {
+            options = options.parameter(k, v);
+        }
+        options
     };
     module
         .export(

@@ -23,6 +23,18 @@ pub(crate) fn matches(pattern: &str, host: &str, port: u16) -> bool {
     if pattern == "*" || pattern == "*.*.*.*" {
         return true;
     }
+    // The provider's own address, as the rule's `match` tags are resolved to: this covers
+    // IPv6 hosts (`[::ffff:127.0.0.1]:20880`), which the IPv4 forms below cannot express.
+    if host.contains(':') {
+        let bracketed = if host.starts_with('[') {
+            host.to_owned()
+        } else {
+            format!("[{host}]")
+        };
+        if pattern == bracketed || pattern == format!("{bracketed}:{port}") {
+            return true;
+        }
+    }
     let host_ip = host.parse::<Ipv4Addr>().ok();
     let pattern = match (host_ip.is_some(), pattern.rsplit_once(':')) {
         // IPv4 patterns may carry a port, which must then be equal.
@@ -97,5 +109,15 @@ mod tests {
         assert!(!matches("10.0.0.0/24", "10.0.1.1", 1));
         assert!(matches("*", "anything", 1));
         assert!(matches_any(&["0.0.0.0:7".to_owned()], "10.1.1.1", 7));
+    }
+
+    #[test]
+    fn ipv6_hosts_match_their_own_address() {
+        let host = "[::ffff:127.0.0.1]";
+        assert!(matches("[::ffff:127.0.0.1]:20880", host, 20880));
+        assert!(!matches("[::ffff:127.0.0.1]:20881", host, 20880));
+        assert!(matches("[::ffff:127.0.0.1]", host, 20880));
+        assert!(matches("[::1]:7", "::1", 7));
+        assert!(!matches("[::2]:7", "::1", 7));
     }
 }

@@ -23,7 +23,6 @@ import org.apache.dubbo.config.ApplicationConfig;
 import org.apache.dubbo.config.ReferenceConfig;
 import org.apache.dubbo.config.RegistryConfig;
 import org.apache.dubbo.config.bootstrap.DubboBootstrap;
-import org.apache.dubbo.rpc.RpcContext;
 import org.apache.dubbo.rpc.RpcException;
 import org.apache.dubbo.rpc.service.EchoService;
 import org.apache.dubbo.rpc.service.GenericService;
@@ -428,7 +427,7 @@ public final class Consumer {
                 while (next.getAndIncrement() < calls && System.nanoTime() < deadline) {
                     try {
                         String answer = svc.sayHello("load");
-                        String provider = RpcContext.getContext().getRemoteAddressString();
+                        String provider = Compat.remoteAddress();
                         if ("Hello load".equals(answer)) {
                             ok.increment();
                             byProvider.computeIfAbsent(String.valueOf(provider), k -> new LongAdder()).increment();

@@ -32,6 +32,11 @@ final class Compat {
         RpcContext.removeClientAttachment();
     }
 
+    /** The provider ({@code HOST:PORT}) that answered the last call, as the consumer sees it. */
+    static String remoteAddress() {
+        return RpcContext.getServiceContext().getRemoteAddressString();
+    }
+
     /** Response attachments of the last call, as the consumer sees them. */
     static Map<String, Object> responseAttachments() {
         return RpcContext.getServerContext().getObjectAttachments();
