@@ -29,8 +29,8 @@ const CAS_LOCK_WAIT: Duration = Duration::from_secs(5);
 ///
 /// Values are whole files replaced atomically; a compare-and-publish holds an exclusive
 /// `flock` on a lock file beside the value, and its ticket is the MD5 of the content read.
-/// Watched keys are polled every `poll.period` ms (default 300): a change is a new inode,
-/// and each listener is told only what differs from what it was last told.
+/// Watched keys are polled every `poll.period` ms (default 300): a change is a new inode or
+/// modification time, and each listener is told only what differs from what it was last told.
 pub struct FileDynamicConfiguration {
     inner: Arc<Inner>,
 }
@@ -44,8 +44,8 @@ struct Inner {
 }
 
 struct Watch {
-    /// The inode of the value's file last read (`None`: no file).
-    seen: Option<u64>,
+    /// The version of the value's file last read (`None`: no file).
+    seen: Option<FileVersion>,
     /// Each listener with the value it was last given.
     listeners: Vec<(Arc<dyn ConfigListener>, Option<String>)>,
 }
@@ -79,8 +79,16 @@ impl Drop for FileDynamicConfiguration {
     }
 }
 
-/// The value in `path` with its inode; `None` when there is no file.
-fn read_value(path: &Path) -> Result<Option<(u64, String)>, ConfigCenterError> {
+/// What tells one write of a value from the next: the inode alone does not, since a value
+/// removed and written again may get the freed inode back.
+type FileVersion = (u64, Option<std::time::SystemTime>);
+
+fn version_of(meta: &std::fs::Metadata) -> FileVersion {
+    (inode(meta), meta.modified().ok())
+}
+
+/// The value in `path` with its version; `None` when there is no file.
+fn read_value(path: &Path) -> Result<Option<(FileVersion, String)>, ConfigCenterError> {
     let file = match std::fs::File::open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
@@ -88,7 +96,7 @@ fn read_value(path: &Path) -> Result<Option<(u64, String)>, ConfigCenterError> {
     };
     let ino = file
         .metadata()
-        .map(|m| inode(&m))
+        .map(|m| version_of(&m))
         .map_err(|e| ConfigCenterError::io(path, &e))?;
     let text = std::io::read_to_string(file).map_err(|e| ConfigCenterError::io(path, &e))?;
     Ok(Some((ino, text)))
@@ -125,7 +133,7 @@ impl Inner {
             let mut watches = self.lock();
             for ((group, key), w) in watches.iter_mut() {
                 let path = self.layout.config_file(group, key);
-                let now = std::fs::metadata(&path).ok().map(|m| inode(&m));
+                let now = std::fs::metadata(&path).ok().map(|m| version_of(&m));
                 if now == w.seen {
                     continue;
                 }
@@ -354,14 +362,21 @@ mod tests {
         (Arc::new(listener), seen)
     }
 
-    async fn wait_for(seen: &Seen, n: usize) -> Vec<(ConfigChangeType, Option<String>)> {
-        for _ in 0..200 {
-            if seen.lock().unwrap().len() >= n {
+    type Events = Vec<(ConfigChangeType, Option<String>)>;
+
+    /// The events seen once `done` holds of them (or after 10 s, for the assertion to say).
+    async fn wait_until(seen: &Seen, done: impl Fn(&Events) -> bool) -> Events {
+        for _ in 0..1000 {
+            if done(&seen.lock().unwrap()) {
                 break;
             }
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
         seen.lock().unwrap().clone()
+    }
+
+    async fn wait_for(seen: &Seen, n: usize) -> Events {
+        wait_until(seen, |got| got.len() >= n).await
     }
 
     #[tokio::test]
@@ -433,7 +448,10 @@ mod tests {
             .publish_config("app.tag-router", "dubbo", "v3")
             .await
             .unwrap();
-        let got = wait_for(&seen, 3).await;
+        let got = wait_until(&seen, |got| {
+            got.last().is_some_and(|(_, c)| c.as_deref() == Some("v3"))
+        })
+        .await;
         // A poll may fall between the removal and the new value, or not.
         let kinds: Vec<ConfigChangeType> = got.iter().map(|(k, _)| *k).collect();
         use ConfigChangeType::{Added, Deleted, Modified};
