@@ -647,14 +647,46 @@ free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
-install_prometheus() {
-  command -v prometheus >/dev/null 2>&1 && return 0
+# Installs Debian package $2 unless command $1 is there already (apt-get update first).
+apt_install() {
+  command -v "$1" >/dev/null 2>&1 && return 0
   if [ "$(id -u)" -eq 0 ]; then
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -q prometheus >/dev/null
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$2" >/dev/null
   else
-    sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -q prometheus >/dev/null
+    sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$2" >/dev/null
   fi
-  command -v prometheus >/dev/null 2>&1
+  command -v "$1" >/dev/null 2>&1
+}
+
+install_prometheus() {
+  apt_install prometheus prometheus
+}
+
+# Waits up to 30 s for $2 to answer, while the daemon whose pid is in PID_$1 runs.
+daemon_ready() {
+  local var="PID_$1"
+  for _ in $(seq 1 150); do
+    curl -sf "$2" >/dev/null 2>&1 && return 0
+    kill -0 "${!var}" 2>/dev/null || { tail -n 20 "$WORK/$1.err"; return 1; }
+    sleep 0.2
+  done
+  echo "$1 was not ready within 30 s"
+  return 1
+}
+
+# Stops the daemon whose pid is in PID_$1: SIGTERM, then SIGKILL after 20 s (a failure).
+stop_daemon() {
+  local var="PID_$1"
+  local pid=${!var:-}
+  [ -n "$pid" ] || return 0
+  kill -TERM "$pid" 2>/dev/null
+  for _ in $(seq 1 100); do
+    kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null; return 0; }
+    sleep 0.2
+  done
+  kill -KILL "$pid" 2>/dev/null
+  echo "$1 did not exit within 20 s of SIGTERM"
+  return 1
 }
 
 metrics_server_up() {
@@ -696,13 +728,7 @@ EOT
     --web.listen-address="127.0.0.1:$PROM_PORT" >"$WORK/prometheus.out" 2>"$WORK/prometheus.err" &
   PID_prometheus=$!
   PIDS+=("$PID_prometheus")
-  for _ in $(seq 1 150); do
-    curl -sf "http://127.0.0.1:$PROM_PORT/-/ready" >/dev/null 2>&1 && return 0
-    kill -0 "$PID_prometheus" 2>/dev/null || { tail -n 20 "$WORK/prometheus.err"; return 1; }
-    sleep 0.2
-  done
-  echo "Prometheus was not ready within 30 s"
-  return 1
+  daemon_ready prometheus "http://127.0.0.1:$PROM_PORT/-/ready"
 }
 
 # Asks Prometheus (HTTP query API) for $1 until it equals $2, for up to 30 s.
@@ -735,15 +761,7 @@ prometheus_java_names() {
 }
 
 stop_prometheus() {
-  [ -n "${PID_prometheus:-}" ] || return 0
-  kill -TERM "$PID_prometheus" 2>/dev/null
-  for _ in $(seq 1 100); do
-    kill -0 "$PID_prometheus" 2>/dev/null || { wait "$PID_prometheus" 2>/dev/null; return 0; }
-    sleep 0.2
-  done
-  kill -KILL "$PID_prometheus" 2>/dev/null
-  echo "Prometheus did not exit within 20 s of SIGTERM"
-  return 1
+  stop_daemon prometheus
 }
 
 # Pushgateway: the Rust interop server pushes the text of its /metrics to a real Prometheus
@@ -755,13 +773,7 @@ METRICS_PUSH_TRI=54881
 METRICS_PUSH_CALLS=200
 
 install_pushgateway() {
-  command -v prometheus-pushgateway >/dev/null 2>&1 && return 0
-  if [ "$(id -u)" -eq 0 ]; then
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -q prometheus-pushgateway >/dev/null
-  else
-    sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -q prometheus-pushgateway >/dev/null
-  fi
-  command -v prometheus-pushgateway >/dev/null 2>&1
+  apt_install prometheus-pushgateway prometheus-pushgateway
 }
 
 pushgateway_up() {
@@ -770,13 +782,7 @@ pushgateway_up() {
     --persistence.file="$WORK/pushgateway.data" >"$WORK/pushgateway.out" 2>"$WORK/pushgateway.err" &
   PID_pushgateway=$!
   PIDS+=("$PID_pushgateway")
-  for _ in $(seq 1 150); do
-    curl -sf "http://127.0.0.1:$PUSHGW_PORT/-/ready" >/dev/null 2>&1 && return 0
-    kill -0 "$PID_pushgateway" 2>/dev/null || { tail -n 20 "$WORK/pushgateway.err"; return 1; }
-    sleep 0.2
-  done
-  echo "the Pushgateway was not ready within 30 s"
-  return 1
+  daemon_ready pushgateway "http://127.0.0.1:$PUSHGW_PORT/-/ready"
 }
 
 push_server_up() {
@@ -835,15 +841,7 @@ pushgateway_registry_families() {
 }
 
 stop_pushgateway() {
-  [ -n "${PID_pushgateway:-}" ] || return 0
-  kill -TERM "$PID_pushgateway" 2>/dev/null
-  for _ in $(seq 1 100); do
-    kill -0 "$PID_pushgateway" 2>/dev/null || { wait "$PID_pushgateway" 2>/dev/null; return 0; }
-    sleep 0.2
-  done
-  kill -KILL "$PID_pushgateway" 2>/dev/null
-  echo "the Pushgateway did not exit within 20 s of SIGTERM"
-  return 1
+  stop_daemon pushgateway
 }
 
 metrics_steps() {
