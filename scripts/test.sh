@@ -647,14 +647,46 @@ free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
-install_prometheus() {
-  command -v prometheus >/dev/null 2>&1 && return 0
+# Installs Debian package $2 unless command $1 is there already (apt-get update first).
+apt_install() {
+  command -v "$1" >/dev/null 2>&1 && return 0
   if [ "$(id -u)" -eq 0 ]; then
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -q prometheus >/dev/null
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$2" >/dev/null
   else
-    sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -q prometheus >/dev/null
+    sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$2" >/dev/null
   fi
-  command -v prometheus >/dev/null 2>&1
+  command -v "$1" >/dev/null 2>&1
+}
+
+install_prometheus() {
+  apt_install prometheus prometheus
+}
+
+# Waits up to 30 s for $2 to answer, while the daemon whose pid is in PID_$1 runs.
+daemon_ready() {
+  local var="PID_$1"
+  for _ in $(seq 1 150); do
+    curl -sf "$2" >/dev/null 2>&1 && return 0
+    kill -0 "${!var}" 2>/dev/null || { tail -n 20 "$WORK/$1.err"; return 1; }
+    sleep 0.2
+  done
+  echo "$1 was not ready within 30 s"
+  return 1
+}
+
+# Stops the daemon whose pid is in PID_$1: SIGTERM, then SIGKILL after 20 s (a failure).
+stop_daemon() {
+  local var="PID_$1"
+  local pid=${!var:-}
+  [ -n "$pid" ] || return 0
+  kill -TERM "$pid" 2>/dev/null
+  for _ in $(seq 1 100); do
+    kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null; return 0; }
+    sleep 0.2
+  done
+  kill -KILL "$pid" 2>/dev/null
+  echo "$1 did not exit within 20 s of SIGTERM"
+  return 1
 }
 
 metrics_server_up() {
@@ -696,13 +728,7 @@ EOT
     --web.listen-address="127.0.0.1:$PROM_PORT" >"$WORK/prometheus.out" 2>"$WORK/prometheus.err" &
   PID_prometheus=$!
   PIDS+=("$PID_prometheus")
-  for _ in $(seq 1 150); do
-    curl -sf "http://127.0.0.1:$PROM_PORT/-/ready" >/dev/null 2>&1 && return 0
-    kill -0 "$PID_prometheus" 2>/dev/null || { tail -n 20 "$WORK/prometheus.err"; return 1; }
-    sleep 0.2
-  done
-  echo "Prometheus was not ready within 30 s"
-  return 1
+  daemon_ready prometheus "http://127.0.0.1:$PROM_PORT/-/ready"
 }
 
 # Asks Prometheus (HTTP query API) for $1 until it equals $2, for up to 30 s.
@@ -735,15 +761,87 @@ prometheus_java_names() {
 }
 
 stop_prometheus() {
-  [ -n "${PID_prometheus:-}" ] || return 0
-  kill -TERM "$PID_prometheus" 2>/dev/null
-  for _ in $(seq 1 100); do
-    kill -0 "$PID_prometheus" 2>/dev/null || { wait "$PID_prometheus" 2>/dev/null; return 0; }
-    sleep 0.2
+  stop_daemon prometheus
+}
+
+# Pushgateway: the Rust interop server pushes the text of its /metrics to a real Prometheus
+# Pushgateway (Debian `prometheus-pushgateway`) every second
+# (dubbo.metrics.prometheus.pushgateway.*), registered in a throw-away file registry so that the
+# registry families appear too.
+METRICS_PUSH_DUBBO=24881
+METRICS_PUSH_TRI=54881
+METRICS_PUSH_CALLS=200
+
+install_pushgateway() {
+  apt_install prometheus-pushgateway prometheus-pushgateway
+}
+
+pushgateway_up() {
+  PUSHGW_PORT=$(free_port)
+  prometheus-pushgateway --web.listen-address="127.0.0.1:$PUSHGW_PORT" \
+    --persistence.file="$WORK/pushgateway.data" >"$WORK/pushgateway.out" 2>"$WORK/pushgateway.err" &
+  PID_pushgateway=$!
+  PIDS+=("$PID_pushgateway")
+  daemon_ready pushgateway "http://127.0.0.1:$PUSHGW_PORT/-/ready"
+}
+
+push_server_up() {
+  start_server push_server "$TARGET_DIR/debug/interop-server" --dubbo-port $METRICS_PUSH_DUBBO \
+    --tri-port $METRICS_PUSH_TRI --app push-provider --registry "file://$WORK/push-registry" \
+    --pushgateway "127.0.0.1:$PUSHGW_PORT"
+}
+
+push_load() {
+  local out
+  out=$(rust_client --url "dubbo://127.0.0.1:$METRICS_PUSH_DUBBO" --load $METRICS_PUSH_CALLS --concurrency 4) ||
+    { echo "$out"; return 1; }
+  echo "$out" | tail -n 3
+  echo "$out" | grep -q "^$METRICS_PUSH_CALLS passed, 0 failed$"
+}
+
+# Reads the Pushgateway's /metrics until the samples of metric $1 in the group job="push-provider"
+# whose labels contain every further argument sum to $2 ("any" : at least one sample), for up
+# to 30 s.
+pushgateway_expect() {
+  local name=$1 want=$2 got=
+  shift 2
+  for _ in $(seq 1 60); do
+    got=$(curl -s "http://127.0.0.1:$PUSHGW_PORT/metrics" | python3 -c '
+import sys
+name, wants = sys.argv[1], sys.argv[2:] + ["job=\"push-provider\""]
+total, seen = 0.0, 0
+for line in sys.stdin:
+    if line.startswith("#") or not line.startswith(name + "{"):
+        continue
+    labels, _, value = line.rstrip("\n").rpartition(" ")
+    if all(w in labels for w in wants):
+        total += float(value)
+        seen += 1
+print("" if seen == 0 else ("%g" % total))
+' "$name" "$@")
+    if [ "$got" = "$want" ] || { [ "$want" = any ] && [ -n "$got" ]; }; then
+      echo "$name{$*} = $got"
+      return 0
+    fi
+    sleep 0.5
   done
-  kill -KILL "$PID_prometheus" 2>/dev/null
-  echo "Prometheus did not exit within 20 s of SIGTERM"
+  echo "$name{$*} = '$got', expected $want"
+  curl -s "http://127.0.0.1:$PUSHGW_PORT/metrics" | grep -E "^(dubbo|push_failure|push_time)" | head -n 20
   return 1
+}
+
+pushgateway_registry_families() {
+  local name
+  for name in dubbo_registry_register_requests_total dubbo_registry_register_requests_succeed_total \
+    dubbo_register_rt_milliseconds_max dubbo_registry_register_service_total; do
+    pushgateway_expect "$name" any 'application_name="push-provider"' 'hostname=' || return 1
+  done
+  # Every push so far was taken.
+  pushgateway_expect dubbo_rs_pushgateway_push_failed_total 0
+}
+
+stop_pushgateway() {
+  stop_daemon pushgateway
 }
 
 metrics_steps() {
@@ -758,6 +856,16 @@ metrics_steps() {
   step "Prometheus: Java Dubbo 3.3 metric names and labels are scraped" prometheus_java_names
   step "Prometheus exits on SIGTERM" stop_prometheus
   step "Rust server with QoS exits cleanly on SIGTERM" stop_server metrics_server
+  step "install the Pushgateway (Debian prometheus-pushgateway)" install_pushgateway
+  step "start the Pushgateway on a free 127.0.0.1 port" pushgateway_up
+  step "start Rust interop server with --pushgateway and a file registry" push_server_up
+  step "Rust client -> Rust server, dubbo://, $METRICS_PUSH_CALLS sayHello calls" push_load
+  step "Pushgateway: dubbo_provider_requests_total for sayHello = $METRICS_PUSH_CALLS" \
+    pushgateway_expect dubbo_provider_requests_total $METRICS_PUSH_CALLS \
+    'application_name="push-provider"' 'method="sayHello"'
+  step "Pushgateway: registry metrics of the registration, no failed push" pushgateway_registry_families
+  step "Rust server with a Pushgateway exits cleanly on SIGTERM" stop_server push_server
+  step "Pushgateway exits on SIGTERM" stop_pushgateway
 }
 
 registry_steps() {

@@ -47,6 +47,7 @@ pub struct ApplicationBuilder {
     registries: Vec<String>,
     migration: Option<String>,
     qos_port: Option<u16>,
+    pushgateway: Option<crate::config::PushgatewayConfig>,
 }
 
 /// A protocol added from code.
@@ -67,6 +68,7 @@ impl ApplicationBuilder {
             registries: Vec::new(),
             migration: None,
             qos_port: None,
+            pushgateway: None,
         }
     }
 
@@ -89,6 +91,21 @@ impl ApplicationBuilder {
     /// `qos-enable: true` with `qos-port: port` would.
     pub fn qos_port(mut self, port: u16) -> Self {
         self.qos_port = Some(port);
+        self
+    }
+
+    /// Pushes the metrics to the Prometheus Pushgateway at `base_url` (`host:port` or
+    /// `http://host:port`) under `job` every `push_interval_seconds`, as
+    /// `dubbo.metrics.prometheus.pushgateway` with `enabled: true` would.
+    pub fn pushgateway(mut self, base_url: &str, job: &str, push_interval_seconds: u64) -> Self {
+        self.pushgateway = Some(crate::config::PushgatewayConfig {
+            enabled: Some(true),
+            base_url: Some(base_url.to_owned()),
+            job: Some(job.to_owned()),
+            push_interval: Some(push_interval_seconds),
+            username: None,
+            password: None,
+        });
         self
     }
 
@@ -192,6 +209,9 @@ impl ApplicationBuilder {
             config.application.qos_enable = Some(true);
             config.application.qos_port = Some(port);
         }
+        if let Some(gateway) = self.pushgateway {
+            config.metrics.prometheus.pushgateway = gateway;
+        }
         if let Some(env) = self.env {
             config.environment = env;
         } else if !given {
@@ -265,6 +285,16 @@ impl ApplicationBuilder {
         if let Some(qos) = crate::qos::settings(&app.inner.config) {
             let addr = crate::qos::start(&app, qos)?;
             let _ = app.inner.qos_address.set(addr);
+        }
+        if let Some(target) = crate::pushgateway::settings(&app.inner.config)? {
+            if tokio::runtime::Handle::try_current().is_err() {
+                return Err(ConfigError::invalid(
+                    "dubbo.metrics.prometheus.pushgateway.enabled",
+                    "pushes are made by a Tokio task: build the application inside a Tokio runtime",
+                )
+                .into());
+            }
+            crate::pushgateway::start(&app, target);
         }
         Ok(app)
     }

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use dubbo_core::filters::register_builtin_filters;
 use dubbo_core::{Extensions, FilterSpec, Protocol, Stage, StatsStore};
-use dubbo_metrics::{MetricsFilter, MetricsStore, METRICS_FILTER_NAME};
+use dubbo_metrics::{EventMetrics, MetricsFilter, MetricsStore, METRICS_FILTER_NAME};
 
 /// Creates a protocol instance for an application.
 pub trait ProtocolFactory: Send + Sync + 'static {
@@ -29,12 +29,14 @@ where
 ///
 /// It also owns the per-provider call statistics ([`StatsStore`]) that load balancers and
 /// limits read, so two frameworks never mix their numbers, and the call metrics
-/// ([`MetricsStore`]) that the `metrics` filter records and the QoS port's `/metrics` renders.
+/// ([`MetricsStore`]) that the `metrics` filter records and the QoS port's `/metrics` renders,
+/// with the registry, metadata and config-centre metrics ([`EventMetrics`]).
 #[derive(Debug)]
 pub struct Framework {
     extensions: Extensions,
     stats: Arc<StatsStore>,
     metrics: Arc<MetricsStore>,
+    events: Arc<EventMetrics>,
 }
 
 /// The `metrics` filter's order: Java's `Integer.MIN_VALUE + 100`, so it is the outermost
@@ -93,6 +95,7 @@ impl Framework {
             extensions,
             stats,
             metrics,
+            events: Arc::new(EventMetrics::default()),
         })
     }
 
@@ -141,6 +144,12 @@ impl Framework {
     /// The call metrics of every application built from this framework.
     pub fn metrics(&self) -> &Arc<MetricsStore> {
         &self.metrics
+    }
+
+    /// The registry, metadata and config-centre metrics of every application built from this
+    /// framework.
+    pub fn event_metrics(&self) -> &Arc<EventMetrics> {
+        &self.events
     }
 
     /// A new protocol instance by name, if a factory is registered.

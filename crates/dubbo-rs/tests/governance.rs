@@ -140,6 +140,16 @@ async fn settles_on(client: &EchoClient, want: &[&str]) {
     }
 }
 
+/// The registry, metadata and config-centre metrics of `app`, as `/metrics` renders them.
+fn event_metrics(app: &Application) -> String {
+    let framework = app.framework();
+    dubbo_metrics::prometheus::render_events(
+        framework.event_metrics(),
+        framework.metrics(),
+        &Default::default(),
+    )
+}
+
 fn disable(port: u16) -> String {
     format!(
         "configVersion: v3.0\nscope: service\nkey: org.example.governance.Echo:1.0.0\nenabled: true\nconfigs:\n  - side: provider\n    addresses: [\"127.0.0.1:{port}\"]\n    parameters:\n      disabled: true\n"
@@ -194,6 +204,40 @@ async fn an_override_rule_steers_a_running_consumer_and_deleting_it_restores() {
         .await
         .unwrap();
     settles_on(&client, &["gov-a", "gov-b"]).await;
+
+    // The changes heard, the registrations and subscriptions are in the metrics, with Java's
+    // names.
+    let consumer_text = event_metrics(&c);
+    let rule_changes = |text: &str, key: &str, change: &str| {
+        text.lines().any(|l| {
+            l.starts_with("dubbo_configcenter_total{")
+                && l.contains(&format!("key=\"{key}\""))
+                && l.contains(&format!("change_type=\"{change}\""))
+                && l.contains("config_center=\"file\"")
+                && l.contains("application_name=\"gov-consumer\"")
+        })
+    };
+    assert!(
+        rule_changes(&consumer_text, SERVICE_RULE, "deleted"),
+        "{consumer_text}"
+    );
+    for family in [
+        "dubbo_registry_subscribe_service_num_succeed_total{",
+        "dubbo_registry_notify_requests_total{",
+        "dubbo_registry_notify_num_last{",
+        "dubbo_notify_rt_milliseconds_max{",
+    ] {
+        assert!(consumer_text.contains(family), "{family}\n{consumer_text}");
+    }
+    let provider_text = event_metrics(&a);
+    assert!(
+        provider_text.contains("dubbo_configcenter_total{application_name=\"gov-a\""),
+        "{provider_text}"
+    );
+    assert!(
+        provider_text.contains("dubbo_registry_register_service_succeed_total{"),
+        "{provider_text}"
+    );
     for app in [c, a, b] {
         app.shutdown().await;
     }

@@ -1,4 +1,5 @@
-//! The QoS port: probes, `ls` and `/metrics` with Java Dubbo 3.3's names, on 127.0.0.1.
+//! The QoS port: probes, `ls` and `/metrics` with Java Dubbo 3.3's names, on 127.0.0.1; and the
+//! Pushgateway push of the same text, against a stuck gateway.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -118,4 +119,33 @@ async fn a_qos_port_in_use_is_refused_naming_the_key() {
     // Off when asked to be, whatever the port says.
     let app = build(&format!("    qos-enable: false\n    qos-port: {port}\n")).unwrap();
     assert!(app.qos_address().is_none());
+}
+
+/// A Pushgateway that accepts connections and never answers costs one counted failure per
+/// push, never more than one push at a time, and the push task stops with the application.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stuck_pushgateway_is_counted_and_stops_with_the_application() {
+    let stuck = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = stuck.local_addr().unwrap();
+    let held = tokio::spawn(async move {
+        let mut connections = Vec::new();
+        while let Ok((s, _)) = stuck.accept().await {
+            connections.push(s);
+        }
+    });
+    let app = Application::builder("push-app")
+        .pushgateway(&addr.to_string(), "push-app", 1)
+        .build()
+        .unwrap();
+    let events = app.framework().event_metrics().clone();
+    tokio::time::sleep(Duration::from_millis(3600)).await;
+    // The first push at 1 s times out at 2 s; the next starts an interval later.
+    let failures = events.push_failures();
+    assert!((1..=2).contains(&failures), "{failures} failures");
+    assert!(app.tasks().running().iter().any(|t| t == "pushgateway"));
+    let started = std::time::Instant::now();
+    app.shutdown().await;
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert!(!app.tasks().running().iter().any(|t| t == "pushgateway"));
+    held.abort();
 }

@@ -33,6 +33,7 @@
 //! ```
 
 mod error;
+mod events;
 mod failure;
 mod filter;
 mod histogram;
@@ -43,12 +44,13 @@ mod store;
 mod window;
 
 pub use error::MetricsError;
+pub use events::EventMetrics;
 pub use failure::FailureKind;
 pub use filter::{MetricsFilter, METRICS_FILTER_NAME};
 pub use histogram::RELATIVE_ERROR;
 pub use key::{KeyRef, MetricKey};
 pub use method_metrics::{MethodMetrics, MetricsSnapshot};
-pub use store::{MetricsStore, DEFAULT_MAX_KEYS};
+pub use store::{MetricsStore, DEFAULT_MAX_KEYS, DEFAULT_MAX_METHODS_PER_SERVICE, FOLDED_METHOD};
 pub use window::{
     WindowConfig, WindowSnapshot, DEFAULT_BUCKET_NUM, DEFAULT_TIME_WINDOW_SECONDS, QUANTILES,
 };

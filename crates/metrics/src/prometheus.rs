@@ -10,6 +10,7 @@ use std::time::Instant;
 
 use dubbo_core::Side;
 
+use crate::events::{EventFamily, EventMetrics, EventValue, FamilyKind, RtStat};
 use crate::failure::FailureKind;
 use crate::key::MetricKey;
 use crate::method_metrics::MetricsSnapshot;
@@ -297,13 +298,7 @@ pub fn render(store: &MetricsStore, host: &HostLabels, now: Instant) -> String {
         }
         for family in FAMILIES {
             let name = format!("dubbo_{}_{}", side.as_str(), family.suffix);
-            let kind = match family.kind {
-                Kind::Counter => "counter",
-                Kind::Gauge => "gauge",
-            };
-            // Writing to a String cannot fail.
-            let _ = writeln!(out, "# HELP {name} {}", family.help);
-            let _ = writeln!(out, "# TYPE {name} {kind}");
+            header(&mut out, &name, family.help, family.kind);
             for (key, snap) in &of_side {
                 if let Some(v) = (family.value)(snap) {
                     let _ = writeln!(out, "{name}{{{}}} {}", labels(key, host), number(v));
@@ -316,15 +311,22 @@ pub fn render(store: &MetricsStore, host: &HostLabels, now: Instant) -> String {
 
 /// The label set of a key, sorted by name as Micrometer writes it.
 pub fn labels(key: &MetricKey, host: &HostLabels) -> String {
-    let mut pairs: Vec<(&str, &str)> = vec![
-        ("application_name", &key.application),
-        ("group", &key.group),
-        ("hostname", &host.hostname),
-        ("interface", &key.interface),
-        ("ip", &host.ip),
-        ("method", &key.method),
-        ("version", &key.version),
-    ];
+    label_text(
+        vec![
+            ("application_name", &key.application),
+            ("group", &key.group),
+            ("interface", &key.interface),
+            ("method", &key.method),
+            ("version", &key.version),
+        ],
+        host,
+    )
+}
+
+/// `pairs` and the process's labels, sorted by name, in the text format.
+fn label_text<'a>(mut pairs: Vec<(&'a str, &'a str)>, host: &'a HostLabels) -> String {
+    pairs.push(("hostname", &host.hostname));
+    pairs.push(("ip", &host.ip));
     if !host.application_version.is_empty() {
         pairs.push(("application_version", &host.application_version));
     }
@@ -343,6 +345,103 @@ pub fn labels(key: &MetricKey, host: &HostLabels) -> String {
         s.push('"');
     }
     s
+}
+
+/// Writes the `# HELP` and `# TYPE` lines of a family.
+fn header(out: &mut String, name: &str, help: &str, kind: Kind) {
+    let kind = match kind {
+        Kind::Counter => "counter",
+        Kind::Gauge => "gauge",
+    };
+    // Writing to a String cannot fail.
+    let _ = writeln!(out, "# HELP {name} {help}");
+    let _ = writeln!(out, "# TYPE {name} {kind}");
+}
+
+/// A part of a response-time family: name suffix, help text, value.
+type RtPart = (&'static str, &'static str, fn(&RtStat) -> f64);
+
+/// The parts Java renders for the response times of registry and metadata operations.
+const RT_PARTS: [RtPart; 5] = [
+    ("last", "Last Response Time", |r| r.last),
+    ("min", "Min Response Time", |r| r.min),
+    ("max", "Max Response Time", |r| r.max),
+    ("sum", "Sum Response Time", |r| r.sum),
+    ("avg", "Average Response Time", |r| {
+        r.sum / r.count.max(1) as f64
+    }),
+];
+
+/// Renders the registry, metadata and config-centre metrics of `events` (Java's names), then
+/// dubbo-rs's own health of the metrics: calls folded by the per-service method cap, calls
+/// dropped by the key cap, failed Pushgateway pushes.
+pub fn render_events(events: &EventMetrics, store: &MetricsStore, host: &HostLabels) -> String {
+    let mut out = String::new();
+    let series = events.snapshot();
+    let mut i = 0;
+    while i < series.len() {
+        let family = series[i].0;
+        let end = series[i..]
+            .iter()
+            .position(|(f, _, _)| *f != family)
+            .map_or(series.len(), |n| i + n);
+        let group = &series[i..end];
+        let (name, help, kind) = family.describe();
+        if let EventFamily::Rt(_) = family {
+            for (part, help, value) in RT_PARTS {
+                let name = format!("{name}_rt_milliseconds_{part}");
+                header(&mut out, &name, help, Kind::Gauge);
+                for (_, labels, v) in group {
+                    if let EventValue::Rt(rt) = v {
+                        let text = event_labels(labels, host);
+                        let _ = writeln!(out, "{name}{{{text}}} {}", number(value(rt)));
+                    }
+                }
+            }
+        } else {
+            let kind = match kind {
+                FamilyKind::Counter => Kind::Counter,
+                FamilyKind::Gauge => Kind::Gauge,
+            };
+            header(&mut out, name, help, kind);
+            for (_, labels, v) in group {
+                let v = match v {
+                    EventValue::Count(n) => *n as f64,
+                    EventValue::Gauge(g) => *g,
+                    EventValue::Rt(rt) => rt.last,
+                };
+                let text = event_labels(labels, host);
+                let _ = writeln!(out, "{name}{{{text}}} {}", number(v));
+            }
+        }
+        i = end;
+    }
+    let own: [(&str, &str, u64); 3] = [
+        (
+            "dubbo_rs_metrics_folded_calls_total",
+            "Calls recorded under method __other__: their service had reached its cap of distinct methods",
+            store.folded(),
+        ),
+        (
+            "dubbo_rs_metrics_dropped_calls_total",
+            "Calls not recorded: the metrics store had reached its cap of keys",
+            store.dropped(),
+        ),
+        (
+            "dubbo_rs_pushgateway_push_failed_total",
+            "Pushes to the Prometheus Pushgateway that failed",
+            events.push_failures(),
+        ),
+    ];
+    for (name, help, v) in own {
+        header(&mut out, name, help, Kind::Counter);
+        let _ = writeln!(out, "{name}{{{}}} {v}", label_text(Vec::new(), host));
+    }
+    out
+}
+
+fn event_labels(labels: &[(&'static str, String)], host: &HostLabels) -> String {
+    label_text(labels.iter().map(|(k, v)| (*k, v.as_str())).collect(), host)
 }
 
 /// Escapes a label value: backslash, double quote and line feed, as the format requires.
@@ -431,6 +530,55 @@ mod tests {
             metric_names(Side::Consumer)[0],
             "dubbo_consumer_requests_total"
         );
+    }
+
+    #[test]
+    fn renders_registry_metadata_and_config_centre_families() {
+        use std::time::Duration;
+        let events = EventMetrics::default();
+        events.registered("demo", "zk", true, Duration::from_millis(3));
+        events.service_registered("demo", "org.Greeter", "zk", false, Duration::from_millis(1));
+        events.notified("demo", "org.Greeter", 2, Duration::from_millis(1));
+        events.metadata_subscribed("demo", true);
+        events.config_changed("demo", "demo.configurators", "dubbo", "zookeeper", "added");
+        events.config_changed("demo", "demo.configurators", "dubbo", "zookeeper", "added");
+        events.push_failed();
+        let store = MetricsStore::default();
+        let host = HostLabels {
+            hostname: "h1".into(),
+            ip: "10.0.0.1".into(),
+            ..Default::default()
+        };
+        let text = render_events(&events, &store, &host);
+        let app = "application_name=\"demo\",hostname=\"h1\",ip=\"10.0.0.1\"";
+        for line in [
+            "# TYPE dubbo_registry_register_requests_total counter".to_owned(),
+            format!("dubbo_registry_register_requests_total{{{app},registry_cluster=\"zk\"}} 1"),
+            format!("dubbo_registry_register_requests_failed_total{{{app},registry_cluster=\"zk\"}} 0"),
+            format!("dubbo_register_rt_milliseconds_max{{{app},registry_cluster=\"zk\"}} 3"),
+            "dubbo_registry_register_service_failed_total{application_name=\"demo\",hostname=\"h1\",\
+             interface=\"org.Greeter\",ip=\"10.0.0.1\",registry_cluster=\"zk\"} 1"
+                .to_owned(),
+            format!("dubbo_registry_notify_requests_total{{{app}}} 1"),
+            "dubbo_registry_notify_num_last{application_name=\"demo\",hostname=\"h1\",\
+             interface=\"org.Greeter\",ip=\"10.0.0.1\"} 2"
+                .to_owned(),
+            format!("dubbo_metadata_subscribe_num_succeed_total{{{app}}} 1"),
+            "dubbo_configcenter_total{application_name=\"demo\",change_type=\"added\",\
+             config_center=\"zookeeper\",group=\"dubbo\",hostname=\"h1\",ip=\"10.0.0.1\",\
+             key=\"demo.configurators\"} 2"
+                .to_owned(),
+            "# TYPE dubbo_configcenter_total gauge".to_owned(),
+            "dubbo_rs_pushgateway_push_failed_total{hostname=\"h1\",ip=\"10.0.0.1\"} 1".to_owned(),
+        ] {
+            assert!(text.lines().any(|l| l == line), "missing {line:?} in\n{text}");
+        }
+        // Each family is described once, as a Pushgateway requires.
+        let mut types: Vec<&str> = text.lines().filter(|l| l.starts_with("# TYPE")).collect();
+        let n = types.len();
+        types.sort_unstable();
+        types.dedup();
+        assert_eq!(types.len(), n);
     }
 
     #[test]

@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
 use arc_swap::ArcSwap;
@@ -17,6 +17,15 @@ use crate::MetricsError;
 /// the number of keys is capped; calls of keys beyond it are counted in
 /// [`MetricsStore::dropped`] only.
 pub const DEFAULT_MAX_KEYS: usize = 10_000;
+
+/// How many distinct method names one service (side, application, interface, group, version)
+/// keeps unless told otherwise. Generic calls can invent method names; beyond the cap a
+/// service's calls are folded into the method [`FOLDED_METHOD`] and counted in
+/// [`MetricsStore::folded`].
+pub const DEFAULT_MAX_METHODS_PER_SERVICE: usize = 200;
+
+/// The `method` label of the calls folded together once their service reached its cap.
+pub const FOLDED_METHOD: &str = "__other__";
 
 type Buckets = HashMap<u64, Vec<Arc<Entry>>, BuildHasherDefault<PassThrough>>;
 
@@ -36,8 +45,12 @@ pub struct MetricsStore {
     window: WindowConfig,
     origin: Instant,
     max_keys: usize,
+    max_methods: usize,
     dropped: AtomicU64,
+    folded: AtomicU64,
     map: ArcSwap<Buckets>,
+    /// Distinct methods per service (by [`service_hash`]); only touched when a key is new.
+    methods: Mutex<HashMap<u64, usize, BuildHasherDefault<PassThrough>>>,
 }
 
 impl Default for MetricsStore {
@@ -53,9 +66,19 @@ impl MetricsStore {
             window,
             origin: Instant::now(),
             max_keys,
+            max_methods: DEFAULT_MAX_METHODS_PER_SERVICE,
             dropped: AtomicU64::new(0),
+            folded: AtomicU64::new(0),
             map: ArcSwap::from_pointee(Buckets::default()),
+            methods: Mutex::new(HashMap::default()),
         }
+    }
+
+    /// The same store keeping at most `max_methods` distinct methods per service (at least 1;
+    /// the folded method comes on top).
+    pub fn with_max_methods_per_service(mut self, max_methods: usize) -> Self {
+        self.max_methods = max_methods.max(1);
+        self
     }
 
     /// A store with a window checked for sense: at least one bucket, and a window of at least
@@ -85,13 +108,39 @@ impl MetricsStore {
     }
 
     /// The metrics of `key`, created on first use; `None` when the store is full (the call is
-    /// then counted in [`dropped`](Self::dropped)).
+    /// then counted in [`dropped`](Self::dropped)). A new method of a service that already
+    /// has its cap of methods gets the metrics of [`FOLDED_METHOD`] instead.
     pub fn get(&self, key: &KeyRef<'_>) -> Option<Arc<MethodMetrics>> {
         let hash = key.hash64();
         if let Some(found) = find(&self.map.load(), hash, key) {
             return Some(found);
         }
+        if key.method != FOLDED_METHOD && !self.admit_method(key) {
+            self.folded.fetch_add(1, Ordering::Relaxed);
+            let folded = KeyRef {
+                method: FOLDED_METHOD,
+                ..*key
+            };
+            let hash = folded.hash64();
+            if let Some(found) = find(&self.map.load(), hash, &folded) {
+                return Some(found);
+            }
+            return self.insert(hash, &folded);
+        }
         self.insert(hash, key)
+    }
+
+    /// Whether the service of `key` may take one more method name; counts it if so. Called
+    /// only for keys not in the map yet, so a known method never counts twice (a race of two
+    /// first calls of one method may count it twice, which only tightens the cap).
+    fn admit_method(&self, key: &KeyRef<'_>) -> bool {
+        let mut methods = self.methods.lock().unwrap_or_else(PoisonError::into_inner);
+        let count = methods.entry(service_hash(key)).or_insert(0);
+        if *count >= self.max_methods {
+            return false;
+        }
+        *count += 1;
+        true
     }
 
     fn insert(&self, hash: u64, key: &KeyRef<'_>) -> Option<Arc<MethodMetrics>> {
@@ -129,6 +178,12 @@ impl MetricsStore {
         self.dropped.load(Ordering::Relaxed)
     }
 
+    /// Calls recorded under [`FOLDED_METHOD`] because their service had reached its cap of
+    /// distinct methods.
+    pub fn folded(&self) -> u64 {
+        self.folded.load(Ordering::Relaxed)
+    }
+
     /// Every key with its metrics, sorted by key (side, application, interface, method, group,
     /// version) so that renderings are stable.
     pub fn entries(&self) -> Vec<(MetricKey, Arc<MethodMetrics>)> {
@@ -158,6 +213,11 @@ impl MetricsStore {
     pub fn window(&self) -> WindowConfig {
         self.window
     }
+}
+
+/// The hash of a key's service: the key without its method.
+fn service_hash(key: &KeyRef<'_>) -> u64 {
+    KeyRef { method: "", ..*key }.hash64()
 }
 
 fn find(map: &Buckets, hash: u64, key: &KeyRef<'_>) -> Option<Arc<MethodMetrics>> {
@@ -217,6 +277,31 @@ mod tests {
             .map(|(k, _)| k.method.to_string())
             .collect();
         assert_eq!(names, ["a", "b"]);
+    }
+
+    #[test]
+    fn methods_beyond_the_cap_of_a_service_are_folded() {
+        let store = MetricsStore::new(WindowConfig::default(), 100).with_max_methods_per_service(2);
+        let a = store.get(&key("a"));
+        assert!(store.get(&key("b")).is_some());
+        let c = store.get(&key("c"));
+        let d = store.get(&key("d"));
+        assert!(matches!((&c, &d), (Some(x), Some(y)) if Arc::ptr_eq(x, y)));
+        assert!(matches!((&a, &store.get(&key("a"))), (Some(x), Some(y)) if Arc::ptr_eq(x, y)));
+        assert_eq!(store.folded(), 2);
+        // Another service has its own cap.
+        let other = KeyRef {
+            interface: "a.C",
+            ..key("c")
+        };
+        assert!(store.get(&other).is_some());
+        assert_eq!(store.folded(), 2);
+        let names: Vec<String> = store
+            .entries()
+            .iter()
+            .map(|(k, _)| format!("{}#{}", k.interface, k.method))
+            .collect();
+        assert_eq!(names, ["a.B#__other__", "a.B#a", "a.B#b", "a.C#c"]);
     }
 
     #[test]

@@ -43,6 +43,9 @@ pub struct DubboConfig {
     /// `dubbo.references.<id>`: services to call.
     #[serde(default)]
     pub references: BTreeMap<String, ReferenceConfig>,
+    /// `dubbo.metrics`: where the metrics go besides the QoS port's `/metrics`.
+    #[serde(default)]
+    pub metrics: MetricsConfig,
     /// Deployment variables that are not configuration keys (`DUBBO_IP_TO_REGISTRY`,
     /// `DUBBO_PORT_TO_BIND`, ...): the `DUBBO_*` and `*_DUBBO_*` pairs of the environment the
     /// configuration was loaded with ([`from_file`](Self::from_file): the process environment;
@@ -95,6 +98,53 @@ pub struct ApplicationConfig {
     /// How long graceful shutdown may take, in ms (`dubbo.service.shutdown.wait` in Java).
     #[serde(default, deserialize_with = "lenient::number")]
     pub shutdown_wait: Option<u64>,
+}
+
+/// `dubbo.metrics`. The metrics are always recorded (the `metrics` filter, unless a filter
+/// list says `-metrics`); this section says where they are sent.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct MetricsConfig {
+    /// `dubbo.metrics.prometheus`.
+    #[serde(default)]
+    pub prometheus: PrometheusConfig,
+}
+
+/// `dubbo.metrics.prometheus`.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct PrometheusConfig {
+    /// `dubbo.metrics.prometheus.pushgateway`: push the metrics to a Prometheus Pushgateway.
+    #[serde(default)]
+    pub pushgateway: PushgatewayConfig,
+}
+
+/// `dubbo.metrics.prometheus.pushgateway`, as Java Dubbo 3.3 reads it: every `push-interval`
+/// seconds the text `/metrics` serves is POSTed to `{base-url}/metrics/job/{job}` (Java's
+/// `pushAdd`), with basic authentication when a `username` is set.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct PushgatewayConfig {
+    /// Whether to push (default false).
+    #[serde(default, deserialize_with = "lenient::flag")]
+    pub enabled: Option<bool>,
+    /// The Pushgateway: `host:port` as in Java (`localhost:9091`), or `http://host:port`
+    /// with an optional path prefix. Required when `enabled`; `https` is not supported.
+    #[serde(default, deserialize_with = "lenient::text")]
+    pub base_url: Option<String>,
+    /// The `job` grouping key (default `default_dubbo_job`, Java's).
+    #[serde(default, deserialize_with = "lenient::text")]
+    pub job: Option<String>,
+    /// Seconds between pushes (default 30, at least 1); the first push comes one interval
+    /// after start.
+    #[serde(default, deserialize_with = "lenient::number")]
+    pub push_interval: Option<u64>,
+    /// Basic-authentication user; none when absent or blank.
+    #[serde(default, deserialize_with = "lenient::text")]
+    pub username: Option<String>,
+    /// Basic-authentication password (with `username`).
+    #[serde(default, deserialize_with = "lenient::text")]
+    pub password: Option<String>,
 }
 
 /// `dubbo.application.migration`: the consumer's discovery model.

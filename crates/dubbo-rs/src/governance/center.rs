@@ -32,6 +32,19 @@ impl ConfigCenter {
         }
     }
 
+    /// What counts the changes heard from this centre for application `app`.
+    pub(crate) fn change_counter(
+        &self,
+        framework: &crate::Framework,
+        app: &str,
+    ) -> super::watcher::ChangeCounter {
+        super::watcher::ChangeCounter {
+            events: framework.event_metrics().clone(),
+            app: app.to_owned(),
+            center: self.url.protocol().unwrap_or_default().to_owned(),
+        }
+    }
+
     /// Connects on first use; later calls share the connection.
     pub(crate) async fn connect(
         &self,

@@ -55,7 +55,7 @@ fn spawn(
     let framework = app.framework().clone();
     let name = app.name().to_owned();
     app.tasks().spawn("provider override rules", move |stop| async move {
-        let (mut watcher, mut rx) = RuleWatcher::new();
+        let (mut watcher, mut rx) = RuleWatcher::new(center.change_counter(&framework, &name));
         watcher.want(
             OverrideScope::Application,
             RuleKey::application(&name, RuleKind::Configurators),

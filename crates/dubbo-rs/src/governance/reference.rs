@@ -78,7 +78,8 @@ pub(crate) fn follow(
         rules.consumer.service_interface().unwrap_or_default()
     );
     tasks.spawn(name, move |stop| async move {
-        let (mut watcher, mut rx) = RuleWatcher::new();
+        let counter = rules.center.change_counter(&rules.framework, &rules.app);
+        let (mut watcher, mut rx) = RuleWatcher::new(counter);
         for (slot, key) in static_keys(&rules.app, &rules.consumer) {
             watcher.want(slot, key);
         }

@@ -6,8 +6,33 @@ use std::collections::HashMap;
 use std::hash::Hash;
 use std::sync::Arc;
 
-use dubbo_config_center::{ConfigChangedEvent, ConfigListener, DynamicConfiguration, RuleKey};
+use dubbo_config_center::{
+    ConfigChangeType, ConfigChangedEvent, ConfigListener, DynamicConfiguration, RuleKey,
+};
+use dubbo_metrics::EventMetrics;
 use tokio::sync::mpsc;
+
+/// Where the changes a watcher hears are counted (`dubbo_configcenter_total`, by key, group,
+/// config centre and change type, as Java counts them).
+#[derive(Clone)]
+pub(crate) struct ChangeCounter {
+    pub(crate) events: Arc<EventMetrics>,
+    pub(crate) app: String,
+    /// The config centre's protocol (`zookeeper`, `etcd3`, `file`, ...).
+    pub(crate) center: String,
+}
+
+impl ChangeCounter {
+    fn count(&self, e: &ConfigChangedEvent) {
+        let change = match e.change {
+            ConfigChangeType::Added => "added",
+            ConfigChangeType::Modified => "modified",
+            ConfigChangeType::Deleted => "deleted",
+        };
+        self.events
+            .config_changed(&self.app, &e.key, &e.group, &self.center, change);
+    }
+}
 
 /// A change of the rule in `slot`, read at `key`: its new text, `None` once deleted.
 pub(crate) type RuleChange<S> = (S, String, Option<String>);
@@ -23,19 +48,22 @@ pub(crate) struct RuleWatcher<S> {
     wanted: HashMap<S, RuleKey>,
     armed: HashMap<S, Armed>,
     events: mpsc::UnboundedSender<RuleChange<S>>,
+    counter: ChangeCounter,
 }
 
 impl<S> RuleWatcher<S>
 where
     S: Clone + Eq + Hash + Send + Sync + 'static,
 {
-    /// A watcher with no key, and the channel its changes arrive on.
-    pub(crate) fn new() -> (Self, mpsc::UnboundedReceiver<RuleChange<S>>) {
+    /// A watcher with no key, counting the changes it hears in `counter`, and the channel
+    /// its changes arrive on.
+    pub(crate) fn new(counter: ChangeCounter) -> (Self, mpsc::UnboundedReceiver<RuleChange<S>>) {
         let (events, rx) = mpsc::unbounded_channel();
         let watcher = Self {
             wanted: HashMap::new(),
             armed: HashMap::new(),
             events,
+            counter,
         };
         (watcher, rx)
     }
@@ -91,8 +119,10 @@ where
             .collect();
         for (slot, key) in todo {
             let events = self.events.clone();
+            let counter = self.counter.clone();
             let tag = slot.clone();
             let listener: Arc<dyn ConfigListener> = Arc::new(move |e: &ConfigChangedEvent| {
+                counter.count(e);
                 let _ = events.send((tag.clone(), e.key.clone(), e.content.clone()));
             });
             match center

@@ -1,7 +1,5 @@
 //! The QoS commands served over HTTP: what each path answers.
 
-use std::time::Instant;
-
 use dubbo_metrics::prometheus::{self, HostLabels};
 use http::StatusCode;
 
@@ -59,7 +57,7 @@ pub(crate) async fn answer(
         "metrics" => Answer {
             status: StatusCode::OK,
             content_type: prometheus::CONTENT_TYPE,
-            body: prometheus::render(app.framework().metrics(), host, Instant::now()),
+            body: crate::metrics_text::render(app, host),
         },
         "live" => probe(!app.is_shut_down()),
         "ready" => probe(app.is_ready()),

@@ -4,7 +4,7 @@
 //! `Interface` forms). It belongs to one application and stops when the application shuts down.
 
 mod commands;
-mod io;
+pub(crate) mod io;
 mod online;
 mod request;
 
@@ -74,7 +74,7 @@ pub(crate) fn start(app: &Application, qos: QosSettings) -> Result<SocketAddr, C
     std_listener.set_nonblocking(true).map_err(bind_error)?;
     let listener = tokio::net::TcpListener::from_std(std_listener).map_err(bind_error)?;
     let addr = listener.local_addr().map_err(bind_error)?;
-    let host = Arc::new(host_labels(app));
+    let host = Arc::new(crate::metrics_text::host_labels(app));
     // A weak handle: the server must not keep the application alive.
     let weak = Arc::downgrade(&app.inner);
     app.tasks().spawn("qos", move |cancel| {
@@ -177,25 +177,6 @@ async fn respond(
         http::HeaderValue::from_static(answer.content_type),
     );
     resp
-}
-
-/// The process-level labels of the metrics: host name and advertised address.
-fn host_labels(app: &Application) -> HostLabels {
-    let hostname = std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .or_else(|_| std::fs::read_to_string("/etc/hostname"))
-        .map(|h| h.trim().to_owned())
-        .ok()
-        .or_else(|| std::env::var("HOSTNAME").ok())
-        .unwrap_or_default();
-    let ip = crate::address::machine_ipv4(&app.config().environment)
-        .map(|ip| ip.to_string())
-        .unwrap_or_else(|| Ipv4Addr::LOCALHOST.to_string());
-    HostLabels {
-        hostname,
-        ip,
-        application_version: app.config().application.version.clone().unwrap_or_default(),
-        git_commit_id: String::new(),
-    }
 }
 
 #[cfg(test)]

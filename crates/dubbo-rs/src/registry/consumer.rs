@@ -4,9 +4,11 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use dubbo_cluster::directory::DynamicDirectory;
 use dubbo_core::{BoxFuture, Directory, Invoker, RpcError};
+use dubbo_metrics::EventMetrics;
 use dubbo_registry::{
     Category, CoalesceConfig, CoalescingInstancesListener, CoalescingNotifyListener, InstanceUrls,
     InstancesListener, MappingListener, MetadataInfo, Notification, NotifyListener,
@@ -26,6 +28,14 @@ use crate::tasks::BackgroundTasks;
 /// Refers a MetadataService (or any) URL through the application's protocols.
 pub(crate) type ReferFn =
     Arc<dyn Fn(Url) -> BoxFuture<'static, Result<Arc<dyn Invoker>, RpcError>> + Send + Sync>;
+
+/// The application of a consumer URL (`application_name` of its metrics).
+fn consumer_app(consumer: &Url) -> String {
+    consumer
+        .parameter("application")
+        .unwrap_or_default()
+        .to_owned()
+}
 
 /// Metadata already fetched, by application and revision: every instance announcing a
 /// revision shares one copy, fetched once.
@@ -257,6 +267,9 @@ pub(crate) async fn subscribe(
             "provider list of {}",
             ctx.consumer.service_interface().unwrap_or("")
         );
+        let events = ctx.framework.event_metrics().clone();
+        let app = consumer_app(&ctx.consumer);
+        let service = ctx.consumer.service_key().unwrap_or_default();
         ctx.tasks.spawn(name, move |stop| async move {
             loop {
                 tokio::select! {
@@ -266,7 +279,9 @@ pub(crate) async fn subscribe(
                 }
                 let list = rx.borrow_and_update().clone();
                 if let Some(list) = list {
+                    let (urls, started) = (list.len(), Instant::now());
                     let outcome = directory.notify(list).await;
+                    events.notified(&app, &service, urls, started.elapsed());
                     tracing::debug!(?outcome, "provider list applied");
                 }
             }
@@ -433,11 +448,19 @@ impl Shared {
             let subscribe_url = ctx
                 .consumer
                 .with_parameter("category", "providers,configurators,routers");
-            if let Err(e) = conn
+            let started = Instant::now();
+            let result = conn
                 .registry
                 .subscribe(&subscribe_url, listener.clone())
-                .await
-            {
+                .await;
+            ctx.framework.event_metrics().service_subscribed(
+                &consumer_app(&ctx.consumer),
+                &ctx.consumer.service_key().unwrap_or_default(),
+                &r.id,
+                result.is_ok(),
+                started.elapsed(),
+            );
+            if let Err(e) = result {
                 tracing::warn!(registry = %r.url, error = %e, "cannot subscribe");
             } else {
                 lock(&self.subscription.interface).push((r.clone(), listener));
@@ -464,6 +487,7 @@ impl Shared {
                 coalesce: CoalesceConfig::from_url(&r.url),
                 tasks: ctx.tasks.clone(),
                 cancel: self.subscription.cancel.clone(),
+                events: ctx.framework.event_metrics().clone(),
             });
             let mut apps = ctx.provided_by.clone();
             if apps.is_empty() {
@@ -520,6 +544,7 @@ struct AppResolver {
     coalesce: CoalesceConfig,
     tasks: Arc<BackgroundTasks>,
     cancel: CancellationToken,
+    events: Arc<EventMetrics>,
 }
 
 impl AppResolver {
@@ -542,7 +567,12 @@ impl AppResolver {
             let mut builder = InstanceUrls::new();
             // A discovery that is down now is watched once it is back.
             let mut backoff = std::time::Duration::from_millis(500);
-            while let Err(e) = me.discovery.watch(&app, listener.clone()).await {
+            let consumer_app = consumer_app(&me.consumer);
+            loop {
+                let started = Instant::now();
+                let result = me.discovery.watch(&app, listener.clone()).await;
+                me.events.subscribed(&consumer_app, result.is_ok(), started.elapsed());
+                let Err(e) = result else { break };
                 tracing::warn!(app = %app, error = %e, "cannot watch instances; retrying");
                 tokio::select! {
                     _ = stop.cancelled() => return,
@@ -615,6 +645,8 @@ impl AppResolver {
         } else {
             self.fetch_from_instance(app, instance, &revision).await
         };
+        self.events
+            .metadata_subscribed(&consumer_app(&self.consumer), fetched.is_some());
         let info = Arc::new(fetched?);
         lock(&self.cache.entries).insert(key, info.clone());
         Some(info)

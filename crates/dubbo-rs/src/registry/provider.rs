@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use dubbo_cluster::configurator::Configurators;
 use dubbo_registry::{
@@ -258,7 +258,16 @@ impl Registrar {
                 .get(&i)
                 .is_some_and(|urls| urls.contains(&registered));
             if r.mode.interface_level() && levels.interface_level() && !already {
-                match conn.registry.register(&registered).await {
+                let started = Instant::now();
+                let result = conn.registry.register(&registered).await;
+                self.framework.event_metrics().service_registered(
+                    &self.app,
+                    &registered.service_key().unwrap_or_default(),
+                    &r.id,
+                    result.is_ok(),
+                    started.elapsed(),
+                );
+                match result {
                     Ok(()) => {
                         tracing::info!(registry = %r.url, url = %registered, "registered");
                         self.registered.entry(i).or_default().push(registered);
@@ -440,14 +449,21 @@ impl Registrar {
             if self.published.get(&i) == Some(&instance) {
                 continue;
             }
+            let events = self.framework.event_metrics();
             if self.remote_metadata {
                 if let Some(report) = &conn.report {
-                    if let Err(e) = report.publish_app_metadata(&info).await {
+                    let started = Instant::now();
+                    let result = report.publish_app_metadata(&info).await;
+                    events.metadata_pushed(&self.app, result.is_ok(), started.elapsed());
+                    if let Err(e) = result {
                         tracing::warn!(registry = %r.url, error = %e, "cannot publish metadata");
                     }
                 }
             }
-            match conn.discovery.register(&instance).await {
+            let started = Instant::now();
+            let result = conn.discovery.register(&instance).await;
+            events.registered(&self.app, &r.id, result.is_ok(), started.elapsed());
+            match result {
                 Ok(()) => {
                     tracing::info!(
                         registry = %r.url,

@@ -16,7 +16,7 @@ use dubbo_rs::prelude::*;
 use dubbo_triple_greeter::{ContractGreeter, GreeterServer};
 
 const USAGE: &str =
-    "usage: interop-server [--dubbo-port P] [--tri-port Q] [--registry URL] [--app NAME] [--token T] [--delay-ms D] [--qos-port Q] [--param KEY=VALUE]";
+    "usage: interop-server [--dubbo-port P] [--tri-port Q] [--registry URL] [--app NAME] [--token T] [--delay-ms D] [--qos-port Q] [--param KEY=VALUE] [--pushgateway URL]";
 
 #[tokio::main]
 async fn main() -> ExitCode {
@@ -39,6 +39,7 @@ async fn main() -> ExitCode {
                 | "delay-ms"
                 | "qos-port"
                 | "param"
+                | "pushgateway"
         )
     }) {
         eprintln!("unknown flag --{unknown}\n{USAGE}");
@@ -78,6 +79,11 @@ async fn run(args: &Args) -> Result<(), String> {
     // names, /live, /ready, /startup, /ls); without it no QoS port is opened.
     if args.get("qos-port").is_some() {
         builder = builder.qos_port(args.port("qos-port", 0)?);
+    }
+    // --pushgateway URL: push the metrics to a Prometheus Pushgateway every second, under
+    // the application's name as job (dubbo.metrics.prometheus.pushgateway.*).
+    if let Some(url) = args.get("pushgateway") {
+        builder = builder.pushgateway(url, app_name, 1);
     }
     let app = builder.build().map_err(|e| e.to_string())?;
     let module = app.default_module();

@@ -1,0 +1,41 @@
+//! The Prometheus text of an application: what the QoS port's `/metrics` answers and what is
+//! pushed to a Pushgateway, so both always carry the same samples.
+
+use std::net::Ipv4Addr;
+use std::time::Instant;
+
+use dubbo_metrics::prometheus::{self, HostLabels};
+
+use crate::application::Application;
+
+/// The process-level labels of the metrics: host name and advertised address.
+pub(crate) fn host_labels(app: &Application) -> HostLabels {
+    let hostname = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .or_else(|_| std::fs::read_to_string("/etc/hostname"))
+        .map(|h| h.trim().to_owned())
+        .ok()
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_default();
+    let ip = crate::address::machine_ipv4(&app.config().environment)
+        .map(|ip| ip.to_string())
+        .unwrap_or_else(|| Ipv4Addr::LOCALHOST.to_string());
+    HostLabels {
+        hostname,
+        ip,
+        application_version: app.config().application.version.clone().unwrap_or_default(),
+        git_commit_id: String::new(),
+    }
+}
+
+/// The call metrics of `app`'s framework, then its registry, metadata and config-centre
+/// metrics, as of now.
+pub(crate) fn render(app: &Application, host: &HostLabels) -> String {
+    let framework = app.framework();
+    let mut text = prometheus::render(framework.metrics(), host, Instant::now());
+    text.push_str(&prometheus::render_events(
+        framework.event_metrics(),
+        framework.metrics(),
+        host,
+    ));
+    text
+}
