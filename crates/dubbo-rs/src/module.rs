@@ -33,8 +33,15 @@ pub struct Module {
 struct ModuleInner {
     name: String,
     app: Application,
-    exporters: Mutex<Vec<Exporter>>,
+    exporters: Mutex<Vec<Served>>,
     references: Mutex<Vec<Arc<ReferenceInvoker>>>,
+}
+
+/// One export and the provider chain it serves, kept together so the chain can be called
+/// in-process (QoS `invoke`) for as long as the export lasts.
+struct Served {
+    exporter: Exporter,
+    chain: Arc<dyn Invoker>,
 }
 
 impl Module {
@@ -161,11 +168,11 @@ impl Module {
             let invoker: Arc<dyn Invoker> =
                 Arc::new(ServiceInvoker::new(handler.clone(), url.clone()));
             let chain = self.provider_chain(&url, invoker);
-            let exporter = protocol.export(url, chain).await?;
+            let exporter = protocol.export(url, chain.clone()).await?;
             let url = advertised_url(exporter.url());
             tracing::info!(application = %app.name(), url = %url, "exported service");
             let record = self.export_record(&exporter);
-            lock(&self.inner.exporters).push(exporter);
+            lock(&self.inner.exporters).push(Served { exporter, chain });
             app.notify(|l| l.exported(&record));
             urls.push(url);
         }
@@ -232,11 +239,11 @@ impl Module {
             url.clone(),
         ));
         let chain = self.provider_chain(&url, invoker);
-        let exporter = server.export_idl(service, chain, url);
+        let exporter = server.export_idl(service, chain.clone(), url);
         let url = advertised_url(exporter.url());
         tracing::info!(application = %app.name(), url = %url, "exported IDL service");
         let record = self.export_record(&exporter);
-        lock(&self.inner.exporters).push(exporter);
+        lock(&self.inner.exporters).push(Served { exporter, chain });
         app.notify(|l| l.exported(&record));
         Ok(url)
     }
@@ -628,7 +635,16 @@ impl Module {
     pub fn exported(&self) -> Vec<ExportedService> {
         lock(&self.inner.exporters)
             .iter()
-            .map(|e| self.export_record(e))
+            .map(|s| self.export_record(&s.exporter))
+            .collect()
+    }
+
+    /// The services this module serves with their provider chains (filters around the
+    /// implementation), one entry per protocol.
+    pub(crate) fn provider_chains(&self) -> Vec<(ExportedService, Arc<dyn Invoker>)> {
+        lock(&self.inner.exporters)
+            .iter()
+            .map(|s| (self.export_record(&s.exporter), s.chain.clone()))
             .collect()
     }
 
@@ -644,8 +660,8 @@ impl Module {
     /// application keeps running.
     pub fn release(&self) {
         let app = &self.inner.app;
-        let exporters: Vec<Exporter> = lock(&self.inner.exporters).drain(..).collect();
-        for e in exporters {
+        let served: Vec<Served> = lock(&self.inner.exporters).drain(..).collect();
+        for Served { exporter: e, .. } in served {
             e.unexport();
             let record = self.export_record(&e);
             app.notify(|l| l.unexported(&record));
