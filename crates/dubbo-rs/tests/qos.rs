@@ -143,6 +143,12 @@ async fn telnet_on_the_same_port() {
         banner.contains("QoS") && banner.ends_with("\r\n"),
         "{banner:?}"
     );
+    // After the banner, a first command starting with P is telnet, not HTTP.
+    assert_eq!(
+        t.run("ps").await,
+        format!("{}\r\n", urls[0].port()),
+        "one dubbo:// server"
+    );
     // A blank line is answered with a prompt alone.
     assert_eq!(t.run("").await, "");
     let ls = t.run("ls").await;
@@ -158,11 +164,6 @@ async fn telnet_on_the_same_port() {
         .run("help invoke")
         .await
         .contains("invoke org.example.Greeter.sayHello"));
-    assert_eq!(
-        t.run("ps").await,
-        format!("{}\r\n", urls[0].port()),
-        "one dubbo:// server"
-    );
     assert!(t.run("version").await.starts_with("dubbo version \""));
     let answer = t
         .run("invoke org.example.Echo.echo(\"hello, telnet world\")")

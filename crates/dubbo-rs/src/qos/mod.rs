@@ -163,7 +163,9 @@ async fn serve_connection(
     if read == 0 {
         return Ok(());
     }
-    let http = matches!(first[0], b'G' | b'P');
+    // Once greeted, the client is a person at a telnet prompt (an HTTP client sends its
+    // request at once): `ps` or `gracefulShutdown` typed first is a command, not HTTP.
+    let http = !greeted && matches!(first[0], b'G' | b'P');
     if http {
         http_connection::serve(stream, peer, ctx, admitted).await;
         return Ok(());
