@@ -242,6 +242,14 @@ async fn graceful_shutdown_sends_readonly_and_takes_services_offline() {
     let client = EchoClient::new(reference.invoker());
     assert_eq!(client.echo("before".into()).await.unwrap(), "before");
     assert!(reference.invoker().is_available());
+    // `ps -l PORT`: the consumer's connection, as Java lists it.
+    let port = urls[0].port();
+    let (status, conns) = get(&app, &format!("/ps?o=-l&p={port}")).await;
+    assert_eq!(status, 200);
+    assert!(
+        conns.starts_with("127.0.0.1:") && conns.ends_with(&format!(" -> 127.0.0.1:{port}")),
+        "{conns}"
+    );
     assert_eq!(get(&app, "/gracefulShutdown").await, (200, "OK".into()));
     let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
     while reference.invoker().is_available() {

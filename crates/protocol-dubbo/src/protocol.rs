@@ -194,6 +194,12 @@ impl Protocol for DubboProtocol {
         })
     }
 
+    fn connections(&self, port: u16) -> Option<Vec<(SocketAddr, SocketAddr)>> {
+        let servers = self.servers.lock().ok()?;
+        let server = servers.values().find(|s| s.local_addr().port() == port)?;
+        Some(server.connections())
+    }
+
     fn readonly(&self) -> BoxFuture<'_, ()> {
         let servers: Vec<Arc<DubboServer>> = self
             .servers

@@ -111,7 +111,11 @@ async fn run(app: &Application, spec: &CommandSpec, args: &[String], host: &Host
         "ls" => ok(ls(app)),
         "help" => ok(catalog::help(args)),
         "version" => ok(format!("dubbo version \"{}\"", crate::RELEASE)),
-        "ps" => ok(super::ps::run(&app.exported(), args)),
+        "ps" => {
+            let protocols = app.protocols();
+            let connections = |port| protocols.iter().find_map(|p| p.connections(port));
+            ok(super::ps::run(&app.exported(), &connections, args))
+        }
         "invoke" => ok(super::invoke::run(app, args).await),
         "gracefulShutdown" => graceful_shutdown(app).await,
         other => text(

@@ -57,6 +57,7 @@ struct ServerShared {
 struct ConnHandle {
     tx: mpsc::Sender<Bytes>,
     peer: SocketAddr,
+    local: SocketAddr,
 }
 
 /// One accepted connection, as its request handlers see it.
@@ -135,6 +136,18 @@ impl DubboServer {
     /// Number of open connections.
     pub fn connection_count(&self) -> usize {
         self.shared.connections.lock().map(|c| c.len()).unwrap_or(0)
+    }
+
+    /// The open connections: each consumer's address and the local address it reached.
+    pub fn connections(&self) -> Vec<(SocketAddr, SocketAddr)> {
+        let mut conns: Vec<(SocketAddr, SocketAddr)> = self
+            .shared
+            .connections
+            .lock()
+            .map(|c| c.values().map(|h| (h.peer, h.local)).collect())
+            .unwrap_or_default();
+        conns.sort();
+        conns
     }
 
     /// Number of requests being handled.
@@ -269,6 +282,7 @@ async fn serve_connection(shared: Arc<ServerShared>, stream: TcpStream, peer: So
             ConnHandle {
                 tx: tx.clone(),
                 peer,
+                local,
             },
         );
     }
