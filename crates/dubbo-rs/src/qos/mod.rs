@@ -157,7 +157,11 @@ async fn serve_connection(
                 .write_all(format!("{}{}", telnet::banner(), telnet::PROMPT).as_bytes())
                 .await?;
             greeted = true;
-            stream.peek(&mut first).await?
+            match tokio::time::timeout(telnet::IDLE, stream.peek(&mut first)).await {
+                Ok(read) => read?,
+                // Idle as long as a silent session may be: closed.
+                Err(_) => 0,
+            }
         }
     };
     if read == 0 {

@@ -24,7 +24,7 @@ pub(crate) const PROMPT: &str = "dubbo>";
 /// Lines longer than this are refused (Java's limit).
 const MAX_LINE: usize = 2048;
 /// A session with no input for this long is closed.
-const IDLE: Duration = Duration::from_secs(5 * 60);
+pub(crate) const IDLE: Duration = Duration::from_secs(5 * 60);
 /// What a telnet client sends for Ctrl-C: interrupt process, then "do timing mark".
 const CTRL_C: &[u8] = &[0xff, 0xf4, 0xff, 0xfd, 0x06];
 /// The answer to it: "won't timing mark", so the client keeps displaying output.
