@@ -347,7 +347,7 @@ impl Application {
 
     /// Every service the application's modules serve, with its provider chain: what the QoS
     /// `invoke` command calls in-process.
-    pub(crate) fn provider_chains(&self) -> Vec<(ExportedService, Arc<dyn dubbo_core::Invoker>)> {
+    pub(crate) fn provider_chains(&self) -> Vec<crate::view::LocalService> {
         let modules: Vec<Module> = lock(&self.inner.modules).clone();
         modules.iter().flat_map(Module::provider_chains).collect()
     }

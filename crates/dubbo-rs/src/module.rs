@@ -10,7 +10,8 @@ use dubbo_cluster::ClusterInvoker;
 use dubbo_core::Protocol;
 use dubbo_core::{
     BoxFuture, Directory, ErrorCode, Exporter, FilterChain, Invocation, Invoker, MeasuredInvoker,
-    RpcError, RpcResult, ServiceHandler, ServiceInvoker, ServiceKey, Stage, StaticDirectory,
+    MethodSignature, RpcError, RpcResult, ServiceHandler, ServiceInvoker, ServiceKey, Stage,
+    StaticDirectory,
 };
 use dubbo_url::Url;
 
@@ -42,6 +43,7 @@ struct ModuleInner {
 struct Served {
     exporter: Exporter,
     chain: Arc<dyn Invoker>,
+    methods: Arc<[Arc<MethodSignature>]>,
 }
 
 impl Module {
@@ -172,7 +174,11 @@ impl Module {
             let url = advertised_url(exporter.url());
             tracing::info!(application = %app.name(), url = %url, "exported service");
             let record = self.export_record(&exporter);
-            lock(&self.inner.exporters).push(Served { exporter, chain });
+            lock(&self.inner.exporters).push(Served {
+                exporter,
+                chain,
+                methods: handler.methods().to_vec().into(),
+            });
             app.notify(|l| l.exported(&record));
             urls.push(url);
         }
@@ -243,7 +249,11 @@ impl Module {
         let url = advertised_url(exporter.url());
         tracing::info!(application = %app.name(), url = %url, "exported IDL service");
         let record = self.export_record(&exporter);
-        lock(&self.inner.exporters).push(Served { exporter, chain });
+        lock(&self.inner.exporters).push(Served {
+            exporter,
+            chain,
+            methods: Arc::new([]),
+        });
         app.notify(|l| l.exported(&record));
         Ok(url)
     }
@@ -641,10 +651,14 @@ impl Module {
 
     /// The services this module serves with their provider chains (filters around the
     /// implementation), one entry per protocol.
-    pub(crate) fn provider_chains(&self) -> Vec<(ExportedService, Arc<dyn Invoker>)> {
+    pub(crate) fn provider_chains(&self) -> Vec<LocalService> {
         lock(&self.inner.exporters)
             .iter()
-            .map(|s| (self.export_record(&s.exporter), s.chain.clone()))
+            .map(|s| LocalService {
+                service: self.export_record(&s.exporter),
+                chain: s.chain.clone(),
+                methods: s.methods.clone(),
+            })
             .collect()
     }
 
@@ -690,6 +704,7 @@ impl std::fmt::Debug for Module {
     }
 }
 
+use crate::view::LocalService;
 pub use crate::view::{ExportedService, ReferredService};
 
 /// A referred remote service: an [`Invoker`] to build clients on.

@@ -27,6 +27,32 @@ impl Echo for EchoImpl {
     }
 }
 
+/// Overloads of one Java method name and arity, which `invoke` tells apart by the JSON
+/// arguments when it can and otherwise lists for `select`.
+#[dubbo_rs::service(interface = "org.example.Calc")]
+pub trait Calc {
+    #[dubbo(name = "twice")]
+    async fn twice_int(&self, v: i32) -> Result<i32, RpcError>;
+    #[dubbo(name = "twice")]
+    async fn twice_text(&self, v: String) -> Result<String, RpcError>;
+    #[dubbo(name = "twice")]
+    async fn twice_long(&self, v: i64) -> Result<i64, RpcError>;
+}
+
+struct CalcImpl;
+
+impl Calc for CalcImpl {
+    async fn twice_int(&self, v: i32) -> Result<i32, RpcError> {
+        Ok(v * 2)
+    }
+    async fn twice_text(&self, v: String) -> Result<String, RpcError> {
+        Ok(v.repeat(2))
+    }
+    async fn twice_long(&self, v: i64) -> Result<i64, RpcError> {
+        Ok(v * 20)
+    }
+}
+
 fn build(yaml: &str) -> Result<Application, DubboError> {
     let text = format!("dubbo:\n  application:\n    name: qos-app\n{yaml}");
     Application::builder("qos-app")
@@ -202,6 +228,24 @@ async fn telnet_on_the_same_port() {
         .contains("No such method nope"));
     assert_eq!(t.run("nope 1").await, "nope 1 :no such command\r\n");
     assert_eq!(t.run("live").await, "true\r\n");
+    // Overloads: a string argument picks twice(String); a number fits twice(int) and
+    // twice(long), which `select` chooses between.
+    support::export(&app, CalcServer::new(CalcImpl)).await;
+    assert!(t
+        .run("invoke Calc.twice(\"ab\")")
+        .await
+        .contains("result: \"abab\""));
+    assert_eq!(
+        t.run("select 1").await,
+        "Nothing to select: run an invoke whose method has several overloads first.\r\n"
+    );
+    let listed = t.run("invoke Calc.twice(3)").await;
+    assert!(
+        listed.starts_with("Methods:\r\n1. twice(int)\r\n2. twice(long)\r\n"),
+        "{listed:?}"
+    );
+    assert!(t.run("select 3").await.starts_with("Illegal index 3"));
+    assert!(t.run("select 2").await.contains("result: 60\r\n"));
     t.send("quit").await;
     assert_eq!(t.rest().await, "BYE!\n");
     app.shutdown().await;

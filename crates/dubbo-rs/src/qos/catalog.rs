@@ -66,6 +66,12 @@ pub(crate) const COMMANDS: &[CommandSpec] = &[
         Protected,
     ),
     spec(
+        "select",
+        "Chooses one of the overloads an invoke listed, and calls it.",
+        &["select 1"],
+        Protected,
+    ),
+    spec(
         "metrics",
         "Shows the call metrics (Prometheus text).",
         &["metrics"],

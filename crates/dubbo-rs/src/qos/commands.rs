@@ -9,6 +9,7 @@ use dubbo_metrics::prometheus::{self, HostLabels};
 use http::StatusCode;
 
 use super::catalog::{self, CommandSpec};
+use super::invoke::{self, Selection};
 use super::online::OnlineCommand;
 use super::permission::{AccessPolicy, Decision};
 use super::request::Command;
@@ -68,9 +69,15 @@ pub(crate) struct QosContext {
 }
 
 impl QosContext {
-    /// Runs `command` for a caller at `peer`, in Java's order: an unknown command is reported
+    /// Runs `command` for a caller at `peer` (`selection`: what its session remembers for
+    /// `select`), in Java's order: an unknown command is reported
     /// as such before any permission check.
-    pub(crate) async fn execute(&self, peer: IpAddr, command: &Command) -> Outcome {
+    pub(crate) async fn execute(
+        &self,
+        peer: IpAddr,
+        command: &Command,
+        selection: &mut Selection,
+    ) -> Outcome {
         let Some(spec) = catalog::find(&command.name) else {
             tracing::debug!(command = %command.name, %peer, "QoS: no such command");
             return Outcome::NoSuchCommand;
@@ -91,11 +98,18 @@ impl QosContext {
             return Outcome::Done(probe(false));
         };
         tracing::debug!(command = spec.name, args = ?command.args, %peer, "QoS command");
-        Outcome::Done(run(&Application { inner }, spec, &command.args, &self.host).await)
+        let app = Application { inner };
+        Outcome::Done(run(&app, spec, &command.args, &self.host, selection).await)
     }
 }
 
-async fn run(app: &Application, spec: &CommandSpec, args: &[String], host: &HostLabels) -> Answer {
+async fn run(
+    app: &Application,
+    spec: &CommandSpec,
+    args: &[String],
+    host: &HostLabels,
+    selection: &mut Selection,
+) -> Answer {
     if let Some(switch) = OnlineCommand::named(spec.name) {
         return switch.run(app, args).await;
     }
@@ -116,7 +130,8 @@ async fn run(app: &Application, spec: &CommandSpec, args: &[String], host: &Host
             let connections = |port| protocols.iter().find_map(|p| p.connections(port));
             ok(super::ps::run(&app.exported(), &connections, args))
         }
-        "invoke" => ok(super::invoke::run(app, args).await),
+        "invoke" => ok(invoke::run(app, args, selection).await),
+        "select" => ok(invoke::select(app, args, selection).await),
         "gracefulShutdown" => graceful_shutdown(app).await,
         other => text(
             StatusCode::INTERNAL_SERVER_ERROR,

@@ -10,6 +10,7 @@ use http_body_util::{BodyExt, Full, Limited};
 use tokio::net::TcpStream;
 
 use super::commands::{text, Answer, Outcome, QosContext};
+use super::invoke::Selection;
 use super::io::TokioIo;
 use super::permission::FOREIGN_IP_REFUSED;
 use super::request::Command;
@@ -65,7 +66,11 @@ async fn respond(
     else {
         return text(http::StatusCode::NOT_FOUND, "");
     };
-    match ctx.execute(peer.ip(), &command).await {
+    // One request per connection: nothing to remember for a later `select`.
+    match ctx
+        .execute(peer.ip(), &command, &mut Selection::default())
+        .await
+    {
         Outcome::Done(answer) => answer,
         Outcome::NoSuchCommand => text(
             http::StatusCode::NOT_FOUND,

@@ -15,11 +15,11 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use dubbo_core::{ErrorCode, Invocation, Invoker, MethodSignature, RpcError, ServiceKey, Value};
+use dubbo_core::{ErrorCode, Invocation, MethodSignature, RpcError, ServiceKey, Value};
 use dubbo_hessian2::json::{json_to_value, value_to_json};
 
 use crate::application::Application;
-use crate::view::ExportedService;
+use crate::view::LocalService;
 
 /// What `invoke` answers without arguments.
 const USAGE: &str = "Name a service, a method and JSON arguments, e.g.:\r\n\
@@ -92,9 +92,17 @@ fn json_arguments(text: &str) -> Result<Vec<Value>, String> {
     }
 }
 
+/// What a telnet session remembers between `invoke` and `select`: the call whose method was
+/// ambiguous, and the overloads it could be.
+#[derive(Default)]
+pub(crate) struct Selection {
+    pending: Option<(InvokeRequest, Vec<Arc<MethodSignature>>)>,
+}
+
 /// Runs `invoke` for `app` with the command's arguments (the whole `service.method(...)` text
-/// is the first).
-pub(crate) async fn run(app: &Application, args: &[String]) -> String {
+/// is the first). Overloads the arguments do not tell apart are listed and remembered in
+/// `selection` for `select`.
+pub(crate) async fn run(app: &Application, args: &[String], selection: &mut Selection) -> String {
     let Some(text) = args.first() else {
         return USAGE.to_owned();
     };
@@ -103,37 +111,167 @@ pub(crate) async fn run(app: &Application, args: &[String]) -> String {
         Err(answer) => return answer,
     };
     let mut out = format!("Use default service {}.", request.service);
-    let Some((served, chain)) = find_service(app.provider_chains(), &request.service) else {
+    let Some(local) = find_service(app.provider_chains(), &request.service) else {
         out.push_str(&format!("\r\nNo such service {}", request.service));
         return out;
     };
-    let methods = served.url.parameter("methods").unwrap_or("");
-    if !methods.split(',').any(|m| m == request.method) {
-        out.push_str(&no_such_method(&request));
-        return out;
-    }
-    let started = Instant::now();
-    match call(&served, chain, &request).await {
-        Ok(value) => {
-            let elapsed = started.elapsed().as_millis();
-            out.push_str(&format!(
-                "\r\nresult: {}\r\nelapsed: {elapsed} ms.",
-                value_to_json(&value)
-            ));
-            out
-        }
-        Err(e) if e.code() == Some(ErrorCode::MethodNotFound) => {
+    let signature = match choose_method(&local, &request) {
+        Choice::One(signature) => signature,
+        Choice::None => {
             out.push_str(&no_such_method(&request));
-            out
+            return out;
         }
-        Err(RpcError::Business(b)) => format!(
-            "Failed to invoke method {}, cause: {}: {}",
-            request.method,
-            b.class_name,
-            b.message.as_deref().unwrap_or("")
-        ),
-        Err(e) => format!("Failed to invoke method {}, cause: {e}", request.method),
+        Choice::Several(candidates) => {
+            let listed = list_overloads(&candidates);
+            selection.pending = Some((request, candidates));
+            return listed;
+        }
+    };
+    out.push_str(&call(&local, signature, &request).await);
+    out
+}
+
+/// `select N`: runs the remembered `invoke` with the `N`th overload it listed.
+pub(crate) async fn select(
+    app: &Application,
+    args: &[String],
+    selection: &mut Selection,
+) -> String {
+    let Some(index) = args.first() else {
+        return "Name the method by its number in the list invoke gave, e.g. select 1".to_owned();
+    };
+    let Some((request, candidates)) = &selection.pending else {
+        return "Nothing to select: run an invoke whose method has several overloads first."
+            .to_owned();
+    };
+    let Some(signature) = index
+        .parse::<usize>()
+        .ok()
+        .and_then(|i| candidates.get(i.checked_sub(1)?))
+    else {
+        return format!("Illegal index {index}: select 1 to {}", candidates.len());
+    };
+    let mut out = format!("Use default service {}.", request.service);
+    match find_service(app.provider_chains(), &request.service) {
+        Some(local) => out.push_str(&call(&local, signature.clone(), request).await),
+        None => out.push_str(&format!("\r\nNo such service {}", request.service)),
     }
+    selection.pending = None;
+    out
+}
+
+enum Choice {
+    One(Arc<MethodSignature>),
+    None,
+    Several(Vec<Arc<MethodSignature>>),
+}
+
+/// The method `request` calls: the only one with its name and arity, else the only one whose
+/// parameter types its JSON arguments fit (Java's rule). A service whose methods are not
+/// known (an IDL service) is called by name with the arguments as they are.
+fn choose_method(local: &LocalService, request: &InvokeRequest) -> Choice {
+    if local.methods.is_empty() {
+        let methods = local.service.url.parameter("methods").unwrap_or("");
+        if !methods.split(',').any(|m| m == request.method) {
+            return Choice::None;
+        }
+        let types = vec!["java.lang.Object"; request.args.len()];
+        return Choice::One(Arc::new(MethodSignature::new(
+            &request.method,
+            &types,
+            "java.lang.Object",
+        )));
+    }
+    let same_arity: Vec<Arc<MethodSignature>> = local
+        .methods
+        .iter()
+        .filter(|m| m.name() == request.method && m.parameter_types().len() == request.args.len())
+        .cloned()
+        .collect();
+    let mut fitting = match same_arity.len() {
+        0 => return Choice::None,
+        1 => same_arity,
+        _ => same_arity
+            .into_iter()
+            .filter(|m| {
+                m.parameter_types()
+                    .iter()
+                    .zip(&request.args)
+                    .all(|(t, v)| fits(t, v))
+            })
+            .collect(),
+    };
+    match fitting.len() {
+        0 => Choice::None,
+        1 => Choice::One(fitting.remove(0)),
+        _ => Choice::Several(fitting),
+    }
+}
+
+/// Whether a JSON argument can become a parameter of Java type `ty` (`Class.getName()`
+/// form).
+fn fits(ty: &str, value: &Value) -> bool {
+    const INTEGRAL: &[&str] = &[
+        "int",
+        "long",
+        "short",
+        "byte",
+        "java.lang.Integer",
+        "java.lang.Long",
+        "java.lang.Short",
+        "java.lang.Byte",
+        "java.math.BigInteger",
+    ];
+    const DECIMAL: &[&str] = &[
+        "double",
+        "float",
+        "java.lang.Double",
+        "java.lang.Float",
+        "java.math.BigDecimal",
+    ];
+    const PRIMITIVE: &[&str] = &[
+        "int", "long", "short", "byte", "double", "float", "boolean", "char",
+    ];
+    let any = matches!(ty, "java.lang.Object" | "java.io.Serializable");
+    let array = ty.starts_with('[');
+    let collection = ty.starts_with("java.util.")
+        && ["List", "Set", "Collection"]
+            .iter()
+            .any(|c| ty.ends_with(c));
+    let boxed = ty.starts_with("java.lang.") || ty.starts_with("java.math.");
+    match value {
+        Value::Null => !PRIMITIVE.contains(&ty),
+        Value::Bool(_) => any || matches!(ty, "boolean" | "java.lang.Boolean"),
+        Value::Int(_) | Value::Long(_) => {
+            any || ty == "java.lang.Number" || INTEGRAL.contains(&ty) || DECIMAL.contains(&ty)
+        }
+        Value::Double(_) => any || ty == "java.lang.Number" || DECIMAL.contains(&ty),
+        // Also an enum constant's name: any type of the application's own.
+        Value::String(_) => {
+            any || matches!(
+                ty,
+                "java.lang.String" | "java.lang.CharSequence" | "char" | "java.lang.Character"
+            ) || !(boxed || array || collection || PRIMITIVE.contains(&ty))
+        }
+        Value::List(_) => any || array || collection,
+        // An object: any type that is not a scalar, an array or a collection.
+        _ => any || !(boxed || array || collection || PRIMITIVE.contains(&ty)),
+    }
+}
+
+/// Java's list of overloads to choose from.
+fn list_overloads(candidates: &[Arc<MethodSignature>]) -> String {
+    let mut out = String::from("Methods:\r\n");
+    for (i, m) in candidates.iter().enumerate() {
+        let types: Vec<&str> = m
+            .parameter_types()
+            .iter()
+            .map(|t| t.rsplit('.').next().unwrap_or(t))
+            .collect();
+        out.push_str(&format!("{}. {}({})\r\n", i + 1, m.name(), types.join(",")));
+    }
+    out.push_str("Choose one with select, e.g. select 1");
+    out
 }
 
 fn no_such_method(request: &InvokeRequest) -> String {
@@ -147,11 +285,8 @@ fn no_such_method(request: &InvokeRequest) -> String {
 
 /// The first served service that `name` names: its service key, interface or the interface's
 /// simple name, ignoring case (Java's match).
-fn find_service(
-    served: Vec<(ExportedService, Arc<dyn Invoker>)>,
-    name: &str,
-) -> Option<(ExportedService, Arc<dyn Invoker>)> {
-    served.into_iter().find(|(s, _)| names(&s.key, name))
+fn find_service(served: Vec<LocalService>, name: &str) -> Option<LocalService> {
+    served.into_iter().find(|s| names(&s.service.key, name))
 }
 
 fn names(key: &ServiceKey, name: &str) -> bool {
@@ -162,27 +297,37 @@ fn names(key: &ServiceKey, name: &str) -> bool {
         .any(|n| n.eq_ignore_ascii_case(name))
 }
 
-/// Calls the provider chain as a local caller would over the wire: the service's attachments,
-/// the URL's token (the caller is trusted with it: it may run `invoke` at all), no deadline.
+/// Calls `method` of the provider chain as a local caller would over the wire (the
+/// service's attachments, the URL's token: whoever may run `invoke` is trusted with it, no
+/// deadline) and words the outcome as Java does.
 async fn call(
-    served: &ExportedService,
-    chain: Arc<dyn Invoker>,
+    local: &LocalService,
+    method: Arc<MethodSignature>,
     request: &InvokeRequest,
-) -> Result<Value, RpcError> {
-    let types = vec!["java.lang.Object"; request.args.len()];
-    let signature = Arc::new(MethodSignature::new(
-        &request.method,
-        &types,
-        "java.lang.Object",
-    ));
-    let key = served.key.clone();
-    let mut invocation = Invocation::new(key.clone(), signature, request.args.clone());
+) -> String {
+    let key = local.service.key.clone();
+    let mut invocation = Invocation::new(key.clone(), method, request.args.clone());
     let attachments = invocation.attachments_mut();
     attachments.insert_service(&key);
-    if let Some(token) = served.url.parameter("token") {
+    if let Some(token) = local.service.url.parameter("token") {
         attachments.insert("token", token);
     }
-    chain.invoke(invocation).await.map(|r| r.value)
+    let started = Instant::now();
+    match local.chain.invoke(invocation).await {
+        Ok(response) => format!(
+            "\r\nresult: {}\r\nelapsed: {} ms.",
+            value_to_json(&response.value),
+            started.elapsed().as_millis()
+        ),
+        Err(e) if e.code() == Some(ErrorCode::MethodNotFound) => no_such_method(request),
+        Err(RpcError::Business(b)) => format!(
+            "\r\nFailed to invoke method {}, cause: {}: {}",
+            request.method,
+            b.class_name,
+            b.message.as_deref().unwrap_or("")
+        ),
+        Err(e) => format!("\r\nFailed to invoke method {}, cause: {e}", request.method),
+    }
 }
 
 #[cfg(test)]
@@ -261,5 +406,21 @@ mod tests {
             assert!(names(&key, name), "{name}");
         }
         assert!(!names(&key, "example.Greeter"));
+    }
+
+    #[test]
+    fn json_arguments_fit_java_types_as_java_matches_overloads() {
+        assert!(fits("int", &Value::Int(1)) && fits("java.lang.Long", &Value::Int(1)));
+        assert!(fits("double", &Value::Int(1)) && !fits("int", &Value::Double(1.5)));
+        assert!(!fits("int", &Value::String("1".into())));
+        assert!(fits("java.lang.String", &Value::String("x".into())));
+        assert!(fits("org.example.Color", &Value::String("RED".into())));
+        assert!(!fits("int", &Value::Null) && fits("java.lang.Integer", &Value::Null));
+        assert!(fits("[Ljava.lang.String;", &Value::list(vec![])));
+        assert!(fits("java.util.List", &Value::list(vec![])));
+        assert!(!fits("java.lang.String", &Value::list(vec![])));
+        assert!(fits("org.example.User", &Value::map(vec![])));
+        assert!(!fits("java.lang.String", &Value::map(vec![])));
+        assert!(fits("java.lang.Object", &Value::Bool(true)));
     }
 }

@@ -17,6 +17,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 use super::commands::{Outcome, QosContext};
+use super::invoke::Selection;
 use super::request::Command;
 
 /// The prompt after every answer.
@@ -91,6 +92,7 @@ pub(crate) async fn serve(
             .write_all(format!("{}{PROMPT}", banner()).as_bytes())
             .await?;
     }
+    let mut selection = Selection::default();
     let mut pending: Vec<u8> = Vec::new();
     let mut chunk = [0u8; 1024];
     loop {
@@ -115,7 +117,7 @@ pub(crate) async fn serve(
             let raw: Vec<u8> = pending.drain(..=end).collect();
             let line = String::from_utf8_lossy(&raw);
             let line = line.trim_end_matches(['\r', '\n']);
-            match answer(&ctx, peer, line).await {
+            match answer(&ctx, peer, line, &mut selection).await {
                 Some(text) => stream.write_all(text.as_bytes()).await?,
                 None => {
                     stream.write_all(b"BYE!\n").await?;
@@ -133,11 +135,16 @@ pub(crate) async fn serve(
 }
 
 /// What to write back for `line`, prompt included; `None` when the session ends.
-async fn answer(ctx: &QosContext, peer: SocketAddr, line: &str) -> Option<String> {
+async fn answer(
+    ctx: &QosContext,
+    peer: SocketAddr,
+    line: &str,
+    selection: &mut Selection,
+) -> Option<String> {
     let Some(command) = parse_line(line) else {
         return Some(PROMPT.to_owned());
     };
-    let text = match ctx.execute(peer.ip(), &command).await {
+    let text = match ctx.execute(peer.ip(), &command, selection).await {
         Outcome::Done(answer) => answer.body,
         Outcome::NoSuchCommand => format!("{line} :no such command"),
         Outcome::Denied => format!("{line} :permission deny"),
