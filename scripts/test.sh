@@ -711,6 +711,51 @@ metrics_load() {
   echo "$out" | grep -q "^$METRICS_CALLS passed, 0 failed$"
 }
 
+# QoS `invoke` over HTTP: addInt(2, 3) is called in-process through the provider's filters
+# (not sayHello, whose count Prometheus checks).
+metrics_qos_invoke() {
+  local out
+  out=$(curl -s -w ' %{http_code}' --get \
+    --data-urlencode 'call=org.apache.dubbo.interop.InteropService.addInt(2, 3)' \
+    "http://127.0.0.1:$METRICS_QOS/invoke") || { echo "curl /invoke failed"; return 1; }
+  echo "$out"
+  case "$out" in
+    *"result: 5"*"elapsed: "*" ms. 200") return 0 ;;
+  esac
+  return 1
+}
+
+# One telnet session on the same QoS port, through Python's socket (no netcat needed):
+# banner and prompt, ls, invoke with a JSON argument, quit.
+metrics_qos_telnet() {
+  python3 - "$METRICS_QOS" <<'EOT'
+import socket, sys
+
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+
+def until_prompt():
+    data = b""
+    while not data.endswith(b"dubbo>"):
+        chunk = s.recv(65536)
+        if not chunk:
+            sys.exit("closed before the prompt: %r" % data)
+        data += chunk
+    return data.decode()
+
+banner = until_prompt()
+s.sendall(b"ls\r\n")
+ls = until_prompt()
+s.sendall(b'invoke InteropService.echoString("over telnet")\r\n')
+invoked = until_prompt()
+s.sendall(b"quit\r\n")
+bye = s.recv(100)
+print(banner + ls + invoked + bye.decode())
+ok = ("org.apache.dubbo.interop.InteropService" in ls
+      and 'result: "over telnet"' in invoked and bye == b"BYE!\n")
+sys.exit(0 if ok else 1)
+EOT
+}
+
 prometheus_up() {
   PROM_PORT=$(free_port)
   mkdir -p "$WORK/prometheus-data"
@@ -854,6 +899,8 @@ metrics_steps() {
   step "Prometheus: dubbo_provider_requests_total for sayHello = $METRICS_CALLS" \
     prometheus_expect 'sum(dubbo_provider_requests_total{application_name="metrics-provider",method="sayHello"})' $METRICS_CALLS
   step "Prometheus: Java Dubbo 3.3 metric names and labels are scraped" prometheus_java_names
+  step "QoS invoke over HTTP (curl): addInt(2, 3) answers 5" metrics_qos_invoke
+  step "QoS telnet on the same port: banner, ls, invoke, quit" metrics_qos_telnet
   step "Prometheus exits on SIGTERM" stop_prometheus
   step "Rust server with QoS exits cleanly on SIGTERM" stop_server metrics_server
   step "install the Pushgateway (Debian prometheus-pushgateway)" install_pushgateway

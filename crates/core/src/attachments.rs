@@ -77,6 +77,19 @@ impl Attachments {
         self.entries.iter().map(|(k, v)| (k.as_str(), v))
     }
 
+    /// Names the service a provider-side call is for, as a dubbo:// request carries it:
+    /// `interface` and `path` (the interface), and `version` and `group` when `key` has them.
+    pub fn insert_service(&mut self, key: &crate::ServiceKey) {
+        self.insert("interface", key.interface());
+        self.insert("path", key.interface());
+        if let Some(v) = key.version() {
+            self.insert("version", v);
+        }
+        if let Some(g) = key.group() {
+            self.insert("group", g);
+        }
+    }
+
     /// Copies every entry of `other` into `self`, overwriting equal keys.
     pub fn extend_from(&mut self, other: &Attachments) {
         for (k, v) in &other.entries {

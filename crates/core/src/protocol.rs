@@ -46,6 +46,21 @@ pub trait Protocol: Send + Sync + 'static {
     /// Graceful shutdown: tell consumers, stop accepting calls, let in-flight calls finish
     /// within `grace`, then close every server and client connection.
     fn shutdown(&self, grace: Duration) -> BoxFuture<'_, ()>;
+
+    /// The connections open on this protocol's server that listens on `port`, as (consumer,
+    /// local) address pairs; `None` when none of its servers listens there or the protocol
+    /// does not keep track (QoS `ps PORT`).
+    fn connections(&self, port: u16) -> Option<Vec<(std::net::SocketAddr, std::net::SocketAddr)>> {
+        let _ = port;
+        None
+    }
+
+    /// Tells the consumers connected to this protocol's servers to stop choosing this
+    /// provider, while it keeps serving (dubbo://'s readonly event; Java's
+    /// `GracefulShutdown.readonly`). Protocols with no such signal do nothing.
+    fn readonly(&self) -> BoxFuture<'_, ()> {
+        Box::pin(async {})
+    }
 }
 
 /// A handle on one exported service. Dropping it keeps the export; call

@@ -282,7 +282,7 @@ impl ApplicationBuilder {
                 center.close().await;
             });
         }
-        if let Some(qos) = crate::qos::settings(&app.inner.config) {
+        if let Some(qos) = crate::qos::settings(&app.inner.config)? {
             let addr = crate::qos::start(&app, qos)?;
             let _ = app.inner.qos_address.set(addr);
         }
@@ -373,6 +373,18 @@ impl Application {
     pub fn exported(&self) -> Vec<ExportedService> {
         let modules: Vec<Module> = lock(&self.inner.modules).clone();
         modules.iter().flat_map(Module::exported).collect()
+    }
+
+    /// Every service the application's modules serve, with its provider chain: what the QoS
+    /// `invoke` command calls in-process.
+    pub(crate) fn provider_chains(&self) -> Vec<crate::view::LocalService> {
+        let modules: Vec<Module> = lock(&self.inner.modules).clone();
+        modules.iter().flat_map(Module::provider_chains).collect()
+    }
+
+    /// The application's protocols opened so far (by exports and references).
+    pub(crate) fn protocols(&self) -> Vec<Arc<dyn Protocol>> {
+        lock(&self.inner.protocols).values().cloned().collect()
     }
 
     /// Every remote service the application's modules refer to.
@@ -544,8 +556,7 @@ impl Application {
         let hooks = &self.inner.hooks;
         hooks.run(ShutdownPhase::Unregister).await;
         hooks.run(ShutdownPhase::Notify).await;
-        let protocols: Vec<Arc<dyn Protocol>> =
-            lock(&self.inner.protocols).values().cloned().collect();
+        let protocols = self.protocols();
         // Each protocol sends read-only / GOAWAY, drains and closes its servers; the exports
         // stay in place until then so in-flight calls are answered.
         futures::future::join_all(protocols.iter().map(|p| p.shutdown(grace))).await;

@@ -10,7 +10,8 @@ use dubbo_cluster::ClusterInvoker;
 use dubbo_core::Protocol;
 use dubbo_core::{
     BoxFuture, Directory, ErrorCode, Exporter, FilterChain, Invocation, Invoker, MeasuredInvoker,
-    RpcError, RpcResult, ServiceHandler, ServiceInvoker, ServiceKey, Stage, StaticDirectory,
+    MethodSignature, RpcError, RpcResult, ServiceHandler, ServiceInvoker, ServiceKey, Stage,
+    StaticDirectory,
 };
 use dubbo_url::Url;
 
@@ -33,8 +34,16 @@ pub struct Module {
 struct ModuleInner {
     name: String,
     app: Application,
-    exporters: Mutex<Vec<Exporter>>,
+    exporters: Mutex<Vec<Served>>,
     references: Mutex<Vec<Arc<ReferenceInvoker>>>,
+}
+
+/// One export and the provider chain it serves, kept together so the chain can be called
+/// in-process (QoS `invoke`) for as long as the export lasts.
+struct Served {
+    exporter: Exporter,
+    chain: Arc<dyn Invoker>,
+    methods: Arc<[Arc<MethodSignature>]>,
 }
 
 impl Module {
@@ -161,11 +170,15 @@ impl Module {
             let invoker: Arc<dyn Invoker> =
                 Arc::new(ServiceInvoker::new(handler.clone(), url.clone()));
             let chain = self.provider_chain(&url, invoker);
-            let exporter = protocol.export(url, chain).await?;
+            let exporter = protocol.export(url, chain.clone()).await?;
             let url = advertised_url(exporter.url());
             tracing::info!(application = %app.name(), url = %url, "exported service");
             let record = self.export_record(&exporter);
-            lock(&self.inner.exporters).push(exporter);
+            lock(&self.inner.exporters).push(Served {
+                exporter,
+                chain,
+                methods: handler.methods().to_vec().into(),
+            });
             app.notify(|l| l.exported(&record));
             urls.push(url);
         }
@@ -232,11 +245,15 @@ impl Module {
             url.clone(),
         ));
         let chain = self.provider_chain(&url, invoker);
-        let exporter = server.export_idl(service, chain, url);
+        let exporter = server.export_idl(service, chain.clone(), url);
         let url = advertised_url(exporter.url());
         tracing::info!(application = %app.name(), url = %url, "exported IDL service");
         let record = self.export_record(&exporter);
-        lock(&self.inner.exporters).push(exporter);
+        lock(&self.inner.exporters).push(Served {
+            exporter,
+            chain,
+            methods: Arc::new([]),
+        });
         app.notify(|l| l.exported(&record));
         Ok(url)
     }
@@ -628,7 +645,20 @@ impl Module {
     pub fn exported(&self) -> Vec<ExportedService> {
         lock(&self.inner.exporters)
             .iter()
-            .map(|e| self.export_record(e))
+            .map(|s| self.export_record(&s.exporter))
+            .collect()
+    }
+
+    /// The services this module serves with their provider chains (filters around the
+    /// implementation), one entry per protocol.
+    pub(crate) fn provider_chains(&self) -> Vec<LocalService> {
+        lock(&self.inner.exporters)
+            .iter()
+            .map(|s| LocalService {
+                service: self.export_record(&s.exporter),
+                chain: s.chain.clone(),
+                methods: s.methods.clone(),
+            })
             .collect()
     }
 
@@ -644,8 +674,8 @@ impl Module {
     /// application keeps running.
     pub fn release(&self) {
         let app = &self.inner.app;
-        let exporters: Vec<Exporter> = lock(&self.inner.exporters).drain(..).collect();
-        for e in exporters {
+        let served: Vec<Served> = lock(&self.inner.exporters).drain(..).collect();
+        for Served { exporter: e, .. } in served {
             e.unexport();
             let record = self.export_record(&e);
             app.notify(|l| l.unexported(&record));
@@ -674,6 +704,7 @@ impl std::fmt::Debug for Module {
     }
 }
 
+use crate::view::LocalService;
 pub use crate::view::{ExportedService, ReferredService};
 
 /// A referred remote service: an [`Invoker`] to build clients on.

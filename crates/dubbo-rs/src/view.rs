@@ -1,7 +1,9 @@
 //! The application-wide view of what is served and what is called: one list that the
 //! metadata service, registries and QoS read.
 
-use dubbo_core::ServiceKey;
+use std::sync::Arc;
+
+use dubbo_core::{Invoker, MethodSignature, ServiceKey};
 use dubbo_url::Url;
 
 /// One service served by a module over one protocol.
@@ -24,4 +26,13 @@ pub struct ReferredService {
     pub key: ServiceKey,
     /// The consumer URL of the reference.
     pub url: Url,
+}
+
+/// A served service as the QoS `invoke` command calls it in-process.
+pub(crate) struct LocalService {
+    pub(crate) service: ExportedService,
+    /// The provider filters around the implementation.
+    pub(crate) chain: Arc<dyn Invoker>,
+    /// Its methods' Java signatures; empty when unknown (IDL services).
+    pub(crate) methods: Arc<[Arc<MethodSignature>]>,
 }

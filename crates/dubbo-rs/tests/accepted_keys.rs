@@ -3,10 +3,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::time::Duration;
-
 use dubbo_rs::config::{ConfigError, DubboConfig};
 use dubbo_rs::prelude::*;
+
+mod support;
 
 #[dubbo_rs::service(interface = "org.example.Echo")]
 pub trait Echo {
@@ -141,20 +141,8 @@ async fn application_labels_are_in_every_url() {
          \x20 protocols:\n    dubbo:\n      port: 0\n      host: 127.0.0.1\n",
     )
     .unwrap();
-    let urls = app
-        .default_module()
-        .export(EchoServer::new(EchoImpl), ServiceOptions::new())
-        .await
-        .unwrap();
-    let reference = app
-        .default_module()
-        .refer(
-            ReferenceOptions::new("org.example.Echo")
-                .url(format!("dubbo://127.0.0.1:{}", urls[0].port()))
-                .timeout(Duration::from_secs(5)),
-        )
-        .await
-        .unwrap();
+    let urls = support::export(&app, EchoServer::new(EchoImpl)).await;
+    let reference = support::refer_echo(&app, &urls[0]).await;
     let consumer_url = reference.invoker().url().clone();
     for url in [&urls[0], &consumer_url] {
         assert_eq!(url.parameter("application.version"), Some("2.1"), "{url}");
@@ -172,11 +160,7 @@ async fn dubbo_server_settings_take_effect() {
         "  protocols:\n    dubbo:\n      port: 0\n      host: 127.0.0.1\n      payload: 512\n      threadpool: fixed\n      threads: 4\n      dispatcher: all\n      heartbeat: 30000\n",
     )
     .unwrap();
-    let urls = app
-        .default_module()
-        .export(EchoServer::new(EchoImpl), ServiceOptions::new())
-        .await
-        .unwrap();
+    let urls = support::export(&app, EchoServer::new(EchoImpl)).await;
     for (key, value) in [
         ("payload", "512"),
         ("threadpool", "fixed"),
@@ -189,15 +173,7 @@ async fn dubbo_server_settings_take_effect() {
         assert_eq!(urls[0].parameter(key), Some(value), "{}", urls[0]);
     }
     let consumer = Application::builder("sweep-consumer").build().unwrap();
-    let reference = consumer
-        .default_module()
-        .refer(
-            ReferenceOptions::new("org.example.Echo")
-                .url(format!("dubbo://127.0.0.1:{}", urls[0].port()))
-                .timeout(Duration::from_secs(5)),
-        )
-        .await
-        .unwrap();
+    let reference = support::refer_echo(&consumer, &urls[0]).await;
     let client = EchoClient::new(reference.invoker());
     assert_eq!(client.echo("short".into()).await.unwrap(), "short");
     // Over the limit: the server refuses the request (and drops the connection).

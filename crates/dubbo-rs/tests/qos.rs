@@ -1,4 +1,5 @@
-//! The QoS port: probes, `ls` and `/metrics` with Java Dubbo 3.3's names, on 127.0.0.1; and the
+//! The QoS port: probes, `ls` and `/metrics` with Java Dubbo 3.3's names, telnet on the same
+//! port, `invoke`, `gracefulShutdown`, and the permission levels of callers; and the
 //! Pushgateway push of the same text, against a stuck gateway.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -9,7 +10,7 @@ use dubbo_rs::config::{ConfigError, DubboConfig};
 use dubbo_rs::prelude::*;
 
 mod support;
-use support::qos_get as get;
+use support::{qos_get as get, qos_request_at, QosTelnet};
 
 #[dubbo_rs::service(interface = "org.example.Echo")]
 pub trait Echo {
@@ -24,6 +25,32 @@ impl Echo for EchoImpl {
             return Err(RpcError::business("java.lang.IllegalStateException", "no"));
         }
         Ok(text)
+    }
+}
+
+/// Overloads of one Java method name and arity, which `invoke` tells apart by the JSON
+/// arguments when it can and otherwise lists for `select`.
+#[dubbo_rs::service(interface = "org.example.Calc")]
+pub trait Calc {
+    #[dubbo(name = "twice")]
+    async fn twice_int(&self, v: i32) -> Result<i32, RpcError>;
+    #[dubbo(name = "twice")]
+    async fn twice_text(&self, v: String) -> Result<String, RpcError>;
+    #[dubbo(name = "twice")]
+    async fn twice_long(&self, v: i64) -> Result<i64, RpcError>;
+}
+
+struct CalcImpl;
+
+impl Calc for CalcImpl {
+    async fn twice_int(&self, v: i32) -> Result<i32, RpcError> {
+        Ok(v * 2)
+    }
+    async fn twice_text(&self, v: String) -> Result<String, RpcError> {
+        Ok(v.repeat(2))
+    }
+    async fn twice_long(&self, v: i64) -> Result<i64, RpcError> {
+        Ok(v * 20)
     }
 }
 
@@ -98,7 +125,10 @@ async fn probes_ls_and_metrics() {
         assert!(find("qps_total", side).unwrap() > 0.0, "{side}");
     }
     assert!(text.contains("version=\"1.0.0\""), "{text}");
-    assert_eq!(get(&app, "/nope").await.0, 404);
+    assert_eq!(
+        get(&app, "/nope").await,
+        (404, "nope :no such command".into())
+    );
     let addr = app.qos_address().unwrap();
     app.shutdown().await;
     // Stopped with the application.
@@ -148,4 +178,237 @@ async fn a_stuck_pushgateway_is_counted_and_stops_with_the_application() {
     assert!(started.elapsed() < Duration::from_secs(5));
     assert!(!app.tasks().running().iter().any(|t| t == "pushgateway"));
     held.abort();
+}
+
+/// An application serving Echo over dubbo:// on 127.0.0.1, with QoS on port 0 and `extra`
+/// application keys.
+async fn echo_app(extra: &str) -> (Application, Vec<dubbo_rs::url::Url>) {
+    let app = build(&format!(
+        "    qos-port: 0\n{extra}  protocols:\n    dubbo:\n      port: 0\n      host: 127.0.0.1\n"
+    ))
+    .unwrap();
+    let urls = support::export(&app, EchoServer::new(EchoImpl)).await;
+    (app, urls)
+}
+
+#[tokio::test]
+async fn telnet_on_the_same_port() {
+    let (app, urls) = echo_app("").await;
+    let (mut t, banner) = QosTelnet::connect(app.qos_address().unwrap()).await;
+    assert!(
+        banner.contains("QoS") && banner.ends_with("\r\n"),
+        "{banner:?}"
+    );
+    // After the banner, a first command starting with P is telnet, not HTTP.
+    assert_eq!(
+        t.run("ps").await,
+        format!("{}\r\n", urls[0].port()),
+        "one dubbo:// server"
+    );
+    // A blank line is answered with a prompt alone.
+    assert_eq!(t.run("").await, "");
+    let ls = t.run("ls").await;
+    assert!(
+        ls.contains("As Provider side:") && ls.contains("org.example.Echo"),
+        "{ls}"
+    );
+    let help = t.run("help").await;
+    for command in ["invoke", "ps", "gracefulShutdown", "quit"] {
+        assert!(help.contains(command), "{help}");
+    }
+    assert!(t
+        .run("help invoke")
+        .await
+        .contains("invoke org.example.Greeter.sayHello"));
+    assert!(t.run("version").await.starts_with("dubbo version \""));
+    let answer = t
+        .run("invoke org.example.Echo.echo(\"hello, telnet world\")")
+        .await;
+    assert!(
+        answer.starts_with(
+            "Use default service org.example.Echo.\r\nresult: \"hello, telnet world\"\r\nelapsed: "
+        ),
+        "{answer:?}"
+    );
+    assert!(answer.ends_with(" ms.\r\n"), "{answer:?}");
+    // The simple name, any case.
+    assert!(t
+        .run("invoke echo.echo(\"x\")")
+        .await
+        .contains("result: \"x\""));
+    let bad = t.run("invoke Echo.echo({\"a\": })").await;
+    assert!(bad.starts_with("Invalid json argument 1:"), "{bad}");
+    let wrong_type = t.run("invoke Echo.echo(12)").await;
+    assert!(
+        wrong_type.contains("Failed to invoke method echo") && wrong_type.contains("argument 1"),
+        "{wrong_type}"
+    );
+    let failed = t.run("invoke Echo.echo(\"fail\")").await;
+    assert!(
+        failed.contains("java.lang.IllegalStateException: no"),
+        "{failed}"
+    );
+    assert!(t
+        .run("invoke Nope.echo(1)")
+        .await
+        .contains("No such service Nope"));
+    assert!(t
+        .run("invoke Echo.nope(1)")
+        .await
+        .contains("No such method nope"));
+    assert_eq!(t.run("nope 1").await, "nope 1 :no such command\r\n");
+    assert_eq!(t.run("live").await, "true\r\n");
+    // Overloads: a string argument picks twice(String); a number fits twice(int) and
+    // twice(long), which `select` chooses between.
+    support::export(&app, CalcServer::new(CalcImpl)).await;
+    assert!(t
+        .run("invoke Calc.twice(\"ab\")")
+        .await
+        .contains("result: \"abab\""));
+    assert_eq!(
+        t.run("select 1").await,
+        "Nothing to select: run an invoke whose method has several overloads first.\r\n"
+    );
+    let listed = t.run("invoke Calc.twice(3)").await;
+    assert!(
+        listed.starts_with("Methods:\r\n1. twice(int)\r\n2. twice(long)\r\n"),
+        "{listed:?}"
+    );
+    assert!(t.run("select 3").await.starts_with("Illegal index 3"));
+    assert!(t.run("select 2").await.contains("result: 60\r\n"));
+    t.send("quit").await;
+    assert_eq!(t.rest().await, "BYE!\n");
+    app.shutdown().await;
+}
+
+#[tokio::test]
+async fn invoke_over_http() {
+    let (app, _) = echo_app("").await;
+    let (status, body) = get(&app, "/invoke?call=org.example.Echo.echo(%22hi%20there%22)").await;
+    assert_eq!(status, 200);
+    assert!(
+        body.contains("result: \"hi there\"") && body.contains("elapsed: "),
+        "{body}"
+    );
+    let (status, body) =
+        support::qos_request(&app, "POST", "/invoke", "call=Echo.echo%28%22posted%22%29").await;
+    assert_eq!(status, 200);
+    assert!(body.contains("result: \"posted\""), "{body}");
+    // The call went through the provider filters: the metrics filter counted it.
+    let (_, metrics) = get(&app, "/metrics").await;
+    assert!(
+        metrics
+            .lines()
+            .any(|l| l.starts_with("dubbo_provider_requests_total{")
+                && l.contains("method=\"echo\"")
+                && l.ends_with(" 2")),
+        "{metrics}"
+    );
+    assert_eq!(get(&app, "/help").await.0, 200);
+    app.shutdown().await;
+}
+
+#[tokio::test]
+async fn graceful_shutdown_sends_readonly_and_takes_services_offline() {
+    let (app, urls) = echo_app("").await;
+    let consumer = build("").unwrap();
+    let reference = support::refer_echo(&consumer, &urls[0]).await;
+    let client = EchoClient::new(reference.invoker());
+    assert_eq!(client.echo("before".into()).await.unwrap(), "before");
+    assert!(reference.invoker().is_available());
+    // `ps -l PORT`: the consumer's connection, as Java lists it.
+    let port = urls[0].port();
+    let (status, conns) = get(&app, &format!("/ps?o=-l&p={port}")).await;
+    assert_eq!(status, 200);
+    assert!(
+        conns.starts_with("127.0.0.1:") && conns.ends_with(&format!(" -> 127.0.0.1:{port}")),
+        "{conns}"
+    );
+    assert_eq!(get(&app, "/gracefulShutdown").await, (200, "OK".into()));
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    while reference.invoker().is_available() {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "readonly event never arrived"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // Still serving: only the consumers' choice and the registries changed.
+    assert!(!app.is_shut_down());
+    assert_eq!(get(&app, "/live").await, (200, "true".into()));
+    consumer.shutdown().await;
+    app.shutdown().await;
+}
+
+/// This machine's first non-loopback IPv4 address: connecting from it makes a foreign caller
+/// without leaving the machine (Java's check is the same `isLoopbackAddress`).
+fn foreign_address() -> Option<std::net::IpAddr> {
+    if_addrs::get_if_addrs()
+        .ok()?
+        .into_iter()
+        .map(|i| i.ip())
+        .find(|ip| ip.is_ipv4() && !ip.is_loopback())
+}
+
+#[tokio::test]
+async fn foreign_callers_run_what_their_level_allows() {
+    let Some(ip) = foreign_address() else {
+        eprintln!("no non-loopback IPv4 address on this machine: skipped");
+        return;
+    };
+    // Anonymous foreign callers: PUBLIC commands only (Java's default level, set explicitly so
+    // the port listens on every interface).
+    let (app, _) = echo_app(
+        "    qos-anonymous-access-permission-level: PUBLIC\n    qos-anonymous-allow-commands: metrics\n",
+    )
+    .await;
+    let addr = std::net::SocketAddr::new(ip, app.qos_address().unwrap().port());
+    assert_eq!(
+        qos_request_at(addr, "GET", "/live", "").await,
+        (200, "true".into())
+    );
+    assert_eq!(
+        qos_request_at(addr, "GET", "/ls", "").await,
+        (403, "ls :permission deny".into())
+    );
+    assert_eq!(qos_request_at(addr, "GET", "/offline", "").await.0, 403);
+    // An allowed command is open to anyone.
+    assert_eq!(qos_request_at(addr, "GET", "/metrics", "").await.0, 200);
+    // Unknown commands are unknown before they are refused.
+    assert_eq!(qos_request_at(addr, "GET", "/nope", "").await.0, 404);
+    let (mut t, _) = QosTelnet::connect(addr).await;
+    assert_eq!(t.run("ls").await, "ls :permission deny\r\n");
+    assert_eq!(t.run("ready").await, "false\r\n");
+    // The same caller from loopback runs everything.
+    assert_eq!(get(&app, "/ls").await.0, 200);
+    app.shutdown().await;
+
+    // Whitelisted: PROTECTED commands, not PRIVATE ones.
+    let (app, _) = echo_app(&format!("    qos-accept-foreign-ip-whitelist: {ip}\n")).await;
+    let addr = std::net::SocketAddr::new(ip, app.qos_address().unwrap().port());
+    assert_eq!(qos_request_at(addr, "GET", "/ls", "").await.0, 200);
+    assert_eq!(
+        qos_request_at(addr, "GET", "/gracefulShutdown", "").await,
+        (403, "gracefulShutdown :permission deny".into())
+    );
+    app.shutdown().await;
+
+    // Level NONE: no command check, and foreign callers outside the whitelist are refused at
+    // the connection with Java's message.
+    let (app, _) = echo_app("    qos-anonymous-access-permission-level: NONE\n").await;
+    let addr = std::net::SocketAddr::new(ip, app.qos_address().unwrap().port());
+    let (status, body) = qos_request_at(addr, "GET", "/live", "").await;
+    assert_eq!(status, 403);
+    assert!(body.contains("Foreign Ip Not Permitted"), "{body}");
+    let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+    tokio::io::AsyncWriteExt::write_all(&mut s, b"ls\r\n")
+        .await
+        .unwrap();
+    let mut refusal = String::new();
+    tokio::io::AsyncReadExt::read_to_string(&mut s, &mut refusal)
+        .await
+        .unwrap();
+    assert!(refusal.contains("Foreign Ip Not Permitted"), "{refusal}");
+    assert_eq!(get(&app, "/ls").await.0, 200);
+    app.shutdown().await;
 }

@@ -222,6 +222,8 @@ mod de;
 mod error;
 mod fxhash;
 pub mod java;
+#[cfg(feature = "json")]
+pub mod json;
 mod reader;
 mod ser;
 mod typed;

@@ -194,6 +194,24 @@ impl Protocol for DubboProtocol {
         })
     }
 
+    fn connections(&self, port: u16) -> Option<Vec<(SocketAddr, SocketAddr)>> {
+        let servers = self.servers.lock().ok()?;
+        let server = servers.values().find(|s| s.local_addr().port() == port)?;
+        Some(server.connections())
+    }
+
+    fn readonly(&self) -> BoxFuture<'_, ()> {
+        let servers: Vec<Arc<DubboServer>> = self
+            .servers
+            .lock()
+            .map(|s| s.values().cloned().collect())
+            .unwrap_or_default();
+        for server in servers {
+            server.send_readonly();
+        }
+        Box::pin(async {})
+    }
+
     fn shutdown(&self, grace: Duration) -> BoxFuture<'_, ()> {
         Box::pin(async move {
             let servers: Vec<Arc<DubboServer>> = self

@@ -74,16 +74,32 @@ pub struct ApplicationConfig {
     /// as `environment`.
     #[serde(default, deserialize_with = "lenient::text")]
     pub environment: Option<String>,
-    /// Whether the QoS port is opened (`/metrics`, `/live`, `/ready`, `/startup`, `/ls`).
-    /// Unlike Java (default `true`), QoS is off unless this or `qos-port` asks for it.
+    /// Whether the QoS port is opened (HTTP and telnet: `metrics`, `live`, `ready`, `ls`,
+    /// `invoke`, ...). Unlike Java (default `true`), QoS is off unless this, `qos-port` or one of
+    /// the foreign-access keys asks for it.
     #[serde(default, deserialize_with = "lenient::flag")]
     pub qos_enable: Option<bool>,
     /// The QoS port (Java's default 22222); setting it turns QoS on unless `qos-enable: false`.
     #[serde(default, deserialize_with = "lenient::number")]
     pub qos_port: Option<u16>,
-    /// Whether QoS listens on every interface and answers other hosts (default: loopback only).
+    /// Whether foreign callers (not on this machine) may connect to the QoS port whatever
+    /// their address (default false). They still run only the commands their permission level
+    /// allows (see `qos-anonymous-access-permission-level`).
     #[serde(default, deserialize_with = "lenient::flag")]
     pub qos_accept_foreign_ip: Option<bool>,
+    /// Foreign addresses trusted with `PROTECTED` commands, comma-separated: exact addresses
+    /// (`10.0.0.7`, `::1`), CIDR ranges (`10.0.0.0/8`) or IPv4 patterns with `*` and ranges
+    /// per octet (`192.168.1.*`, `192.168.1.10-20`).
+    #[serde(default, deserialize_with = "lenient::text")]
+    pub qos_accept_foreign_ip_whitelist: Option<String>,
+    /// What anonymous foreign callers may run: `PUBLIC` (the default: the probes and `quit`),
+    /// `PROTECTED` (most commands), `PRIVATE` (everything) or `NONE` (no check: the
+    /// connection rules alone decide); Java's numbers 1, 2, 3 are accepted too.
+    #[serde(default, deserialize_with = "lenient::text")]
+    pub qos_anonymous_access_permission_level: Option<String>,
+    /// Commands every caller may run whatever its level, comma-separated (`metrics,ls`).
+    #[serde(default, deserialize_with = "lenient::text")]
+    pub qos_anonymous_allow_commands: Option<String>,
     /// `interface`, `instance` or `all` (the default, as Java 3.3): how providers register.
     #[serde(default, deserialize_with = "lenient::text")]
     pub register_mode: Option<String>,

@@ -4,7 +4,8 @@
 //! The rule: every key either has an effect or is refused by [`Application::build`]. Values that
 //! ask for nothing (`generic: false`, `register: false`) are accepted,
 //! because that is exactly what happens. The QoS keys (`qos-enable`, `qos-port`,
-//! `qos-accept-foreign-ip`) all have an effect now (see the QoS port).
+//! `qos-accept-foreign-ip` and its whitelist, the anonymous permission level and allowed
+//! commands) all have an effect now (see the QoS port).
 //!
 //! [`Application::build`]: crate::Application::build
 

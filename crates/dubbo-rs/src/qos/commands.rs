@@ -1,13 +1,21 @@
-//! The QoS commands served over HTTP: what each path answers.
+//! Running a QoS command, whichever way it came (HTTP or telnet): look it up, check that the
+//! caller may run it, run it.
+
+use std::net::IpAddr;
+use std::sync::Weak;
+use std::time::Instant;
 
 use dubbo_metrics::prometheus::{self, HostLabels};
 use http::StatusCode;
 
+use super::catalog::{self, CommandSpec};
+use super::invoke::{self, Selection};
 use super::online::OnlineCommand;
+use super::permission::{AccessPolicy, Decision};
 use super::request::Command;
-use crate::application::Application;
+use crate::application::{AppInner, Application};
 
-/// A command's answer: status, content type and body.
+/// A command's answer: status (for HTTP), content type and body.
 pub(crate) struct Answer {
     pub(crate) status: StatusCode,
     pub(crate) content_type: &'static str,
@@ -25,35 +33,87 @@ pub(crate) fn text(status: StatusCode, body: impl Into<String>) -> Answer {
     }
 }
 
+/// A plain-text `200` answer.
+fn ok(body: impl Into<String>) -> Answer {
+    text(StatusCode::OK, body)
+}
+
 /// A probe's answer as Java gives it: `200 true` or `503 false`, which is what Kubernetes'
 /// HTTP probes read.
-fn probe(ok: bool) -> Answer {
-    if ok {
-        text(StatusCode::OK, "true")
+fn probe(up: bool) -> Answer {
+    if up {
+        ok("true")
     } else {
         text(StatusCode::SERVICE_UNAVAILABLE, "false")
     }
 }
 
-/// Answers `command` for `app`. `local` says whether the request came from this machine:
-/// the commands that change what the application offers are for local callers only (Java's
-/// QoS lets anonymous foreign callers run only its public commands).
-pub(crate) async fn answer(
-    app: &Application,
-    command: &Command,
-    host: &HostLabels,
-    local: bool,
-) -> Answer {
-    if let Some(switch) = OnlineCommand::named(&command.name) {
-        if !local {
-            return text(
-                StatusCode::FORBIDDEN,
-                format!("{} is for callers on this machine only", command.name),
+/// What became of a command.
+pub(crate) enum Outcome {
+    /// It ran (or the application is gone: `503 false`).
+    Done(Answer),
+    /// No command has that name.
+    NoSuchCommand,
+    /// The caller's permission level is too low for it.
+    Denied,
+    /// `quit`: the session ends.
+    Close,
+}
+
+/// What every connection of one QoS port shares.
+pub(crate) struct QosContext {
+    /// Weak: the port must not keep the application alive.
+    pub(crate) app: Weak<AppInner>,
+    pub(crate) host: HostLabels,
+    pub(crate) policy: AccessPolicy,
+}
+
+impl QosContext {
+    /// Runs `command` for a caller at `peer` (`selection`: what its session remembers for
+    /// `select`), in Java's order: an unknown command is reported
+    /// as such before any permission check.
+    pub(crate) async fn execute(
+        &self,
+        peer: IpAddr,
+        command: &Command,
+        selection: &mut Selection,
+    ) -> Outcome {
+        let Some(spec) = catalog::find(&command.name) else {
+            tracing::debug!(command = %command.name, %peer, "QoS: no such command");
+            return Outcome::NoSuchCommand;
+        };
+        if self.policy.decide(peer, spec.name, spec.level) == Decision::Denied {
+            tracing::info!(
+                command = spec.name,
+                required = ?spec.level,
+                %peer,
+                "QoS command refused: permission level too low"
             );
+            return Outcome::Denied;
         }
-        return switch.run(app, &command.args).await;
+        if spec.name == "quit" {
+            return Outcome::Close;
+        }
+        let Some(inner) = self.app.upgrade() else {
+            return Outcome::Done(probe(false));
+        };
+        tracing::debug!(command = spec.name, args = ?command.args, %peer, "QoS command");
+        let app = Application { inner };
+        Outcome::Done(run(&app, spec, &command.args, &self.host, selection).await)
     }
-    match command.name.as_str() {
+}
+
+async fn run(
+    app: &Application,
+    spec: &CommandSpec,
+    args: &[String],
+    host: &HostLabels,
+    selection: &mut Selection,
+) -> Answer {
+    if let Some(switch) = OnlineCommand::named(spec.name) {
+        return switch.run(app, args).await;
+    }
+    match spec.name {
         "metrics" => Answer {
             status: StatusCode::OK,
             content_type: prometheus::CONTENT_TYPE,
@@ -62,17 +122,34 @@ pub(crate) async fn answer(
         "live" => probe(!app.is_shut_down()),
         "ready" => probe(app.is_ready()),
         "startup" => probe(app.has_started()),
-        "ls" => text(StatusCode::OK, ls(app)),
-        "" => text(StatusCode::OK, HELP),
+        "ls" => ok(ls(app)),
+        "help" => ok(catalog::help(args)),
+        "version" => ok(format!("dubbo version \"{}\"", crate::RELEASE)),
+        "ps" => {
+            let protocols = app.protocols();
+            let connections = |port| protocols.iter().find_map(|p| p.connections(port));
+            ok(super::ps::run(&app.exported(), &connections, args))
+        }
+        "invoke" => ok(invoke::run(app, args, selection).await),
+        "select" => ok(invoke::select(app, args, selection).await),
+        "gracefulShutdown" => graceful_shutdown(app).await,
         other => text(
-            StatusCode::NOT_FOUND,
-            format!("Unsupported command: {other}\n{HELP}"),
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("command {other} has no implementation"),
         ),
     }
 }
 
-const HELP: &str = "Commands: metrics, live, ready, startup, ls, \
-offline, offlineApp, offlineInterface, online, onlineApp, onlineInterface [service pattern]\n";
+/// Java's `gracefulShutdown`: every protocol tells its consumers it is read-only, and every
+/// service leaves the registries; the application keeps serving the calls that still come.
+async fn graceful_shutdown(app: &Application) -> Answer {
+    for protocol in app.protocols() {
+        protocol.readonly().await;
+    }
+    tracing::info!(application = %app.name(), "QoS gracefulShutdown: readonly sent");
+    OnlineCommand::OFFLINE_ALL.run(app, &[]).await;
+    ok("OK")
+}
 
 /// The services the application serves and calls, in the spirit of Java's `ls`.
 fn ls(app: &Application) -> String {

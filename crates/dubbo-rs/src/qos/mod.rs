@@ -1,52 +1,75 @@
-//! The QoS port: an HTTP server on loopback (unless `qos-accept-foreign-ip`) that answers
-//! operations' questions: `/metrics` (Prometheus), `/live`, `/ready`, `/startup` and `/ls`,
-//! and takes services out of the registries and back (`/offline`, `/online` and their `App` /
-//! `Interface` forms). It belongs to one application and stops when the application shuts down.
+//! The QoS port: operations' commands over HTTP and telnet on one port, as Java Dubbo 3.3
+//! serves them. The first byte a client sends decides: `G` or `P` (an HTTP `GET` / `POST`)
+//! is HTTP, anything else a telnet session (greeted after half a second of silence). The
+//! commands (`help` lists them) answer probes (`live`, `ready`, `startup`), `metrics`
+//! (Prometheus), `ls`, `ps`, `version`, `invoke` a served method with JSON arguments, take
+//! services out of the registries and back (`offline`, `online` and their `App` /
+//! `Interface` forms) and `gracefulShutdown`. Each caller runs what its permission level
+//! allows (see [`permission`]). The port belongs to one application and stops when the
+//! application shuts down.
 
+mod catalog;
 mod commands;
+mod http_connection;
+mod invoke;
 pub(crate) mod io;
 mod online;
+mod permission;
+mod ps;
 mod request;
+mod telnet;
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
-use std::sync::{Arc, Weak};
+use std::sync::Arc;
+use std::time::Duration;
 
-use bytes::Bytes;
 use dubbo_metrics::prometheus::HostLabels;
-use http_body_util::{BodyExt, Full, Limited};
+use tokio::io::AsyncWriteExt;
+use tokio::net::TcpStream;
 use tokio_util::sync::CancellationToken;
 
-use crate::application::{AppInner, Application};
+use crate::application::Application;
 use crate::config::{ConfigError, DubboConfig};
-use request::Command;
+use commands::QosContext;
+use permission::{AccessPolicy, FOREIGN_IP_REFUSED};
 
 /// Java's QoS port when none is configured.
 pub const DEFAULT_QOS_PORT: u16 = 22222;
 
+/// How long a silent client waits for the telnet banner.
+const BANNER_DELAY: Duration = Duration::from_millis(500);
+
 /// How the QoS port is to be served.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct QosSettings {
     pub(crate) port: u16,
-    pub(crate) accept_foreign_ip: bool,
+    /// Listen on every interface (else on 127.0.0.1 only).
+    pub(crate) every_interface: bool,
+    pub(crate) policy: AccessPolicy,
 }
 
-/// The QoS settings of `config`, or `None` when QoS is off.
+/// The QoS settings of `config`, `None` when QoS is off, or the key at fault.
 ///
-/// QoS is on when `qos-enable: true`, or when a `qos-port` or `qos-accept-foreign-ip` is set
+/// QoS is on when `qos-enable: true`, or when a `qos-port` or any foreign-access key is set
 /// without `qos-enable: false` (Java reads those as "enabled"). Unlike Java, nothing set means
-/// off: an application does not open an operations port nobody asked for.
-pub(crate) fn settings(config: &DubboConfig) -> Option<QosSettings> {
+/// off: an application does not open an operations port nobody asked for. For the same
+/// reason the port listens on 127.0.0.1 unless a foreign-access key is set.
+pub(crate) fn settings(config: &DubboConfig) -> Result<Option<QosSettings>, ConfigError> {
     let app = &config.application;
+    let policy = AccessPolicy::from_config(app)?;
+    let foreign = policy.serves_foreign_callers(app);
     let asked = app.qos_enable == Some(true)
         || app.qos_port.is_some()
-        || app.qos_accept_foreign_ip.is_some();
+        || app.qos_accept_foreign_ip.is_some()
+        || foreign;
     if app.qos_enable == Some(false) || !asked {
-        return None;
+        return Ok(None);
     }
-    Some(QosSettings {
+    Ok(Some(QosSettings {
         port: app.qos_port.unwrap_or(DEFAULT_QOS_PORT),
-        accept_foreign_ip: app.qos_accept_foreign_ip.unwrap_or(false),
-    })
+        every_interface: foreign,
+        policy,
+    }))
 }
 
 /// Binds the QoS port and serves it as one of `app`'s background tasks; returns the bound
@@ -58,7 +81,7 @@ pub(crate) fn start(app: &Application, qos: QosSettings) -> Result<SocketAddr, C
             "the QoS port is served by a Tokio task: build the application inside a Tokio runtime",
         ));
     }
-    let ip = if qos.accept_foreign_ip {
+    let ip = if qos.every_interface {
         IpAddr::V4(Ipv4Addr::UNSPECIFIED)
     } else {
         IpAddr::V4(Ipv4Addr::LOCALHOST)
@@ -74,21 +97,21 @@ pub(crate) fn start(app: &Application, qos: QosSettings) -> Result<SocketAddr, C
     std_listener.set_nonblocking(true).map_err(bind_error)?;
     let listener = tokio::net::TcpListener::from_std(std_listener).map_err(bind_error)?;
     let addr = listener.local_addr().map_err(bind_error)?;
-    let host = Arc::new(crate::metrics_text::host_labels(app));
-    // A weak handle: the server must not keep the application alive.
-    let weak = Arc::downgrade(&app.inner);
-    app.tasks().spawn("qos", move |cancel| {
-        accept_loop(listener, weak, host, qos.accept_foreign_ip, cancel)
+    let ctx = Arc::new(QosContext {
+        // A weak handle: the server must not keep the application alive.
+        app: Arc::downgrade(&app.inner),
+        host: crate::metrics_text::host_labels(app),
+        policy: qos.policy,
     });
+    app.tasks()
+        .spawn("qos", move |cancel| accept_loop(listener, ctx, cancel));
     tracing::info!(application = %app.name(), %addr, "QoS port open");
     Ok(addr)
 }
 
 async fn accept_loop(
     listener: tokio::net::TcpListener,
-    app: Weak<AppInner>,
-    host: Arc<HostLabels>,
-    accept_foreign_ip: bool,
+    ctx: Arc<QosContext>,
     cancel: CancellationToken,
 ) {
     loop {
@@ -102,22 +125,11 @@ async fn accept_loop(
                 }
             },
         };
-        let (app, host, cancel) = (app.clone(), host.clone(), cancel.clone());
+        let (ctx, cancel) = (ctx.clone(), cancel.clone());
         tokio::spawn(async move {
-            let service = hyper::service::service_fn(move |req: http::Request<_>| {
-                let (app, host) = (app.clone(), host.clone());
-                async move {
-                    let answer = respond(&app, &host, accept_foreign_ip, peer, req).await;
-                    Ok::<_, std::convert::Infallible>(answer)
-                }
-            });
-            // One request per connection: nothing outlives a request by much after shutdown.
-            let conn = hyper::server::conn::http1::Builder::new()
-                .keep_alive(false)
-                .serve_connection(io::TokioIo(stream), service);
             tokio::select! {
                 _ = cancel.cancelled() => {}
-                r = conn => {
+                r = serve_connection(stream, peer, ctx) => {
                     if let Err(e) = r {
                         tracing::debug!(%peer, "QoS connection error: {e}");
                     }
@@ -127,56 +139,53 @@ async fn accept_loop(
     }
 }
 
-/// The largest request body read (a form with a service pattern is far smaller).
-const MAX_BODY: usize = 64 * 1024;
-
-async fn respond(
-    app: &Weak<AppInner>,
-    host: &HostLabels,
-    accept_foreign_ip: bool,
+/// Tells HTTP from telnet by the first byte, as Java's QoS does, and serves the connection.
+async fn serve_connection(
+    mut stream: TcpStream,
     peer: SocketAddr,
-    req: http::Request<hyper::body::Incoming>,
-) -> http::Response<Full<Bytes>> {
-    let local = peer.ip().is_loopback();
-    let answer = if !accept_foreign_ip && !local {
-        commands::text(
-            http::StatusCode::FORBIDDEN,
-            format!(
-                "Foreign IP {} is not permitted; set dubbo.application.qos-accept-foreign-ip",
-                peer.ip()
-            ),
-        )
-    } else {
-        let (parts, body) = req.into_parts();
-        match Limited::new(body, MAX_BODY).collect().await {
-            Err(e) => commands::text(
-                http::StatusCode::BAD_REQUEST,
-                format!("cannot read the request body: {e}"),
-            ),
-            Ok(body) => {
-                let body = body.to_bytes();
-                let command =
-                    Command::parse(&parts.method, parts.uri.path(), parts.uri.query(), &body);
-                match (command, app.upgrade()) {
-                    (None, _) => commands::text(http::StatusCode::NOT_FOUND, ""),
-                    (Some(command), Some(inner)) => {
-                        let app = Application { inner };
-                        commands::answer(&app, &command, host, local).await
-                    }
-                    (Some(_), None) => {
-                        commands::text(http::StatusCode::SERVICE_UNAVAILABLE, "false")
-                    }
-                }
+    ctx: Arc<QosContext>,
+) -> std::io::Result<()> {
+    let admitted = ctx.policy.admits(peer.ip());
+    let mut first = [0u8; 1];
+    let mut greeted = false;
+    let read = match tokio::time::timeout(BANNER_DELAY, stream.peek(&mut first)).await {
+        Ok(read) => read?,
+        Err(_) if !admitted => 1,
+        Err(_) => {
+            // A client that says nothing is a person at a telnet prompt: greet it.
+            stream
+                .write_all(format!("{}{}", telnet::banner(), telnet::PROMPT).as_bytes())
+                .await?;
+            greeted = true;
+            match tokio::time::timeout(telnet::IDLE, stream.peek(&mut first)).await {
+                Ok(read) => read?,
+                // Idle as long as a silent session may be: closed.
+                Err(_) => 0,
             }
         }
     };
-    let mut resp = http::Response::new(Full::new(Bytes::from(answer.body)));
-    *resp.status_mut() = answer.status;
-    resp.headers_mut().insert(
-        http::header::CONTENT_TYPE,
-        http::HeaderValue::from_static(answer.content_type),
-    );
-    resp
+    if read == 0 {
+        return Ok(());
+    }
+    // Once greeted, the client is a person at a telnet prompt (an HTTP client sends its
+    // request at once): `ps` or `gracefulShutdown` typed first is a command, not HTTP.
+    let http = !greeted && matches!(first[0], b'G' | b'P');
+    if http {
+        http_connection::serve(stream, peer, ctx, admitted).await;
+        return Ok(());
+    }
+    if !admitted {
+        tracing::info!(%peer, "QoS telnet refused: foreign address");
+        // Read what the client sent first: closing with unread input would reset the
+        // connection and could lose the refusal on its way.
+        let mut sent = [0u8; 2048];
+        let _ = stream.try_read(&mut sent);
+        stream
+            .write_all(format!("\r\n{FOREIGN_IP_REFUSED}\r\n").as_bytes())
+            .await?;
+        return stream.shutdown().await;
+    }
+    telnet::serve(stream, peer, ctx, greeted).await
 }
 
 #[cfg(test)]
@@ -189,21 +198,18 @@ mod tests {
 
     #[test]
     fn qos_is_on_only_when_asked() {
-        assert_eq!(settings(&cfg("  name: a\n")), None);
-        assert_eq!(settings(&cfg("  qos-enable: false\n  qos-port: 1\n")), None);
-        assert_eq!(
-            settings(&cfg("  qos-enable: true\n")),
-            Some(QosSettings {
-                port: DEFAULT_QOS_PORT,
-                accept_foreign_ip: false
-            })
-        );
-        assert_eq!(
-            settings(&cfg("  qos-port: 3333\n  qos-accept-foreign-ip: true\n")),
-            Some(QosSettings {
-                port: 3333,
-                accept_foreign_ip: true
-            })
-        );
+        let s = |yaml: &str| settings(&cfg(yaml)).unwrap();
+        assert_eq!(s("  name: a\n"), None);
+        assert_eq!(s("  qos-enable: false\n  qos-port: 1\n"), None);
+        let on = s("  qos-enable: true\n").unwrap();
+        assert_eq!((on.port, on.every_interface), (DEFAULT_QOS_PORT, false));
+        let on = s("  qos-port: 3333\n  qos-accept-foreign-ip: true\n").unwrap();
+        assert_eq!((on.port, on.every_interface), (3333, true));
+        // Without foreign access asked for, loopback only, whatever `qos-accept-foreign-ip: false`.
+        let on = s("  qos-accept-foreign-ip: false\n").unwrap();
+        assert!(!on.every_interface);
+        let on = s("  qos-accept-foreign-ip-whitelist: 10.0.0.0/8\n").unwrap();
+        assert!(on.every_interface);
+        assert!(settings(&cfg("  qos-anonymous-access-permission-level: x\n")).is_err());
     }
 }

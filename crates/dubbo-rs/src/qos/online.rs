@@ -25,6 +25,12 @@ pub(crate) struct OnlineCommand {
 }
 
 impl OnlineCommand {
+    /// `offline` of every service at both levels (what `gracefulShutdown` runs).
+    pub(crate) const OFFLINE_ALL: Self = Self {
+        online: false,
+        levels: RegisterMode::All,
+    };
+
     /// The command named `name`, if it is one of the six.
     pub(crate) fn named(name: &str) -> Option<Self> {
         let (online, level) = if let Some(rest) = name.strip_prefix("offline") {

@@ -57,6 +57,7 @@ struct ServerShared {
 struct ConnHandle {
     tx: mpsc::Sender<Bytes>,
     peer: SocketAddr,
+    local: SocketAddr,
 }
 
 /// One accepted connection, as its request handlers see it.
@@ -137,6 +138,18 @@ impl DubboServer {
         self.shared.connections.lock().map(|c| c.len()).unwrap_or(0)
     }
 
+    /// The open connections: each consumer's address and the local address it reached.
+    pub fn connections(&self) -> Vec<(SocketAddr, SocketAddr)> {
+        let mut conns: Vec<(SocketAddr, SocketAddr)> = self
+            .shared
+            .connections
+            .lock()
+            .map(|c| c.values().map(|h| (h.peer, h.local)).collect())
+            .unwrap_or_default();
+        conns.sort();
+        conns
+    }
+
     /// Number of requests being handled.
     pub fn inflight(&self) -> usize {
         self.shared.inflight.load(Ordering::Acquire)
@@ -161,21 +174,7 @@ impl DubboServer {
             return;
         }
         self.shared.stop_accept.cancel();
-        let handles: Vec<(mpsc::Sender<Bytes>, SocketAddr)> = self
-            .shared
-            .connections
-            .lock()
-            .map(|c| c.values().map(|h| (h.tx.clone(), h.peer)).collect())
-            .unwrap_or_default();
-        for (tx, peer) in handles {
-            // Never wait on a consumer that does not read: a full queue just misses the event.
-            if tx
-                .try_send(body::readonly_event(next_request_id()))
-                .is_err()
-            {
-                tracing::debug!(consumer = %peer, "could not send readonly event");
-            }
-        }
+        self.send_readonly();
         let deadline = Instant::now() + grace;
         while self.inflight() > 0 && Instant::now() < deadline {
             tokio::time::sleep(Duration::from_millis(10)).await;
@@ -193,6 +192,26 @@ impl DubboServer {
             let _ = task.await;
         }
         tracing::info!(address = %self.shared.local_addr, "dubbo server closed");
+    }
+
+    /// Sends the readonly event (`"R"`) on every open connection, so consumers stop choosing
+    /// this provider; the server keeps serving.
+    pub fn send_readonly(&self) {
+        let handles: Vec<(mpsc::Sender<Bytes>, SocketAddr)> = self
+            .shared
+            .connections
+            .lock()
+            .map(|c| c.values().map(|h| (h.tx.clone(), h.peer)).collect())
+            .unwrap_or_default();
+        for (tx, peer) in handles {
+            // Never wait on a consumer that does not read: a full queue just misses the event.
+            if tx
+                .try_send(body::readonly_event(next_request_id()))
+                .is_err()
+            {
+                tracing::debug!(consumer = %peer, "could not send readonly event");
+            }
+        }
     }
 
     /// Closes at once: [`shutdown`](Self::shutdown) with no grace period.
@@ -263,6 +282,7 @@ async fn serve_connection(shared: Arc<ServerShared>, stream: TcpStream, peer: So
             ConnHandle {
                 tx: tx.clone(),
                 peer,
+                local,
             },
         );
     }

@@ -75,14 +75,7 @@ pub(crate) async fn serve(
     let mut inv = Invocation::new(key.clone(), method, args);
     let mut attachments = Attachments::new();
     core_attachments(&call.metadata, &mut attachments);
-    attachments.insert("interface", key.interface());
-    attachments.insert("path", key.interface());
-    if let Some(v) = key.version() {
-        attachments.insert("version", v);
-    }
-    if let Some(g) = key.group() {
-        attachments.insert("group", g);
-    }
+    attachments.insert_service(&key);
     if let Some(app) = call
         .metadata
         .get(TRI_CONSUMER_APPNAME)
