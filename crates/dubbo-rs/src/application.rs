@@ -266,6 +266,7 @@ impl ApplicationBuilder {
             let addr = crate::qos::start(&app, qos)?;
             let _ = app.inner.qos_address.set(addr);
         }
+        crate::tracing_setup::start(&app)?;
         Ok(app)
     }
 }

@@ -5,6 +5,7 @@ use super::{ConfigError, DubboConfig};
 const PROTOCOLS: &[&str] = &["dubbo", "tri", "triple"];
 
 pub(crate) fn validate(config: &DubboConfig) -> Result<(), ConfigError> {
+    super::tracer_config(config)?;
     if let Some(name) = &config.application.name {
         if name.trim().is_empty() {
             return Err(ConfigError::invalid(
