@@ -77,7 +77,8 @@ async fn otlp_receiver() -> (String, Arc<Mutex<Vec<Received>>>) {
                 hyper::service::service_fn(move |req: http::Request<hyper::body::Incoming>| {
                     let store = store.clone();
                     async move {
-                        assert_eq!(req.uri().path(), "/v1/traces");
+                        // Origin form, as a collector (not a proxy) expects it.
+                        assert_eq!(req.uri().to_string(), "/v1/traces");
                         let body = req.into_body().collect().await.unwrap().to_bytes();
                         let export = ExportTraceServiceRequest::decode(body).unwrap();
                         for rs in export.resource_spans {

@@ -77,8 +77,10 @@ impl OtlpConfig {
 pub(crate) struct ExportTarget {
     /// `host:port`, for connecting and for the `Host` header.
     pub(crate) authority: String,
-    /// The full request URI.
+    /// The full URI, for messages.
     pub(crate) uri: Uri,
+    /// The request target: origin form, as a server (not a proxy) expects it.
+    pub(crate) path: Uri,
 }
 
 /// The path OTLP/HTTP receivers take trace exports on.
@@ -111,10 +113,14 @@ impl ExportTarget {
         let uri = Uri::builder()
             .scheme("http")
             .authority(authority.as_str())
-            .path_and_query(path)
+            .path_and_query(path.clone())
             .build()
             .map_err(|e| bad(format!("{e}")))?;
-        Ok(Self { authority, uri })
+        Ok(Self {
+            authority,
+            uri,
+            path: Uri::from(path),
+        })
     }
 }
 
@@ -127,6 +133,7 @@ mod tests {
         let t = ExportTarget::parse("http://127.0.0.1:4318").unwrap();
         assert_eq!(t.authority, "127.0.0.1:4318");
         assert_eq!(t.uri.to_string(), "http://127.0.0.1:4318/v1/traces");
+        assert_eq!(t.path.to_string(), "/v1/traces");
         let t = ExportTarget::parse("http://collector/otlp/").unwrap();
         assert_eq!(t.uri.to_string(), "http://collector:80/otlp/v1/traces");
         let t = ExportTarget::parse("http://c:4318/v1/traces").unwrap();

@@ -49,7 +49,7 @@ impl OtlpHttpClient {
             .await
             .map_err(|e| failed("handshake with", &e))?;
         let driver = tokio::spawn(connection);
-        let mut request = http::Request::post(self.target.uri.clone())
+        let mut request = http::Request::post(self.target.path.clone())
             .header(HOST, &self.target.authority)
             .header(CONTENT_TYPE, "application/x-protobuf");
         for (name, value) in &self.config.headers {
