@@ -16,7 +16,7 @@ use dubbo_rs::prelude::*;
 use dubbo_triple_greeter::{ContractGreeter, GreeterServer};
 
 const USAGE: &str =
-    "usage: interop-server [--dubbo-port P] [--tri-port Q] [--registry URL] [--app NAME] [--token T] [--delay-ms D] [--qos-port Q] [--param KEY=VALUE]";
+    "usage: interop-server [--dubbo-port P] [--tri-port Q] [--registry URL] [--app NAME] [--token T] [--delay-ms D] [--qos-port Q] [--param KEY=VALUE] [--otlp URL]";
 
 #[tokio::main]
 async fn main() -> ExitCode {
@@ -39,6 +39,7 @@ async fn main() -> ExitCode {
                 | "delay-ms"
                 | "qos-port"
                 | "param"
+                | "otlp"
         )
     }) {
         eprintln!("unknown flag --{unknown}\n{USAGE}");
@@ -57,7 +58,15 @@ async fn run(args: &Args) -> Result<(), String> {
     let dubbo_port = args.port("dubbo-port", 20880)?;
     let tri_port = args.port("tri-port", 50051)?;
     let app_name = args.get("app").unwrap_or("interop-provider");
-    let mut builder = Application::builder(app_name)
+    let mut builder = Application::builder(app_name);
+    // --otlp URL: trace every call and export the spans to the OTLP/HTTP receiver at URL.
+    if let Some(endpoint) = args.get("otlp") {
+        // A given configuration stops the builder reading the process environment by itself.
+        builder = builder
+            .config(dubbo_interop::tracing_flag::traced_config(endpoint))
+            .env(std::env::vars());
+    }
+    let mut builder = builder
         .protocol("dubbo", dubbo_port)
         .protocol("tri", tri_port)
         .host("127.0.0.1");
