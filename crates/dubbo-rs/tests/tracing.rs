@@ -13,7 +13,7 @@ use bytes::Bytes;
 use dubbo_rs::config::DubboConfig;
 use dubbo_rs::prelude::*;
 use dubbo_rs::trace::otlp::{
-    any_value, ExportTraceServiceRequest, Span, SPAN_KIND_CLIENT, SPAN_KIND_SERVER,
+    any_value, ExportTraceServiceRequest, KeyValue, Span, SPAN_KIND_CLIENT, SPAN_KIND_SERVER,
     STATUS_CODE_ERROR,
 };
 use http_body_util::{BodyExt, Full};
@@ -82,16 +82,10 @@ async fn otlp_receiver() -> (String, Arc<Mutex<Vec<Received>>>) {
                         let body = req.into_body().collect().await.unwrap().to_bytes();
                         let export = ExportTraceServiceRequest::decode(body).unwrap();
                         for rs in export.resource_spans {
-                            let service = rs
-                                .resource
-                                .iter()
-                                .flat_map(|r| &r.attributes)
-                                .find(|kv| kv.key == "service.name")
-                                .and_then(|kv| match &kv.value.as_ref()?.value {
-                                    Some(any_value::Value::StringValue(s)) => Some(s.clone()),
-                                    _ => None,
-                                })
-                                .unwrap_or_default();
+                            let resource = rs.resource.map(|r| r.attributes).unwrap_or_default();
+                            let service = text_of(&resource, "service.name")
+                                .unwrap_or_default()
+                                .to_owned();
                             for ss in rs.scope_spans {
                                 for span in ss.spans {
                                     store.lock().unwrap().push(Received {
@@ -159,14 +153,18 @@ async fn spans_named(spans: &Mutex<Vec<Received>>, name: &str, count: usize) -> 
     );
 }
 
-fn text_attribute<'s>(span: &'s Span, key: &str) -> Option<&'s str> {
-    span.attributes
+fn text_of<'s>(attributes: &'s [KeyValue], key: &str) -> Option<&'s str> {
+    attributes
         .iter()
         .find(|kv| kv.key == key)
         .and_then(|kv| match &kv.value.as_ref()?.value {
             Some(any_value::Value::StringValue(s)) => Some(s.as_str()),
             _ => None,
         })
+}
+
+fn text_attribute<'s>(span: &'s Span, key: &str) -> Option<&'s str> {
+    text_of(&span.attributes, key)
 }
 
 fn one(spans: &[Received], kind: i32) -> &Received {

@@ -4,6 +4,20 @@
 use dubbo_rs::config::{
     DubboConfig, TracingConfig, TracingExporterConfig, TracingOtlpConfig, TracingSamplingConfig,
 };
+use dubbo_rs::ApplicationBuilder;
+
+use crate::args::Args;
+
+/// `builder` tracing every call to the receiver named by `--otlp`, if the flag was given.
+pub fn with_otlp_flag(builder: ApplicationBuilder, args: &Args) -> ApplicationBuilder {
+    match args.get("otlp") {
+        // A given configuration stops the builder reading the process environment by itself.
+        Some(endpoint) => builder
+            .config(traced_config(endpoint))
+            .env(std::env::vars()),
+        None => builder,
+    }
+}
 
 /// A configuration tracing every call and exporting to `endpoint` (`http://host:port`).
 pub fn traced_config(endpoint: &str) -> DubboConfig {

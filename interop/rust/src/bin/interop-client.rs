@@ -92,12 +92,7 @@ async fn run(args: &Args, report: &mut Report) -> Result<(), String> {
         _ => return Err(USAGE.to_owned()),
     };
     let mut builder = Application::builder(args.get("app").unwrap_or("interop-consumer"));
-    if let Some(endpoint) = args.get("otlp") {
-        // A given configuration stops the builder reading the process environment by itself.
-        builder = builder
-            .config(dubbo_interop::tracing_flag::traced_config(endpoint))
-            .env(std::env::vars());
-    }
+    builder = dubbo_interop::tracing_flag::with_otlp_flag(builder, args);
     if let Some(registry) = args.get("registry") {
         builder = builder.registry(registry);
         if let Some(step) = args.get("migration") {

@@ -58,14 +58,8 @@ async fn run(args: &Args) -> Result<(), String> {
     let dubbo_port = args.port("dubbo-port", 20880)?;
     let tri_port = args.port("tri-port", 50051)?;
     let app_name = args.get("app").unwrap_or("interop-provider");
-    let mut builder = Application::builder(app_name);
     // --otlp URL: trace every call and export the spans to the OTLP/HTTP receiver at URL.
-    if let Some(endpoint) = args.get("otlp") {
-        // A given configuration stops the builder reading the process environment by itself.
-        builder = builder
-            .config(dubbo_interop::tracing_flag::traced_config(endpoint))
-            .env(std::env::vars());
-    }
+    let builder = dubbo_interop::tracing_flag::with_otlp_flag(Application::builder(app_name), args);
     let mut builder = builder
         .protocol("dubbo", dubbo_port)
         .protocol("tri", tri_port)
