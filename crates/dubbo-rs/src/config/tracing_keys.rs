@@ -116,6 +116,23 @@ mod tests {
     }
 
     #[test]
+    fn the_environment_turns_it_on() {
+        let env = [
+            ("DUBBO_TRACING_ENABLED", "true"),
+            ("DUBBO_TRACING_SAMPLING_PROBABILITY", "1"),
+            (
+                "DUBBO_TRACING_TRACING_EXPORTER_OTLP_CONFIG_ENDPOINT",
+                "http://127.0.0.1:4318",
+            ),
+        ];
+        let config =
+            DubboConfig::from_yaml_with_env("dubbo:\n  application:\n    name: e\n", env).unwrap();
+        let t = tracer_config(&config).unwrap().unwrap();
+        assert_eq!(t.sampling_probability, 1.0);
+        assert_eq!(t.otlp.unwrap().endpoint, "http://127.0.0.1:4318");
+    }
+
+    #[test]
     fn off_unless_enabled() {
         assert_eq!(
             parse("dubbo:\n  tracing:\n    enabled: false\n").unwrap(),
