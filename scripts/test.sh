@@ -5,7 +5,7 @@
 #
 #   bash scripts/test.sh            # everything
 #   bash scripts/test.sh --quick    # Rust suites only (no Java, no Python)
-#   bash scripts/test.sh --only registry|etcd|older_registry|older_java|metrics   # one group of interop steps, for development
+#   bash scripts/test.sh --only registry|etcd|older_registry|older_java|metrics|tracing   # one group of interop steps, for development
 #
 # The full run builds the Java peers before `cargo test` and runs it with
 # DUBBO_RS_REQUIRE_PEERS=1, so a Rust test that needs Java (URL differential test, dubbo://
@@ -22,7 +22,7 @@ TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 QUICK=0
 ONLY=
 [ "${1:-}" = "--quick" ] && QUICK=1
-[ "${1:-}" = "--only" ] && ONLY=${2:?--only needs a group: registry, etcd, older_registry, older_java, metrics or governance}
+[ "${1:-}" = "--only" ] && ONLY=${2:?--only needs a group: registry, etcd, older_registry, older_java, metrics, tracing or governance}
 
 WORK=$(mktemp -d /tmp/dubbo-rs-test.XXXXXX)
 PIDS=()
@@ -915,6 +915,66 @@ metrics_steps() {
   step "Pushgateway exits on SIGTERM" stop_pushgateway
 }
 
+# Tracing (observability issue): the Rust interop server and client with --otlp export their
+# spans to a real OTLP/HTTP receiver (Python, opentelemetry-proto from PyPI); each protocol's
+# server span must continue the client span (same trace id, parent = the client span).
+TRACING_RUST_DUBBO=25880
+TRACING_RUST_TRI=55880
+TRACING_NAME=org.apache.dubbo.interop.InteropService/sayHello
+
+otlp_receiver_up() {
+  OTLP_PORT=$(free_port)
+  start_server otlp_receiver "$PY" interop/python/otlp_receiver.py --port "$OTLP_PORT" --out "$WORK/spans.jsonl"
+}
+
+tracing_server_up() {
+  start_server tracing_server "$TARGET_DIR/debug/interop-server" --dubbo-port $TRACING_RUST_DUBBO \
+    --tri-port $TRACING_RUST_TRI --app tracing-provider --otlp "http://127.0.0.1:$OTLP_PORT"
+}
+
+# $1: scheme, $2: the server's port of that scheme.
+tracing_client() {
+  rust_client --url "$1://127.0.0.1:$2" --app tracing-consumer --otlp "http://127.0.0.1:$OTLP_PORT"
+}
+
+tracing_check() {
+  "$PY" interop/python/otlp_check.py --spans "$WORK/spans.jsonl" --client-app tracing-consumer \
+    --server-app tracing-provider --name "$TRACING_NAME" --peer-port "$1"
+}
+
+# The Java Dubbo 3.3 consumer with dubbo.tracing on (Micrometer Tracing over OpenTelemetry,
+# W3C propagation) makes $TRACING_JAVA_CALLS sayHello calls over $1:// to port $2.
+TRACING_JAVA_CALLS=200
+tracing_java_consumer() {
+  java -Ddubbo.tracing.enabled=true -Ddubbo.tracing.sampling.probability=1.0 \
+    -cp "$INTEROP_JAVA_TRACING_JAR" org.apache.dubbo.interop.Consumer --url "$1://127.0.0.1:$2" \
+    --app java-tracing-consumer --load $TRACING_JAVA_CALLS --concurrency 4
+}
+
+# Java exports no spans here: at least $1 server spans of the Rust provider must have a parent
+# that no exported span has, i.e. continue the Java consumer's trace.
+tracing_check_java() {
+  "$PY" interop/python/otlp_check.py --spans "$WORK/spans.jsonl" --foreign-client \
+    --server-app tracing-provider --name "$TRACING_NAME" --count "$1"
+}
+
+tracing_steps() {
+  step "Python venv with grpcio and opentelemetry-proto (PyPI)" python_setup
+  step "start OTLP/HTTP receiver (Python, opentelemetry-proto)" otlp_receiver_up
+  step "start Rust interop server with --otlp" tracing_server_up
+  step "Rust client --otlp -> Rust server, dubbo://" tracing_client dubbo $TRACING_RUST_DUBBO
+  step "OTLP: Rust server span continues the Rust client span, dubbo://" tracing_check $TRACING_RUST_DUBBO
+  step "Rust client --otlp -> Rust server, tri://" tracing_client tri $TRACING_RUST_TRI
+  step "OTLP: Rust server span continues the Rust client span, tri://" tracing_check $TRACING_RUST_TRI
+  # The Rust steps above left no unparented sayHello server span, so the counts below are Java's.
+  step "Java consumer (dubbo.tracing) -> Rust server, dubbo://" tracing_java_consumer dubbo $TRACING_RUST_DUBBO
+  step "OTLP: Rust server spans continue the Java consumer's traces, dubbo://" tracing_check_java $TRACING_JAVA_CALLS
+  step "Java consumer (dubbo.tracing) -> Rust server, tri://" tracing_java_consumer tri $TRACING_RUST_TRI
+  step "OTLP: Rust server spans continue the Java consumer's traces, tri://" tracing_check_java $((2 * TRACING_JAVA_CALLS))
+  step "Rust server with --otlp exits cleanly on SIGTERM" stop_server tracing_server
+  step "OTLP receiver exits on SIGTERM" stop_server otlp_receiver
+}
+
 registry_steps() {
   step "start ZooKeeper (scripts/zookeeper.sh)" zookeeper_up
   step "start Java provider registering in ZooKeeper" java_registry_provider_up
@@ -1619,6 +1679,7 @@ if [ "$QUICK" -eq 0 ]; then
   older_registry_steps
   older_java_steps
   metrics_steps
+  tracing_steps
   governance_steps
 fi
 

@@ -11,6 +11,8 @@
 #   INTEROP_JAVA_DUBBO27_JAR  the same Provider/Consumer built against Java Dubbo 2.7.23 (dubbo:// only)
 #   INTEROP_JAVA_ETCD_JAR     the Java Dubbo 3.3 Provider/Consumer with Java's etcd3 registry extension
 #                             (org.apache.dubbo.extensions:dubbo-registry-etcd3 3.2.0) on the classpath
+#   INTEROP_JAVA_TRACING_JAR  the Java Dubbo 3.3 Consumer with Micrometer Tracing's OpenTelemetry
+#                             bridge on the classpath (run with -Ddubbo.tracing.enabled=true)
 #   INTEROP_JAVA_OLD_OPTS     JVM flags the 3.2 and 2.7 jars need on Java 17 (--add-opens: their
 #                             javassist and hessian-lite reflect into java.base)
 #   INTEROP_JAVA_BENCH_JAR    java -jar "$INTEROP_JAVA_BENCH_JAR" [--dubbo-port P] [--tri-port Q]
@@ -30,6 +32,7 @@ bench_jar="$here/bench-provider/target/bench-provider.jar"
 dubbo32_jar="$here/dubbo-interop-32/target/dubbo-interop-32.jar"
 dubbo27_jar="$here/dubbo-interop-27/target/dubbo-interop-27.jar"
 etcd_jar="$here/dubbo-interop-etcd/target/dubbo-interop-etcd.jar"
+tracing_jar="$here/dubbo-interop-tracing/target/dubbo-interop-tracing.jar"
 proto_dir="$(cd "$here/.." && pwd)/proto"
 # BenchService of the benchmark suite (compiled into bench-provider).
 bench_proto_dir="$(cd "$here/../.." && pwd)/bench/proto"
@@ -49,7 +52,8 @@ done
 
 up_to_date() {
   [[ -f "$golden_jar" && -f "$dubbo_jar" && -f "$bench_jar" ]] || return 1
-  [[ -f "$dubbo32_jar" && -f "$dubbo27_jar" && -f "$etcd_jar" ]] || return 1
+  [[ -f "$dubbo32_jar" && -f "$dubbo27_jar" && -f "$etcd_jar" && -f "$tracing_jar" ]] || return 1
+  [[ -d "$here/dubbo-interop-tracing/target/lib" ]] || return 1
   [[ -d "$here/dubbo-interop-etcd/target/lib" ]] || return 1
   [[ -d "$here/dubbo-interop-32/target/lib" && -d "$here/dubbo-interop-27/target/lib" ]] || return 1
   [[ -d "$here/hessian-golden/target/lib" && -d "$here/dubbo-interop/target/lib" ]] || return 1
@@ -60,6 +64,7 @@ up_to_date() {
   [[ "$dubbo32_jar" -ot "$oldest" ]] && oldest="$dubbo32_jar"
   [[ "$dubbo27_jar" -ot "$oldest" ]] && oldest="$dubbo27_jar"
   [[ "$etcd_jar" -ot "$oldest" ]] && oldest="$etcd_jar"
+  [[ "$tracing_jar" -ot "$oldest" ]] && oldest="$tracing_jar"
   local newer
   newer="$(find "$here" -path '*/target' -prune -o -type f \( -name 'pom.xml' -o -path '*/src/*' \) \
             -newer "$oldest" -print -quit)"
@@ -78,7 +83,7 @@ if [[ $force -eq 1 ]] || ! up_to_date; then
   fi
   rm -f "$here/.build-offline.log"
   # maven-jar-plugin may leave an unchanged jar alone; mark both as fresh for the check above.
-  touch "$golden_jar" "$dubbo_jar" "$bench_jar" "$dubbo32_jar" "$dubbo27_jar" "$etcd_jar"
+  touch "$golden_jar" "$dubbo_jar" "$bench_jar" "$dubbo32_jar" "$dubbo27_jar" "$etcd_jar" "$tracing_jar"
 else
   log "up to date"
 fi
@@ -89,5 +94,6 @@ echo "INTEROP_JAVA_BENCH_JAR=$bench_jar"
 echo "INTEROP_JAVA_DUBBO32_JAR=$dubbo32_jar"
 echo "INTEROP_JAVA_DUBBO27_JAR=$dubbo27_jar"
 echo "INTEROP_JAVA_ETCD_JAR=$etcd_jar"
+echo "INTEROP_JAVA_TRACING_JAR=$tracing_jar"
 # Quoted so that eval keeps it one value.
 echo "INTEROP_JAVA_OLD_OPTS='--add-opens java.base/java.lang=ALL-UNNAMED --add-opens java.base/java.math=ALL-UNNAMED --add-opens java.base/java.util=ALL-UNNAMED'"

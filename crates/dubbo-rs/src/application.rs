@@ -296,6 +296,7 @@ impl ApplicationBuilder {
             }
             crate::pushgateway::start(&app, target);
         }
+        crate::tracing_setup::start(&app)?;
         Ok(app)
     }
 }

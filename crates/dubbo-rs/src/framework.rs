@@ -5,6 +5,9 @@ use std::sync::Arc;
 use dubbo_core::filters::register_builtin_filters;
 use dubbo_core::{Extensions, FilterSpec, Protocol, Stage, StatsStore};
 use dubbo_metrics::{EventMetrics, MetricsFilter, MetricsStore, METRICS_FILTER_NAME};
+use dubbo_tracing::{
+    Tracers, TracingFilter, CLIENT_TRACING_FILTER_NAME, SERVER_TRACING_FILTER_NAME,
+};
 
 /// Creates a protocol instance for an application.
 pub trait ProtocolFactory: Send + Sync + 'static {
@@ -30,18 +33,23 @@ where
 /// It also owns the per-provider call statistics ([`StatsStore`]) that load balancers and
 /// limits read, so two frameworks never mix their numbers, and the call metrics
 /// ([`MetricsStore`]) that the `metrics` filter records and the QoS port's `/metrics` renders,
-/// with the registry, metadata and config-centre metrics ([`EventMetrics`]).
+/// with the registry, metadata and config-centre metrics ([`EventMetrics`]),
+/// and the [`Tracers`] of its applications that have `dubbo.tracing.enabled`.
 #[derive(Debug)]
 pub struct Framework {
     extensions: Extensions,
     stats: Arc<StatsStore>,
     metrics: Arc<MetricsStore>,
     events: Arc<EventMetrics>,
+    tracers: Arc<Tracers>,
 }
 
 /// The `metrics` filter's order: Java's `Integer.MIN_VALUE + 100`, so it is the outermost
 /// filter and a call's response time includes every other filter.
 const METRICS_FILTER_ORDER: i32 = i32::MIN + 100;
+
+/// The tracing filters' order: Java's `-1` for both observation filters, inside `metrics`.
+const TRACING_FILTER_ORDER: i32 = -1;
 
 impl Framework {
     /// A framework with the built-in protocols `dubbo` and `tri` (alias `triple`), as far as
@@ -65,6 +73,25 @@ impl Framework {
                 Arc::new(MetricsFilter::new(metrics.clone())),
             )),
         );
+        // Always in the chains, recording only for applications that install a tracer. The
+        // client span is per call, at the cluster stage, as Java's observation sender is a
+        // cluster filter: retries are one span, and the trace context is set before routing.
+        let tracers = Arc::new(Tracers::new());
+        let tracing: Arc<TracingFilter> = Arc::new(TracingFilter::new(tracers.clone()));
+        for (name, stage) in [
+            (CLIENT_TRACING_FILTER_NAME, &[Stage::Cluster]),
+            (SERVER_TRACING_FILTER_NAME, &[Stage::Provider]),
+        ] {
+            extensions.register::<FilterSpec>(
+                name,
+                Arc::new(FilterSpec::new(
+                    name,
+                    TRACING_FILTER_ORDER,
+                    stage,
+                    tracing.clone(),
+                )),
+            );
+        }
         dubbo_cluster::strategy::register_strategies(&extensions);
         dubbo_cluster::loadbalance::register_load_balancers(&extensions, stats.clone());
         #[cfg(feature = "dubbo")]
@@ -96,6 +123,7 @@ impl Framework {
             stats,
             metrics,
             events: Arc::new(EventMetrics::default()),
+            tracers,
         })
     }
 
@@ -150,6 +178,11 @@ impl Framework {
     /// framework.
     pub fn event_metrics(&self) -> &Arc<EventMetrics> {
         &self.events
+    }
+
+    /// The tracers of the applications built from this framework that trace their calls.
+    pub fn tracers(&self) -> &Arc<Tracers> {
+        &self.tracers
     }
 
     /// A new protocol instance by name, if a factory is registered.

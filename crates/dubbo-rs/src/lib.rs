@@ -61,6 +61,7 @@ mod pushgateway;
 mod qos;
 pub mod registry;
 mod tasks;
+mod tracing_setup;
 mod view;
 
 pub use application::{wait_for_signal, Application, ApplicationBuilder, DEFAULT_SHUTDOWN_WAIT};
@@ -90,6 +91,8 @@ pub use dubbo_protocol_dubbo as protocol_dubbo;
 pub use dubbo_protocol_triple as protocol_triple;
 /// Registries and application-level discovery (`dubbo-registry`).
 pub use dubbo_registry as registries;
+/// Tracing: spans, W3C trace context, OTLP export.
+pub use dubbo_tracing as trace;
 /// Dubbo's URL model.
 pub use dubbo_url as url;
 

@@ -10,3 +10,4 @@ pub mod load;
 pub mod provider;
 pub mod report;
 pub mod service;
+pub mod tracing_flag;

@@ -47,6 +47,12 @@ const KNOWN_KEYS: &[&str] = &[
     "consumer.lazy",
     "consumer.protocol",
     "consumer.actives",
+    "tracing.enabled",
+    "tracing.sampling.probability",
+    "tracing.propagation.type",
+    "tracing.tracing-exporter.otlp-config.endpoint",
+    "tracing.tracing-exporter.otlp-config.timeout",
+    "tracing.tracing-exporter.otlp-config.compression-method",
 ];
 
 fn env_name(path: &[String]) -> String {

@@ -26,12 +26,14 @@ mod lenient;
 mod lookup;
 mod model;
 mod protocol_keys;
+mod tracing_keys;
 mod unsupported;
 pub(crate) mod validate;
 
 pub(crate) use env::deployment_vars;
 pub(crate) use filter_names::refuse_unknown_filters;
 pub(crate) use protocol_keys::refuse_unhonoured;
+pub(crate) use tracing_keys::tracer_config;
 pub(crate) use unsupported::refuse_unimplemented;
 
 use std::path::Path;

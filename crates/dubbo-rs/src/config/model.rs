@@ -46,6 +46,9 @@ pub struct DubboConfig {
     /// `dubbo.metrics`: where the metrics go besides the QoS port's `/metrics`.
     #[serde(default)]
     pub metrics: MetricsConfig,
+    /// `dubbo.tracing`: spans of consumer and provider calls, exported over OTLP.
+    #[serde(default)]
+    pub tracing: Option<TracingConfig>,
     /// Deployment variables that are not configuration keys (`DUBBO_IP_TO_REGISTRY`,
     /// `DUBBO_PORT_TO_BIND`, ...): the `DUBBO_*` and `*_DUBBO_*` pairs of the environment the
     /// configuration was loaded with ([`from_file`](Self::from_file): the process environment;
@@ -486,4 +489,69 @@ pub struct ReferenceConfig {
     /// Extra URL parameters.
     #[serde(default, deserialize_with = "lenient::text_map")]
     pub parameters: BTreeMap<String, String>,
+}
+
+/// `dubbo.tracing`, with Java Dubbo 3.3's keys.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct TracingConfig {
+    /// Whether calls are traced (default `false`).
+    #[serde(default, deserialize_with = "lenient::flag")]
+    pub enabled: Option<bool>,
+    /// `dubbo.tracing.sampling`.
+    #[serde(default)]
+    pub sampling: Option<TracingSamplingConfig>,
+    /// `dubbo.tracing.propagation`.
+    #[serde(default)]
+    pub propagation: Option<TracingPropagationConfig>,
+    /// `dubbo.tracing.tracing-exporter`: where spans are sent.
+    #[serde(default)]
+    pub tracing_exporter: Option<TracingExporterConfig>,
+}
+
+/// `dubbo.tracing.sampling`.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct TracingSamplingConfig {
+    /// The share of new traces recorded, from 0 to 1 (Java's default 0.1).
+    #[serde(default, deserialize_with = "lenient::text")]
+    pub probability: Option<String>,
+}
+
+/// `dubbo.tracing.propagation`.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct TracingPropagationConfig {
+    /// `W3C` (the default and the only one supported; Java's `B3` is refused).
+    #[serde(default, rename = "type", deserialize_with = "lenient::text")]
+    pub kind: Option<String>,
+}
+
+/// `dubbo.tracing.tracing-exporter`.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct TracingExporterConfig {
+    /// `dubbo.tracing.tracing-exporter.otlp-config`.
+    #[serde(default)]
+    pub otlp_config: Option<TracingOtlpConfig>,
+}
+
+/// `dubbo.tracing.tracing-exporter.otlp-config`: an OTLP/HTTP (protobuf) receiver.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct TracingOtlpConfig {
+    /// `http://host:port` (spans are posted to `/v1/traces` under it, OTLP/HTTP's port being
+    /// 4318) or the full `http://host:port/v1/traces`.
+    #[serde(default, deserialize_with = "lenient::text")]
+    pub endpoint: Option<String>,
+    /// How long one export may take: milliseconds, or a number with `ms` or `s` (Java's
+    /// default `10s`).
+    #[serde(default, deserialize_with = "lenient::text")]
+    pub timeout: Option<String>,
+    /// `none` (the only one supported).
+    #[serde(default, deserialize_with = "lenient::text")]
+    pub compression_method: Option<String>,
+    /// Extra request headers.
+    #[serde(default, deserialize_with = "lenient::text_map")]
+    pub headers: BTreeMap<String, String>,
 }

@@ -37,6 +37,7 @@ const USAGE: &str = "usage: interop-client --url dubbo://HOST:PORT | --url tri:/
   --tag T              with --load: every call carries the attachment dubbo.tag=T (tag routing)
   --app NAME           the consumer's application name (default interop-consumer); governance
                        rules keyed by application ({app}.configurators, {app}.migration) use it
+  --otlp URL           trace every call and export the spans to the OTLP/HTTP receiver at URL
 
   --token T            send Dubbo's token T with every call, Greeter's included
   --expect-forbidden   instead of the cases, call sayHello once (with --token's token, or none)
@@ -91,6 +92,7 @@ async fn run(args: &Args, report: &mut Report) -> Result<(), String> {
         _ => return Err(USAGE.to_owned()),
     };
     let mut builder = Application::builder(args.get("app").unwrap_or("interop-consumer"));
+    builder = dubbo_interop::tracing_flag::with_otlp_flag(builder, args);
     if let Some(registry) = args.get("registry") {
         builder = builder.registry(registry);
         if let Some(step) = args.get("migration") {

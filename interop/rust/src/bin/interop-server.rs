@@ -16,7 +16,7 @@ use dubbo_rs::prelude::*;
 use dubbo_triple_greeter::{ContractGreeter, GreeterServer};
 
 const USAGE: &str =
-    "usage: interop-server [--dubbo-port P] [--tri-port Q] [--registry URL] [--app NAME] [--token T] [--delay-ms D] [--qos-port Q] [--param KEY=VALUE] [--pushgateway URL]";
+    "usage: interop-server [--dubbo-port P] [--tri-port Q] [--registry URL] [--app NAME] [--token T] [--delay-ms D] [--qos-port Q] [--param KEY=VALUE] [--pushgateway URL] [--otlp URL]";
 
 #[tokio::main]
 async fn main() -> ExitCode {
@@ -40,6 +40,7 @@ async fn main() -> ExitCode {
                 | "qos-port"
                 | "param"
                 | "pushgateway"
+                | "otlp"
         )
     }) {
         eprintln!("unknown flag --{unknown}\n{USAGE}");
@@ -58,7 +59,9 @@ async fn run(args: &Args) -> Result<(), String> {
     let dubbo_port = args.port("dubbo-port", 20880)?;
     let tri_port = args.port("tri-port", 50051)?;
     let app_name = args.get("app").unwrap_or("interop-provider");
-    let mut builder = Application::builder(app_name)
+    // --otlp URL: trace every call and export the spans to the OTLP/HTTP receiver at URL.
+    let builder = dubbo_interop::tracing_flag::with_otlp_flag(Application::builder(app_name), args);
+    let mut builder = builder
         .protocol("dubbo", dubbo_port)
         .protocol("tri", tri_port)
         .host("127.0.0.1");
