@@ -3,7 +3,6 @@
 
 use std::net::IpAddr;
 use std::sync::Weak;
-use std::time::Instant;
 
 use dubbo_metrics::prometheus::{self, HostLabels};
 use http::StatusCode;
