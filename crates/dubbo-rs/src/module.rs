@@ -571,6 +571,7 @@ impl Module {
                     step: layer.step,
                     threshold: layer.threshold,
                     force: false,
+                    delay: Duration::ZERO,
                 },
             };
             Some(crate::governance::follow(

@@ -31,25 +31,18 @@ impl Echo for EchoImpl {
 
 const SERVICE_RULE: &str = "org.example.governance.Echo:1.0.0:.configurators";
 
-/// A throw-away directory removed on drop.
-struct Dir(std::path::PathBuf);
+mod support;
+
+/// A throw-away registry and config centre directory.
+struct Dir(support::TempDir);
 
 impl Dir {
     fn new(tag: &str) -> Self {
-        let n = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos();
-        let p = std::env::temp_dir().join(format!(
-            "dubbo-rs-governance-{tag}-{}-{n}",
-            std::process::id()
-        ));
-        std::fs::create_dir_all(&p).unwrap();
-        Dir(p)
+        Dir(support::TempDir::new(&format!("governance-{tag}")))
     }
 
     fn url(&self) -> String {
-        format!("file://{}", self.0.display())
+        self.0.url()
     }
 
     /// The config centre in this directory, as an operator's tool opens it.
@@ -58,12 +51,6 @@ impl Dir {
             &Url::parse(&format!("{}?poll.period=50", self.url())).unwrap(),
         )
         .unwrap()
-    }
-}
-
-impl Drop for Dir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
 

@@ -29,35 +29,10 @@ impl Echo for EchoImpl {
 
 const ECHO: &str = "org.example.registry.Echo";
 
-fn registry_dir() -> (tempdir::Dir, String) {
-    let dir = tempdir::Dir::new();
-    let url = format!("file://{}", dir.path());
+fn registry_dir() -> (support::TempDir, String) {
+    let dir = support::TempDir::new("registry-test");
+    let url = dir.url();
     (dir, url)
-}
-
-/// A throw-away directory removed on drop.
-mod tempdir {
-    pub struct Dir(std::path::PathBuf);
-    impl Dir {
-        pub fn new() -> Self {
-            let n = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap()
-                .as_nanos();
-            let p = std::env::temp_dir()
-                .join(format!("dubbo-rs-registry-test-{}-{n}", std::process::id()));
-            std::fs::create_dir_all(&p).unwrap();
-            Dir(p)
-        }
-        pub fn path(&self) -> String {
-            self.0.display().to_string()
-        }
-    }
-    impl Drop for Dir {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
 }
 
 async fn provider(registry: &str, name: &'static str, mode: &str) -> Application {

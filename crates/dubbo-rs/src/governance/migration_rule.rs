@@ -27,6 +27,9 @@ struct Settings {
     threshold: Option<f64>,
     #[serde(default)]
     force: Option<bool>,
+    /// Seconds to let the new model's addresses arrive before comparing (Java's `delay`).
+    #[serde(default)]
+    delay: Option<u64>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
@@ -44,6 +47,8 @@ pub(crate) struct Migration {
     pub(crate) step: MigrationStep,
     pub(crate) threshold: f64,
     pub(crate) force: bool,
+    /// How long to let the new model's addresses arrive before deciding.
+    pub(crate) delay: std::time::Duration,
 }
 
 impl MigrationRule {
@@ -101,10 +106,15 @@ impl MigrationRule {
             .iter()
             .find_map(|s| s.force)
             .unwrap_or(defaults.force);
+        let delay = layers
+            .iter()
+            .find_map(|s| s.delay)
+            .map_or(defaults.delay, std::time::Duration::from_secs);
         Migration {
             step,
             threshold,
             force,
+            delay,
         }
     }
 }
@@ -117,6 +127,7 @@ mod tests {
         step: MigrationStep::ApplicationFirst,
         threshold: 0.0,
         force: false,
+        delay: std::time::Duration::ZERO,
     };
 
     fn keys(k: &[&str]) -> Vec<String> {
@@ -126,7 +137,7 @@ mod tests {
     #[test]
     fn service_entries_beat_application_entries_beat_the_rule() {
         let rule = MigrationRule::from_yaml(
-            "key: demo-consumer\nstep: FORCE_INTERFACE\nthreshold: 0.5\ninterfaces:\n  - serviceKey: org.foo.A\n    step: FORCE_APPLICATION\napplications:\n  - serviceKey: provider-b\n    step: APPLICATION_FIRST\n    force: true\n",
+            "key: demo-consumer\nstep: FORCE_INTERFACE\nthreshold: 0.5\ndelay: 3\ninterfaces:\n  - serviceKey: org.foo.A\n    step: FORCE_APPLICATION\napplications:\n  - serviceKey: provider-b\n    step: APPLICATION_FIRST\n    force: true\n",
         )
         .unwrap();
         let a = rule.resolve(&keys(&["org.foo.A"]), &keys(&["provider-b"]), DEFAULTS);
@@ -134,6 +145,7 @@ mod tests {
         // The service entry says no force: the application entry's is used.
         assert!(a.force);
         assert_eq!(a.threshold, 0.5);
+        assert_eq!(a.delay, std::time::Duration::from_secs(3));
         let b = rule.resolve(&keys(&["org.foo.B"]), &keys(&["provider-b"]), DEFAULTS);
         assert_eq!(b.step, MigrationStep::ApplicationFirst);
         let c = rule.resolve(&keys(&["org.foo.C"]), &keys(&["other"]), DEFAULTS);

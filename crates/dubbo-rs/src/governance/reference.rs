@@ -296,7 +296,7 @@ impl Follower {
         };
         self.rules
             .subscription
-            .migrate(target.step, target.threshold, target.force)
+            .migrate(target.step, target.threshold, target.force, target.delay)
             .await;
     }
 }

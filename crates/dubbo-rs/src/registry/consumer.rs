@@ -156,14 +156,16 @@ const MIGRATION_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 impl Subscription {
     /// Moves the reference to another migration step (Java's `MigrationInvoker` on a rule
     /// change): the model the new step reads is subscribed if it was not, and the switch is
-    /// made once it has providers, so no call finds an empty list. If it finds none within
-    /// [`MIGRATION_WAIT`], the step stays unless `force` says to switch anyway. Returns the
-    /// step in force afterwards.
+    /// made once it has providers, so no call finds an empty list. A `delay` lets that
+    /// model's addresses arrive for that long first (Java's rule `delay`). If it finds none
+    /// within [`MIGRATION_WAIT`] more, the step stays unless `force` says to switch anyway.
+    /// Returns the step in force afterwards.
     pub(crate) async fn migrate(
         &self,
         step: MigrationStep,
         threshold: f64,
         force: bool,
+        delay: std::time::Duration,
     ) -> MigrationStep {
         let Some(shared) = lock(&self.shared).upgrade() else {
             return step;
@@ -176,6 +178,12 @@ impl Subscription {
         let connected = lock(&shared.connected).clone();
         for (i, r, conn) in connected {
             shared.clone().subscribe_models(i, r, conn, step).await;
+        }
+        if !delay.is_zero() {
+            tokio::select! {
+                _ = self.cancel.cancelled() => return before.0,
+                _ = tokio::time::sleep(delay) => {}
+            }
         }
         let deadline = tokio::time::Instant::now() + MIGRATION_WAIT;
         while !sources.has_providers(step, threshold) && tokio::time::Instant::now() < deadline {

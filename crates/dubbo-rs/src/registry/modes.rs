@@ -38,8 +38,9 @@ impl RegisterMode {
 pub enum MigrationStep {
     /// Interface-level addresses only.
     ForceInterface,
-    /// Application-level addresses when there are enough of them (see
-    /// [`choose`](super::migration::choose)), else interface-level ones. Java 3.3's default.
+    /// Application-level addresses when there are some and their count reaches the migration
+    /// `threshold` times the interface-level count, else interface-level ones. Java 3.3's
+    /// default.
     ApplicationFirst,
     /// Application-level addresses only; the provider's application comes from the
     /// service-name mapping or `provided-by`.

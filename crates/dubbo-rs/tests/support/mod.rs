@@ -128,3 +128,35 @@ impl QosTelnet {
         String::from_utf8_lossy(&bytes).into_owned()
     }
 }
+
+/// A throw-away directory (a file registry's, a config centre's) removed on drop.
+pub struct TempDir(pub std::path::PathBuf);
+
+impl TempDir {
+    /// A new empty directory whose name says what it is for.
+    pub fn new(tag: &str) -> Self {
+        let n = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos();
+        let p = std::env::temp_dir().join(format!("dubbo-rs-{tag}-{}-{n}", std::process::id()));
+        std::fs::create_dir_all(&p).unwrap();
+        TempDir(p)
+    }
+
+    /// The directory's path.
+    pub fn path(&self) -> String {
+        self.0.display().to_string()
+    }
+
+    /// The `file://` URL of the registry (and config centre) kept in the directory.
+    pub fn url(&self) -> String {
+        format!("file://{}", self.path())
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
