@@ -1158,6 +1158,52 @@ java_etcd_discovery_bug() {
   echo "fails as documented: Java's etcd discovery gives instances without an ApplicationModel"
 }
 
+# Governance through etcd: a Dubbo Admin-format rule written into etcd
+# (/dubbo/config/dubbo/KEY, with dubbo-cli) disables Rust provider 1, which registers again with
+# disabled=true; consumers then call provider 0 only, and provider 1 again once the rule is
+# deleted. Each check polls for up to 5 s.
+ETCD_RULE_KEY=org.apache.dubbo.interop.InteropService:1.0.0:.configurators
+etcd_disable_rule() {
+  cat <<RULE
+configVersion: v3.0
+scope: service
+key: org.apache.dubbo.interop.InteropService:1.0.0
+configs:
+  - side: provider
+    addresses: ["[::ffff:127.0.0.1]:${ETCD_RUST_DUBBO[1]}"]
+    parameters:
+      disabled: true
+RULE
+}
+
+# Runs loads until provider 1 is (want=yes) or is not (want=no) among those that answered.
+etcd_provider1_answers() {
+  local want=$1 out
+  for _ in 1 2 3 4 5; do
+    sleep 1
+    out=$(rust_client --registry "$ETCD_URL" --load 400 --concurrency 4 2>&1)
+    echo "$out" | grep -q '^400 passed, 0 failed$' || { echo "$out" | tail -n 5; return 1; }
+    if echo "$out" | grep -q ":${ETCD_RUST_DUBBO[1]} calls"; then
+      [ "$want" = yes ] && { echo "$out" | tail -n 3; return 0; }
+    else
+      [ "$want" = no ] && { echo "$out" | tail -n 3; return 0; }
+    fi
+  done
+  echo "$out" | tail -n 3
+  return 1
+}
+
+etcd_override_rule() {
+  etcd_disable_rule | dubbo_cli config put --center "$ETCD_URL" "$ETCD_RULE_KEY" - || return 1
+  if ! etcd_provider1_answers no; then
+    echo "the disabled provider still gets calls"
+    dubbo_cli config delete --center "$ETCD_URL" "$ETCD_RULE_KEY"
+    return 1
+  fi
+  dubbo_cli config delete --center "$ETCD_URL" "$ETCD_RULE_KEY" || return 1
+  etcd_provider1_answers yes || { echo "provider 1 did not come back after the rule was deleted"; return 1; }
+}
+
 etcd_steps() {
   step "start etcd (scripts/etcd.sh)" etcd_up
   step "start Rust provider registering in etcd" etcd_rust_provider_up 0
@@ -1166,6 +1212,8 @@ etcd_steps() {
   step "start a second Rust provider registering in etcd" etcd_rust_provider_up 1
   step "Rust client through etcd, load while a provider is stopped (SIGTERM) and started again: 0 failed" \
     etcd_restart_under_load
+  step "override rule in etcd (disabled: true on one provider): consumers leave it out; deleting the rule brings it back" \
+    etcd_override_rule
   # Java peers through Java's etcd3 extension.
   step "start Java provider registering in etcd (etcd3://, interface-level)" java_etcd_provider_up
   for p in dubbo tri; do
