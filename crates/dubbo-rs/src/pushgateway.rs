@@ -17,7 +17,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::application::{AppInner, Application};
 use crate::config::{ConfigError, DubboConfig};
-use crate::qos::io::TokioIo;
+use hyper_util::rt::TokioIo;
 
 /// Java's job name when none is configured.
 pub const DEFAULT_JOB: &str = "default_dubbo_job";
@@ -220,7 +220,7 @@ async fn push(target: &PushTarget, body: String) -> Result<(), String> {
     let stream = tokio::net::TcpStream::connect(&target.authority)
         .await
         .map_err(|e| format!("cannot connect: {e}"))?;
-    let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo(stream))
+    let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
         .await
         .map_err(|e| format!("handshake: {e}"))?;
     let mut request = http::Request::post(&target.path)

@@ -11,9 +11,9 @@ use tokio::net::TcpStream;
 
 use super::commands::{text, Answer, Outcome, QosContext};
 use super::invoke::Selection;
-use super::io::TokioIo;
 use super::permission::FOREIGN_IP_REFUSED;
 use super::request::Command;
+use hyper_util::rt::TokioIo;
 
 /// The largest request body read (a form with a service pattern or an `invoke` is far
 /// smaller).
@@ -41,7 +41,7 @@ pub(crate) async fn serve(
     // One request per connection: nothing outlives a request by much after shutdown.
     let conn = hyper::server::conn::http1::Builder::new()
         .keep_alive(false)
-        .serve_connection(TokioIo(stream), service);
+        .serve_connection(TokioIo::new(stream), service);
     if let Err(e) = conn.await {
         tracing::debug!(%peer, "QoS connection error: {e}");
     }

@@ -12,7 +12,6 @@ mod catalog;
 mod commands;
 mod http_connection;
 mod invoke;
-pub(crate) mod io;
 mod online;
 mod permission;
 mod ps;

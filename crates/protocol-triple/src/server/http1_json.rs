@@ -15,10 +15,7 @@
 //! 504 for a timeout.
 
 use std::net::SocketAddr;
-use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
-
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -50,7 +47,7 @@ pub(crate) async fn serve_http1<IO>(
     });
     let conn = hyper::server::conn::http1::Builder::new()
         .keep_alive(true)
-        .serve_connection(TokioIo(io), service);
+        .serve_connection(hyper_util::rt::TokioIo::new(io), service);
     let mut conn = std::pin::pin!(conn);
     let mut shutting_down = *shutdown.borrow();
     if shutting_down {
@@ -267,48 +264,4 @@ pub(crate) fn json_error(status: http::StatusCode, message: &str) -> http::Respo
         http::HeaderValue::from_static("application/json"),
     );
     resp
-}
-
-/// Adapts a tokio I/O object to hyper's I/O traits.
-pub(crate) struct TokioIo<T>(pub(crate) T);
-
-impl<T: AsyncRead + Unpin> hyper::rt::Read for TokioIo<T> {
-    fn poll_read(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        mut buf: hyper::rt::ReadBufCursor<'_>,
-    ) -> Poll<std::io::Result<()>> {
-        // Read through a small stack buffer and copy: no unsafe, and this path (the JSON form)
-        // is not the hot one.
-        let mut tmp = [0u8; 8192];
-        let cap = buf.remaining().min(tmp.len());
-        let mut tbuf = tokio::io::ReadBuf::new(&mut tmp[..cap]);
-        match Pin::new(&mut self.0).poll_read(cx, &mut tbuf) {
-            Poll::Ready(Ok(())) => buf.put_slice(tbuf.filled()),
-            other => return other,
-        }
-        Poll::Ready(Ok(()))
-    }
-}
-
-impl<T: AsyncWrite + Unpin> hyper::rt::Write for TokioIo<T> {
-    fn poll_write(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<Result<usize, std::io::Error>> {
-        Pin::new(&mut self.0).poll_write(cx, buf)
-    }
-    fn poll_flush(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Result<(), std::io::Error>> {
-        Pin::new(&mut self.0).poll_flush(cx)
-    }
-    fn poll_shutdown(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Result<(), std::io::Error>> {
-        Pin::new(&mut self.0).poll_shutdown(cx)
-    }
 }
