@@ -1505,9 +1505,18 @@ gov_override() {
       --duration 16 --concurrency 4 >"$out" 2>"$WORK/gov-override.err" & ;;
   esac
   pid=$!
-  # The Java consumer starts slower.
-  sleep "$([ "$who" = java ] && echo 7 || echo 4)"
-  echo "calls per provider per second before the rule: $(gov_rates)"
+  # Measured once the load reaches every provider: a JVM on a busy machine takes a while to
+  # start (the load's duration counts from its first call).
+  local tries=0
+  sleep 2
+  until r=$(gov_rates) && read -ra d <<<"$r" && [ "${d[0]}" -gt 0 ] && [ "${d[1]}" -gt 0 ] && [ "${d[2]}" -gt 0 ]; do
+    tries=$((tries + 1))
+    if [ "$tries" -ge 30 ] || ! kill -0 "$pid" 2>/dev/null; then
+      echo "the load did not reach all three providers: $r"; cat "$out" "$WORK/gov-override.err" | tail -20
+      kill "$pid" 2>/dev/null; return 1
+    fi
+  done
+  echo "calls per provider per second before the rule: $r"
   gov_override_rule "$param" | gov_put "$GOV_RULE_KEY.configurators" || { kill "$pid"; return 1; }
   echo "rule written: $param on provider 1"
   sleep 1
@@ -1645,6 +1654,41 @@ gov_migration() {
   gov_load_ok "$pid" "$out"
 }
 
+# External configuration: the global dubbo.properties sets one token and the application's own
+# another; the provider, started after both are written, enforces the application's.
+gov_external() {
+  local port tri out rc=0
+  port=$(free_port)
+  tri=$(free_port)
+  gov_put dubbo.properties <<'PROPS' || return 1
+# global external configuration
+dubbo.provider.token=global-t
+PROPS
+  gov_put dubbo.properties gov-external <<'PROPS' || return 1
+dubbo.provider.token = app-t
+PROPS
+  start_server gov_external "$TARGET_DIR/debug/interop-server" --dubbo-port "$port" --tri-port "$tri" \
+    --registry "$ZK_URL" --app gov-external || rc=1
+  if [ "$rc" -eq 0 ]; then
+    echo "without a token:"
+    out=$(rust_client --url "dubbo://127.0.0.1:$port" --expect-forbidden 2>&1)
+    echo "$out"
+    echo "$out" | grep -q '^1 passed, 0 failed$' || rc=1
+    echo "with the global text's token (overridden by the application's):"
+    out=$(rust_client --url "dubbo://127.0.0.1:$port" --expect-forbidden --token global-t 2>&1)
+    echo "$out"
+    echo "$out" | grep -q '^1 passed, 0 failed$' || rc=1
+    echo "with the application's token:"
+    out=$(rust_client --url "dubbo://127.0.0.1:$port" --token app-t 2>&1)
+    echo "$out" | tail -3
+    echo "$out" | grep -Eq '^[1-9][0-9]* passed, 0 failed$' || rc=1
+  fi
+  stop_server gov_external >/dev/null 2>&1 || true
+  gov_delete dubbo.properties
+  gov_delete dubbo.properties gov-external
+  return $rc
+}
+
 governance_steps() {
   step "start ZooKeeper (governance)" zookeeper_up governance-zk
   step "start three Rust providers with QoS, registering in ZooKeeper" \
@@ -1660,6 +1704,8 @@ governance_steps() {
   step "tag rule: calls with dubbo.tag=gray go to the gray provider, others elsewhere" gov_tag
   step "migration rule: a running consumer moves from FORCE_INTERFACE to FORCE_APPLICATION under load, 0 failed" \
     gov_migration
+  step "external configuration: dubbo.properties in ZooKeeper (global, then the application's own) sets a provider's token at start" \
+    gov_external
   gov_providers_down
   step "ZooKeeper exits on SIGTERM" stop_server zookeeper
 }

@@ -227,9 +227,44 @@ impl ApplicationBuilder {
     /// asks for something not implemented yet (a registry, QoS, registration) or that its
     /// protocol does not honour, and every configured `filter` names a filter of the framework.
     /// The error names the key. Nothing is opened until a service is exported or referred.
+    ///
+    /// It reads nothing from a config centre: [`build_async`](Self::build_async) also reads
+    /// the external configuration kept there.
     pub fn build(self) -> Result<Application, DubboError> {
         let (framework, config) = self.resolved_config()?;
         let framework = framework.unwrap_or_else(Framework::new);
+        Self::assemble(framework, config)
+    }
+
+    /// Like [`build`](Self::build), after reading the external configuration from the config
+    /// centre, as Java Dubbo does at start: `dubbo.properties` (the key is
+    /// `dubbo.config-center.config-file`) in the centre's group (default `dubbo`) and in the
+    /// group named after the application. Their keys override the configuration given here;
+    /// `DUBBO_*` environment variables still override them, and the application's own text
+    /// overrides the global one. The centre is `dubbo.config-center`, else the first registry
+    /// that can serve as one.
+    ///
+    /// An unknown or invalid key in either text stops the start with an error naming the key
+    /// and the text; so does an unreachable `dubbo.config-center` unless its `check` is
+    /// `false`.
+    pub async fn build_async(self) -> Result<Application, DubboError> {
+        let (framework, config) = self.resolved_config()?;
+        let framework = framework.unwrap_or_else(Framework::new);
+        let name = config.application.name.clone().unwrap_or_default();
+        let external =
+            crate::governance::read_external(&config, &name, framework.extensions()).await?;
+        let config = if external.is_empty() {
+            config
+        } else {
+            let merged = crate::config::apply_external(&config, &external)?;
+            crate::config::refuse_unimplemented(&merged)?;
+            crate::config::refuse_unhonoured(&merged)?;
+            merged
+        };
+        Self::assemble(framework, config)
+    }
+
+    fn assemble(framework: Arc<Framework>, config: DubboConfig) -> Result<Application, DubboError> {
         let specs = framework.filters();
         let names: Vec<&str> = specs.iter().map(|s| s.name).collect();
         crate::config::refuse_unknown_filters(&config, &names)?;

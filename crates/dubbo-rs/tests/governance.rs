@@ -312,3 +312,130 @@ async fn applications_with_different_config_centres_do_not_see_each_others_rules
         app.shutdown().await;
     }
 }
+
+/// External configuration: `dubbo.properties` in the config centre (global in group `dubbo`,
+/// the application's own in the group named after it) is laid over the local configuration at
+/// start, below the environment; the provider then runs with it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn external_configuration_from_the_config_centre_is_applied_at_start() {
+    let dir = Dir::new("external");
+    let center = dir.center();
+    center
+        .publish_config(
+            "dubbo.properties",
+            "dubbo",
+            "# global\ndubbo.consumer.timeout=1500\ndubbo.consumer.retries=1\ndubbo.provider.token=s3cret\n",
+        )
+        .await
+        .unwrap();
+    center
+        .publish_config(
+            "dubbo.properties",
+            "gov-ext",
+            "dubbo.consumer.timeout = 2500\n",
+        )
+        .await
+        .unwrap();
+    let yaml = format!(
+        "dubbo:\n  application:\n    name: gov-ext\n  consumer:\n    timeout: 900\n  protocols:\n    dubbo:\n      port: 0\n      host: 127.0.0.1\n  registry:\n    address: {}?poll.period=50\n    register: false\n",
+        dir.url()
+    );
+    let config = dubbo_rs::config::DubboConfig::from_yaml(&yaml).unwrap();
+    let app = Application::builder("gov-ext")
+        .config(config)
+        .env([("DUBBO_CONSUMER_RETRIES", "4")])
+        .build_async()
+        .await
+        .unwrap();
+    let c = app.config();
+    assert_eq!(
+        c.consumer.timeout,
+        Some(2500),
+        "the application's text wins"
+    );
+    assert_eq!(
+        c.consumer.retries,
+        Some(4),
+        "the environment wins over both"
+    );
+    assert_eq!(c.provider.token.as_deref(), Some("s3cret"));
+
+    // The token from the external text is enforced: a direct call without it is refused.
+    app.default_module()
+        .export(
+            EchoServer::new(EchoImpl("ext")),
+            ServiceOptions::new().version("1.0.0"),
+        )
+        .await
+        .unwrap();
+    let exported = app.exported();
+    let url = &exported
+        .iter()
+        .find(|e| e.key.interface() == "org.example.governance.Echo")
+        .unwrap()
+        .url;
+    assert_eq!(url.parameter("token"), Some("s3cret"));
+    let caller = Application::builder("gov-ext-caller").build().unwrap();
+    let reference = caller
+        .default_module()
+        .refer(
+            ReferenceOptions::new("org.example.governance.Echo")
+                .version("1.0.0")
+                .url(format!("dubbo://127.0.0.1:{}", url.port())),
+        )
+        .await
+        .unwrap();
+    let refused = EchoClient::new(reference.invoker())
+        .echo("x".into())
+        .await
+        .expect_err("served without the token");
+    assert!(refused.to_string().contains("token"), "{refused}");
+    caller.shutdown().await;
+    app.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_bad_external_key_stops_the_start_naming_key_and_text() {
+    let dir = Dir::new("external-bad");
+    dir.center()
+        .publish_config("dubbo.properties", "dubbo", "dubbo.consumer.timout=1\n")
+        .await
+        .unwrap();
+    let yaml = format!(
+        "dubbo:\n  application:\n    name: gov-ext-bad\n  registry:\n    address: {}\n    register: false\n",
+        dir.url()
+    );
+    let config = dubbo_rs::config::DubboConfig::from_yaml(&yaml).unwrap();
+    let err = Application::builder("gov-ext-bad")
+        .config(config)
+        .build_async()
+        .await
+        .expect_err("started with a bad external key")
+        .to_string();
+    assert!(err.contains("timout"), "{err}");
+    assert!(err.contains("dubbo.properties in group dubbo"), "{err}");
+}
+
+#[tokio::test]
+async fn an_unreachable_config_centre_stops_the_start_unless_check_is_false() {
+    let yaml = |check: &str| {
+        format!(
+            "dubbo:\n  application:\n    name: gov-ext-down\n  config-center:\n    address: zookeeper://127.0.0.1:1\n    timeout: 500\n{check}"
+        )
+    };
+    let config = dubbo_rs::config::DubboConfig::from_yaml(&yaml("")).unwrap();
+    let err = Application::builder("gov-ext-down")
+        .config(config)
+        .build_async()
+        .await
+        .expect_err("started without its config centre")
+        .to_string();
+    assert!(err.contains("dubbo.config-center"), "{err}");
+    let config = dubbo_rs::config::DubboConfig::from_yaml(&yaml("    check: false\n")).unwrap();
+    let app = Application::builder("gov-ext-down")
+        .config(config)
+        .build_async()
+        .await
+        .unwrap();
+    app.shutdown().await;
+}

@@ -129,6 +129,13 @@ async fn probes_ls_and_metrics() {
         get(&app, "/nope").await,
         (404, "nope :no such command".into())
     );
+    let (status, config) = get(&app, "/getConfig/ProtocolConfig").await;
+    assert_eq!(status, 200);
+    assert!(
+        config.starts_with("ApplicationModel: qos-app\nProtocolConfig dubbo:\n")
+            && config.contains("host: 127.0.0.1"),
+        "{config}"
+    );
     let addr = app.qos_address().unwrap();
     app.shutdown().await;
     // Stopped with the application.

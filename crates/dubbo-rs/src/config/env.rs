@@ -82,7 +82,7 @@ fn collect_paths(value: &Value, prefix: &mut Vec<String>, out: &mut Vec<Vec<Stri
     }
 }
 
-fn set_path(root: &mut Value, path: &[String], new: Value) -> Result<(), ConfigError> {
+pub(super) fn set_path(root: &mut Value, path: &[String], new: Value) -> Result<(), ConfigError> {
     let mut node = root;
     for (i, part) in path.iter().enumerate() {
         if node.is_null() {
@@ -102,6 +102,18 @@ fn set_path(root: &mut Value, path: &[String], new: Value) -> Result<(), ConfigE
         node = map.entry(key).or_insert(Value::Null);
     }
     Ok(())
+}
+
+/// A value given as text (an environment variable, an external `.properties` entry).
+///
+/// Kept as the text it is, as Java keeps it (`1.10` stays `1.10`); the typed tree takes
+/// numbers and booleans written as text. Only a YAML list or mapping (`[dubbo, tri]`) is read
+/// as one.
+pub(super) fn value_of(raw: &str) -> Value {
+    match serde_yaml_ng::from_str::<Value>(raw) {
+        Ok(v @ (Value::Sequence(_) | Value::Mapping(_))) => v,
+        _ => Value::String(raw.to_owned()),
+    }
 }
 
 /// Applies every `DUBBO_*` pair of `env` that names a known or present key.
@@ -128,15 +140,7 @@ where
             continue;
         }
         if let Some((_, path)) = names.iter().find(|(n, _)| n == name) {
-            // Kept as the text it is, as Java keeps it (`1.10` stays `1.10`); the typed tree
-            // takes numbers and booleans written as text. Only a YAML list or mapping
-            // (`[dubbo, tri]`) is read as one.
-            let raw = value.as_ref();
-            let parsed = match serde_yaml_ng::from_str::<Value>(raw) {
-                Ok(v @ (Value::Sequence(_) | Value::Mapping(_))) => v,
-                _ => Value::String(raw.to_owned()),
-            };
-            set_path(root, path, parsed)?;
+            set_path(root, path, value_of(value.as_ref()))?;
         }
     }
     Ok(())

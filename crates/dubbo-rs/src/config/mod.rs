@@ -21,6 +21,7 @@
 
 mod app_params;
 mod env;
+mod external;
 mod filter_names;
 mod lenient;
 mod lookup;
@@ -38,6 +39,7 @@ pub(crate) use unsupported::refuse_unimplemented;
 
 use std::path::Path;
 
+pub use external::{apply_external, ExternalConfig};
 pub use model::*;
 
 /// A configuration that could not be loaded. The message always names the key or the file.
@@ -121,18 +123,7 @@ impl DubboConfig {
         }
         let environment = env::deployment_vars(env);
         env::apply_overrides(&mut root, &environment)?;
-        let mut config: DubboConfig = serde_path_to_error::deserialize(root).map_err(|e| {
-            let path = e.path().to_string();
-            let key = if path == "." || path.is_empty() {
-                "dubbo".to_owned()
-            } else {
-                format!("dubbo.{path}")
-            };
-            ConfigError::invalid(key, e.into_inner().to_string())
-        })?;
-        config.environment = environment;
-        validate::validate(&config)?;
-        Ok(config)
+        from_tree(root, environment)
     }
 
     /// Reads a YAML file and applies the process environment's `DUBBO_*` overrides.
@@ -192,6 +183,26 @@ impl ProtocolConfig {
     pub fn protocol_name<'a>(&'a self, id: &'a str) -> &'a str {
         self.name.as_deref().unwrap_or(id)
     }
+}
+
+/// The typed configuration of a YAML tree (the part under `dubbo:`), validated; `environment`
+/// is kept as the deployment variables.
+fn from_tree(
+    root: serde_yaml_ng::Value,
+    environment: std::collections::BTreeMap<String, String>,
+) -> Result<DubboConfig, ConfigError> {
+    let mut config: DubboConfig = serde_path_to_error::deserialize(root).map_err(|e| {
+        let path = e.path().to_string();
+        let key = if path == "." || path.is_empty() {
+            "dubbo".to_owned()
+        } else {
+            format!("dubbo.{path}")
+        };
+        ConfigError::invalid(key, e.into_inner().to_string())
+    })?;
+    config.environment = environment;
+    validate::validate(&config)?;
+    Ok(config)
 }
 
 #[cfg(test)]

@@ -2,12 +2,12 @@
 
 use std::collections::BTreeMap;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use super::lenient;
 
 /// The whole configuration: the `dubbo:` section of a YAML file.
-#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct DubboConfig {
     /// `dubbo.application`.
@@ -58,7 +58,7 @@ pub struct DubboConfig {
 }
 
 /// `dubbo.application`.
-#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct ApplicationConfig {
     /// The application name; required.
@@ -121,7 +121,7 @@ pub struct ApplicationConfig {
 
 /// `dubbo.metrics`. The metrics are always recorded (the `metrics` filter, unless a filter
 /// list says `-metrics`); this section says where they are sent.
-#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct MetricsConfig {
     /// `dubbo.metrics.prometheus`.
@@ -130,7 +130,7 @@ pub struct MetricsConfig {
 }
 
 /// `dubbo.metrics.prometheus`.
-#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct PrometheusConfig {
     /// `dubbo.metrics.prometheus.pushgateway`: push the metrics to a Prometheus Pushgateway.
@@ -141,7 +141,7 @@ pub struct PrometheusConfig {
 /// `dubbo.metrics.prometheus.pushgateway`, as Java Dubbo 3.3 reads it: every `push-interval`
 /// seconds the text `/metrics` serves is POSTed to `{base-url}/metrics/job/{job}` (Java's
 /// `pushAdd`), with basic authentication when a `username` is set.
-#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct PushgatewayConfig {
     /// Whether to push (default false).
@@ -167,7 +167,7 @@ pub struct PushgatewayConfig {
 }
 
 /// `dubbo.application.migration`: the consumer's discovery model.
-#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct MigrationConfig {
     /// `FORCE_INTERFACE`, `APPLICATION_FIRST` (the default) or `FORCE_APPLICATION`.
@@ -181,7 +181,7 @@ pub struct MigrationConfig {
 }
 
 /// One protocol: `dubbo.protocols.<id>` or `dubbo.protocol`.
-#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct ProtocolConfig {
     /// `dubbo` or `tri`; defaults to the id.
@@ -223,7 +223,7 @@ pub struct ProtocolConfig {
 }
 
 /// One registry: `dubbo.registries.<id>` or `dubbo.registry`.
-#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct RegistryConfig {
     /// e.g. `zookeeper://127.0.0.1:2181`, or `N/A` for none.
@@ -263,7 +263,7 @@ pub struct RegistryConfig {
 }
 
 /// `dubbo.config-center`.
-#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct ConfigCenterConfig {
     /// e.g. `zookeeper://127.0.0.1:2181`, or `N/A` for none (not even a registry).
@@ -281,13 +281,26 @@ pub struct ConfigCenterConfig {
     /// Connection timeout in ms.
     #[serde(default, deserialize_with = "lenient::number")]
     pub timeout: Option<u64>,
+    /// The key of the external configuration (Java `.properties` text) read at start by
+    /// [`ApplicationBuilder::build_async`](crate::ApplicationBuilder::build_async): global
+    /// under `group`, the application's own under the application's name; default
+    /// `dubbo.properties`.
+    #[serde(default, deserialize_with = "lenient::text")]
+    pub config_file: Option<String>,
+    /// The key of the application's own external configuration, if not `config-file`.
+    #[serde(default, deserialize_with = "lenient::text")]
+    pub app_config_file: Option<String>,
+    /// Whether an unreachable config centre stops the application from starting (default
+    /// `true`, as Java's `check`); `false` starts without the external configuration.
+    #[serde(default, deserialize_with = "lenient::flag")]
+    pub check: Option<bool>,
     /// Extra URL parameters.
     #[serde(default, deserialize_with = "lenient::text_map")]
     pub parameters: BTreeMap<String, String>,
 }
 
 /// Options shared by providers and consumers and by their defaults.
-#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct ProviderConfig {
     /// Default call timeout in ms advertised to consumers.
@@ -330,7 +343,7 @@ pub struct ProviderConfig {
 }
 
 /// `dubbo.consumer`.
-#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct ConsumerConfig {
     /// Default timeout in ms.
@@ -370,7 +383,7 @@ pub struct ConsumerConfig {
 }
 
 /// `dubbo.services.<id>`.
-#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct ServiceConfig {
     /// The Java interface name; defaults to the registered service's.
@@ -424,7 +437,7 @@ pub struct ServiceConfig {
 }
 
 /// `dubbo.references.<id>`.
-#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct ReferenceConfig {
     /// The Java interface name; defaults to the id.
@@ -492,7 +505,7 @@ pub struct ReferenceConfig {
 }
 
 /// `dubbo.tracing`, with Java Dubbo 3.3's keys.
-#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct TracingConfig {
     /// Whether calls are traced (default `false`).
@@ -510,7 +523,7 @@ pub struct TracingConfig {
 }
 
 /// `dubbo.tracing.sampling`.
-#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct TracingSamplingConfig {
     /// The share of new traces recorded, from 0 to 1 (Java's default 0.1).
@@ -519,7 +532,7 @@ pub struct TracingSamplingConfig {
 }
 
 /// `dubbo.tracing.propagation`.
-#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct TracingPropagationConfig {
     /// `W3C` (the default and the only one supported; Java's `B3` is refused).
@@ -528,7 +541,7 @@ pub struct TracingPropagationConfig {
 }
 
 /// `dubbo.tracing.tracing-exporter`.
-#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct TracingExporterConfig {
     /// `dubbo.tracing.tracing-exporter.otlp-config`.
@@ -537,7 +550,7 @@ pub struct TracingExporterConfig {
 }
 
 /// `dubbo.tracing.tracing-exporter.otlp-config`: an OTLP/HTTP (protobuf) receiver.
-#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct TracingOtlpConfig {
     /// `http://host:port` (spans are posted to `/v1/traces` under it, OTLP/HTTP's port being

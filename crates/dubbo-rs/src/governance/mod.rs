@@ -2,12 +2,14 @@
 //! a restart (override, condition, tag and migration rules, keyed as Java Dubbo keys them).
 
 mod center;
+mod external;
 mod migration_rule;
 mod provider;
 mod reference;
 mod watcher;
 
 pub(crate) use center::{from_config, ConfigCenter};
+pub(crate) use external::read as read_external;
 pub(crate) use migration_rule::Migration;
 pub(crate) use provider::follow_provider;
 pub(crate) use reference::{follow, ReferenceRules};

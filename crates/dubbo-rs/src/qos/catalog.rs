@@ -1,6 +1,6 @@
 //! The QoS commands this port knows: names, what `help` says of them, and the permission
 //! level each needs (Java Dubbo 3.3's levels: the probes and `quit` are `PUBLIC`,
-//! `gracefulShutdown` is `PRIVATE`, everything else `PROTECTED`).
+//! `gracefulShutdown` and `getConfig` are `PRIVATE`, everything else `PROTECTED`).
 
 use super::permission::PermissionLevel;
 
@@ -137,6 +137,16 @@ pub(crate) const COMMANDS: &[CommandSpec] = &[
         &["gracefulShutdown"],
         Private,
     ),
+    spec(
+        "getConfig",
+        "Shows the configuration in force, or one type of it, or one entry.",
+        &[
+            "getConfig",
+            "getConfig ApplicationConfig",
+            "getConfig ServiceConfig org.example.Greeter",
+        ],
+        Private,
+    ),
     spec("quit", "Closes the telnet session.", &["quit"], Public),
 ];
 
@@ -195,6 +205,7 @@ mod tests {
             assert_eq!(find(public).unwrap().level, Public, "{public}");
         }
         assert_eq!(find("gracefulShutdown").unwrap().level, Private);
+        assert_eq!(find("getConfig").unwrap().level, Private);
         for protected in [
             "help",
             "ls",

@@ -132,6 +132,7 @@ async fn run(
         "invoke" => ok(invoke::run(app, args, selection).await),
         "select" => ok(invoke::select(app, args, selection).await),
         "gracefulShutdown" => graceful_shutdown(app).await,
+        "getConfig" => ok(super::get_config::run(app.name(), app.config(), args)),
         other => text(
             StatusCode::INTERNAL_SERVER_ERROR,
             format!("command {other} has no implementation"),

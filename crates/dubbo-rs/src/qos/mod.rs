@@ -10,6 +10,7 @@
 
 mod catalog;
 mod commands;
+mod get_config;
 mod http_connection;
 mod invoke;
 mod online;

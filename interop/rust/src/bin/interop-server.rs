@@ -88,7 +88,9 @@ async fn run(args: &Args) -> Result<(), String> {
     if let Some(url) = args.get("pushgateway") {
         builder = builder.pushgateway(url, app_name, 1);
     }
-    let app = builder.build().map_err(|e| e.to_string())?;
+    // With a registry that can serve as a config centre, its `dubbo.properties` (global and
+    // the application's own) applies at start, as in a Java provider.
+    let app = builder.build_async().await.map_err(|e| e.to_string())?;
     let module = app.default_module();
     // --delay-ms D: sayHello waits D ms before it answers.
     let delay = match args.get("delay-ms") {
