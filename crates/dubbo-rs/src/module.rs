@@ -123,7 +123,7 @@ impl Module {
         methods.dedup();
         let methods = methods.join(",");
 
-        let mut params = provider_params(app, &interface, &service_config, &options);
+        let mut params = provider_params(app, self.name(), &interface, &service_config, &options);
         params.insert("methods".into(), methods);
         if !service_config.registries.is_empty() {
             params.insert(REGISTRY_IDS.into(), service_config.registries.join(","));
@@ -223,7 +223,7 @@ impl Module {
             Some((_, c)) => c,
             None => ServiceConfig::default(),
         };
-        let mut params = provider_params(app, &name, &service_config, &options);
+        let mut params = provider_params(app, self.name(), &name, &service_config, &options);
         put_address(&mut params, &address);
         if !service_config.registries.is_empty() {
             params.insert(REGISTRY_IDS.into(), service_config.registries.join(","));
@@ -322,7 +322,8 @@ impl Module {
         let app = &self.inner.app;
         app.check_running()?;
         let config = app.config();
-        let consumer = &config.consumer;
+        let consumer = config.consumer_for(self.name());
+        let consumer = consumer.as_ref();
         let (reference_id, rc) = match config.reference_for(&options.interface)? {
             Some((id, c)) => (id, c),
             None => (options.interface.clone(), ReferenceConfig::default()),
@@ -341,7 +342,7 @@ impl Module {
         let address = match (options.url.clone(), app.inner.registry.clone()) {
             (Some(url), _) => url,
             (None, Some(layer)) => {
-                let params = reference_params(app, &options, &rc);
+                let params = reference_params(app, self.name(), &options, &rc);
                 return self.refer_registry(layer, options, rc, params).await;
             }
             (None, None) => {
@@ -360,7 +361,7 @@ impl Module {
         if targets.is_empty() {
             return Err(ConfigError::invalid(format!("{key}.url"), "no address given").into());
         }
-        let params = reference_params(app, &options, &rc);
+        let params = reference_params(app, self.name(), &options, &rc);
 
         // Java's `;`-separated direct URLs: one provider each, behind one cluster invoker.
         // With several, each is referred without `check` and the reference checks that one
@@ -868,16 +869,18 @@ fn reference_scheme(
 }
 
 /// The parameters every protocol's URL of a provider shares, from, in rising priority:
-/// `dubbo.provider`, the service's configuration, and `options`.
+/// `dubbo.provider`, `dubbo.modules.<module>.provider`, the service's configuration, and
+/// `options`.
 fn provider_params(
     app: &Application,
+    module: &str,
     interface: &str,
     service_config: &ServiceConfig,
     options: &ServiceOptions,
 ) -> BTreeMap<String, String> {
     let config = app.config();
     let mut params: BTreeMap<String, String> = BTreeMap::new();
-    let provider = &config.provider;
+    let provider = config.provider_for(module);
     params.extend(provider.parameters.clone());
     put_all(
         &mut params,
@@ -964,14 +967,15 @@ fn consumer_host(app: &Application, layer: &crate::registry::RegistryLayer) -> S
 }
 
 /// The consumer URL's parameters of a reference, from, in rising priority: `dubbo.consumer`,
-/// the reference's configuration, and `options`.
+/// `dubbo.modules.<module>.consumer`, the reference's configuration, and `options`.
 fn reference_params(
     app: &Application,
+    module: &str,
     options: &ReferenceOptions,
     rc: &ReferenceConfig,
 ) -> BTreeMap<String, String> {
     let config = app.config();
-    let consumer = &config.consumer;
+    let consumer = config.consumer_for(module);
     let mut params: BTreeMap<String, String> = BTreeMap::new();
     params.extend(consumer.parameters.clone());
     put(

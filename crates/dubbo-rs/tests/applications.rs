@@ -239,3 +239,86 @@ async fn unknown_protocol_id_names_the_key() {
         "{err}"
     );
 }
+
+/// Seed 001's third level: a module's own defaults (`dubbo.modules.<name>`) apply to its
+/// services and references only, over the application's `dubbo.provider` / `dubbo.consumer`,
+/// and under a service's own keys.
+#[tokio::test]
+async fn a_module_has_its_own_defaults() {
+    let yaml = "dubbo:\n  application:\n    name: modules-app\n  protocols:\n    dubbo:\n      port: 0\n      host: 127.0.0.1\n  provider:\n    weight: 50\n    timeout: 300\n  consumer:\n    timeout: 400\n    retries: 1\n  modules:\n    billing:\n      provider:\n        weight: 7\n      consumer:\n        timeout: 900\n";
+    let app = Application::builder("modules-app")
+        .config(DubboConfig::from_yaml(yaml).unwrap())
+        .build()
+        .unwrap();
+    let billing = app.module("billing");
+    let plain = app
+        .default_module()
+        .export(
+            CounterServer::new(CounterImpl("plain")),
+            ServiceOptions::new().version("1.0.0"),
+        )
+        .await
+        .unwrap();
+    let own = billing
+        .export(
+            CounterServer::new(CounterImpl("billing")),
+            ServiceOptions::new().version("2.0.0"),
+        )
+        .await
+        .unwrap();
+    assert_eq!(plain[0].parameter("weight"), Some("50"), "{}", plain[0]);
+    assert_eq!(own[0].parameter("weight"), Some("7"), "{}", own[0]);
+    assert_eq!(
+        own[0].parameter("timeout"),
+        Some("300"),
+        "inherited: {}",
+        own[0]
+    );
+
+    let options = |version: &str, port: u16| {
+        ReferenceOptions::new("org.example.Counter")
+            .version(version)
+            .url(format!("dubbo://127.0.0.1:{port}"))
+    };
+    app.default_module()
+        .refer(options("1.0.0", plain[0].port()))
+        .await
+        .unwrap();
+    let reference = billing
+        .refer(options("2.0.0", own[0].port()))
+        .await
+        .unwrap();
+    let referred = app.referred();
+    let url_of = |version: &str| {
+        referred
+            .iter()
+            .find(|r| r.key.version() == Some(version))
+            .map(|r| r.url.clone())
+            .unwrap()
+    };
+    assert_eq!(url_of("1.0.0").parameter("timeout"), Some("400"));
+    assert_eq!(url_of("2.0.0").parameter("timeout"), Some("900"));
+    assert_eq!(url_of("2.0.0").parameter("retries"), Some("1"), "inherited");
+    assert_eq!(
+        CounterClient::new(reference.invoker())
+            .add(2, 3)
+            .await
+            .unwrap(),
+        5
+    );
+    app.shutdown().await;
+}
+
+#[test]
+fn a_module_filter_must_exist() {
+    let yaml = "dubbo:\n  application:\n    name: modules-bad\n  modules:\n    billing:\n      consumer:\n        filter: nosuchfilter\n";
+    let err = Application::builder("modules-bad")
+        .config(DubboConfig::from_yaml(yaml).unwrap())
+        .build()
+        .expect_err("an unknown filter was accepted")
+        .to_string();
+    assert!(
+        err.contains("dubbo.modules.billing.consumer.filter"),
+        "{err}"
+    );
+}

@@ -30,6 +30,76 @@ impl ExternalConfig {
             entries: parse_properties(text),
         }
     }
+
+    /// Parses `text` as YAML (`dubbo: {protocol: {port: 20881}}`, the same tree as a local
+    /// file), flattened to the dotted keys a `.properties` text would have.
+    pub fn parse_yaml(source: impl Into<String>, text: &str) -> Result<Self, ConfigError> {
+        let source = source.into();
+        let tree: serde_yaml_ng::Value = serde_yaml_ng::from_str(text)
+            .map_err(|e| ConfigError::Syntax(format!("{source}: {e}")))?;
+        let mut entries = BTreeMap::new();
+        flatten(&tree, &mut String::new(), &mut entries);
+        Ok(Self { source, entries })
+    }
+
+    /// Parses the text stored under `key`: YAML when the key ends in `.yaml` or `.yml`, else
+    /// Java `.properties`.
+    pub fn parse_by_key(
+        key: &str,
+        source: impl Into<String>,
+        text: &str,
+    ) -> Result<Self, ConfigError> {
+        if key.ends_with(".yaml") || key.ends_with(".yml") {
+            Self::parse_yaml(source, text)
+        } else {
+            Ok(Self::parse(source, text))
+        }
+    }
+}
+
+/// Leaves of `value` under dotted keys; a list becomes its items joined by commas, as Java
+/// flattens YAML lists into properties.
+fn flatten(value: &serde_yaml_ng::Value, prefix: &mut String, out: &mut BTreeMap<String, String>) {
+    use serde_yaml_ng::Value;
+    match value {
+        Value::Mapping(map) => {
+            for (k, v) in map {
+                let key = match k {
+                    Value::String(s) => s.clone(),
+                    Value::Number(n) => n.to_string(),
+                    Value::Bool(b) => b.to_string(),
+                    _ => continue,
+                };
+                let len = prefix.len();
+                if !prefix.is_empty() {
+                    prefix.push('.');
+                }
+                prefix.push_str(&key);
+                flatten(v, prefix, out);
+                prefix.truncate(len);
+            }
+        }
+        Value::Sequence(items) => {
+            let joined: Vec<String> = items.iter().filter_map(scalar).collect();
+            out.insert(prefix.clone(), joined.join(","));
+        }
+        Value::Null => {}
+        other => {
+            if let Some(text) = scalar(other) {
+                out.insert(prefix.clone(), text);
+            }
+        }
+    }
+}
+
+fn scalar(value: &serde_yaml_ng::Value) -> Option<String> {
+    use serde_yaml_ng::Value;
+    match value {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
 }
 
 /// Sections whose second segment is an id (`dubbo.protocols.<id>.port`); the singular forms
@@ -41,6 +111,7 @@ const MAPS: &[(&str, &str)] = &[
     ("service", "services"),
     ("references", "references"),
     ("reference", "references"),
+    ("modules", "modules"),
 ];
 
 /// Fields whose value is a map: every segment after them is one key (`parameters.a.b` sets the
@@ -350,6 +421,24 @@ mod tests {
         let merged = apply_external(&local, &[ext]).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(merged.services["greeter"].timeout, Some(900));
         assert_eq!(merged.services.len(), 1);
+    }
+
+    #[test]
+    fn yaml_texts_flatten_to_the_same_keys() {
+        let ext = ExternalConfig::parse_by_key(
+            "dubbo.yaml",
+            "x",
+            "dubbo:\n  protocols:\n    dubbo:\n      port: 0\n    tri:\n      port: 50052\n  consumer:\n    timeout: 700\n  services:\n    g:\n      protocols: [dubbo, tri]\n",
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(ext.entries["dubbo.protocols.tri.port"], "50052");
+        assert_eq!(ext.entries["dubbo.consumer.timeout"], "700");
+        assert_eq!(ext.entries["dubbo.services.g.protocols"], "dubbo,tri");
+        let local = yaml("application: {name: a}\n");
+        let merged = apply_external(&local, &[ext]).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(merged.protocols["tri"].port, Some(50052));
+        assert_eq!(merged.services["g"].protocols, ["dubbo", "tri"]);
+        assert!(ExternalConfig::parse_by_key("a.yml", "x", "a: [").is_err());
     }
 
     #[test]

@@ -17,6 +17,14 @@ pub(crate) fn refuse_unknown_filters(
     if let Some(f) = &config.consumer.filter {
         lists.push(("dubbo.consumer.filter".to_owned(), f));
     }
+    for (name, m) in &config.modules {
+        if let Some(f) = m.provider.as_ref().and_then(|p| p.filter.as_ref()) {
+            lists.push((format!("dubbo.modules.{name}.provider.filter"), f));
+        }
+        if let Some(f) = m.consumer.as_ref().and_then(|c| c.filter.as_ref()) {
+            lists.push((format!("dubbo.modules.{name}.consumer.filter"), f));
+        }
+    }
     for (id, s) in &config.services {
         if let Some(f) = &s.filter {
             lists.push((format!("dubbo.services.{id}.filter"), f));

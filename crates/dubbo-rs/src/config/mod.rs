@@ -178,6 +178,57 @@ impl DubboConfig {
     }
 }
 
+impl DubboConfig {
+    /// The provider defaults of module `module`: `dubbo.provider` with
+    /// `dubbo.modules.<module>.provider` laid over it.
+    pub fn provider_for(&self, module: &str) -> std::borrow::Cow<'_, ProviderConfig> {
+        match self.modules.get(module).and_then(|m| m.provider.as_ref()) {
+            Some(own) => std::borrow::Cow::Owned(overlay(&self.provider, own)),
+            None => std::borrow::Cow::Borrowed(&self.provider),
+        }
+    }
+
+    /// The consumer defaults of module `module`: `dubbo.consumer` with
+    /// `dubbo.modules.<module>.consumer` laid over it.
+    pub fn consumer_for(&self, module: &str) -> std::borrow::Cow<'_, ConsumerConfig> {
+        match self.modules.get(module).and_then(|m| m.consumer.as_ref()) {
+            Some(own) => std::borrow::Cow::Owned(overlay(&self.consumer, own)),
+            None => std::borrow::Cow::Borrowed(&self.consumer),
+        }
+    }
+}
+
+/// `base` with every key `top` sets replacing base's (maps merged key by key).
+fn overlay<T>(base: &T, top: &T) -> T
+where
+    T: serde::Serialize + serde::de::DeserializeOwned + Clone,
+{
+    fn merge(base: &mut serde_yaml_ng::Value, top: serde_yaml_ng::Value) {
+        use serde_yaml_ng::Value;
+        match (base, top) {
+            (_, Value::Null) => {}
+            (Value::Mapping(b), Value::Mapping(t)) => {
+                for (k, v) in t {
+                    match b.get_mut(&k) {
+                        Some(slot) => merge(slot, v),
+                        None => {
+                            b.insert(k, v);
+                        }
+                    }
+                }
+            }
+            (slot, v) => *slot = v,
+        }
+    }
+    let (Ok(mut merged), Ok(top)) = (serde_yaml_ng::to_value(base), serde_yaml_ng::to_value(top))
+    else {
+        return base.clone();
+    };
+    merge(&mut merged, top);
+    // Both sides were valid configurations of the same type, so their union is too.
+    serde_yaml_ng::from_value(merged).unwrap_or_else(|_| base.clone())
+}
+
 impl ProtocolConfig {
     /// The protocol name: `name`, else the id it was configured under.
     pub fn protocol_name<'a>(&'a self, id: &'a str) -> &'a str {

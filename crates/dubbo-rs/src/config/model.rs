@@ -43,6 +43,12 @@ pub struct DubboConfig {
     /// `dubbo.references.<id>`: services to call.
     #[serde(default)]
     pub references: BTreeMap<String, ReferenceConfig>,
+    /// `dubbo.modules.<name>`: defaults of one module of the application, over `dubbo.provider`
+    /// and `dubbo.consumer` for the services and references of
+    /// [`Application::module`](crate::Application::module)`(name)` (`default` is the default
+    /// module's).
+    #[serde(default)]
+    pub modules: BTreeMap<String, ModuleConfig>,
     /// `dubbo.metrics`: where the metrics go besides the QoS port's `/metrics`.
     #[serde(default)]
     pub metrics: MetricsConfig,
@@ -260,6 +266,20 @@ pub struct RegistryConfig {
     /// Extra URL parameters.
     #[serde(default, deserialize_with = "lenient::text_map")]
     pub parameters: BTreeMap<String, String>,
+}
+
+/// `dubbo.modules.<name>`: one module's own defaults (seed 001's third level: framework,
+/// application, module). A key set here overrides the application's `dubbo.provider` /
+/// `dubbo.consumer` for that module only; a service's or reference's own keys override both.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct ModuleConfig {
+    /// Defaults for the module's services.
+    #[serde(default)]
+    pub provider: Option<ProviderConfig>,
+    /// Defaults for the module's references.
+    #[serde(default)]
+    pub consumer: Option<ConsumerConfig>,
 }
 
 /// `dubbo.config-center`.

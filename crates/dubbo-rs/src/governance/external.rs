@@ -65,10 +65,16 @@ pub(crate) async fn read(
     let mut out = Vec::new();
     for (key, group) in [(file.as_str(), group.as_str()), (app_file.as_str(), app)] {
         match connection.get_config(key, group).await {
-            Ok(Some(text)) => out.push(ExternalConfig::parse(
-                format!("the config centre's {key} in group {group}"),
-                &text,
-            )),
+            Ok(Some(text)) => {
+                let source = format!("the config centre's {key} in group {group}");
+                match ExternalConfig::parse_by_key(key, source, &text) {
+                    Ok(parsed) => out.push(parsed),
+                    Err(e) => {
+                        connection.close().await;
+                        return Err(e);
+                    }
+                }
+            }
             Ok(None) => {}
             Err(e) if check => {
                 connection.close().await;

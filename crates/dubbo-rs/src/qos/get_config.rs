@@ -18,6 +18,7 @@ const TYPES: &[(&str, &[&str])] = &[
     ("ConfigCenterConfig", &["config-center"]),
     ("ProviderConfig", &["provider"]),
     ("ConsumerConfig", &["consumer"]),
+    ("ModuleConfig", &["modules"]),
     ("ServiceConfig", &["services"]),
     ("ReferenceConfig", &["references"]),
     ("MetricsConfig", &["metrics"]),
