@@ -263,6 +263,23 @@ async fn telnet_on_the_same_port() {
         .run("invoke Echo.nope(1)")
         .await
         .contains("No such method nope"));
+    // cd / pwd: a default service for invoke, per telnet session.
+    assert_eq!(t.run("pwd").await, "/\r\n");
+    assert_eq!(t.run("cd Nope").await, "No such service Nope\r\n");
+    assert!(t
+        .run("cd Echo")
+        .await
+        .starts_with("Used the Echo as default."));
+    assert_eq!(t.run("pwd").await, "Echo\r\n");
+    assert!(t
+        .run("invoke echo(\"by default\")")
+        .await
+        .contains("result: \"by default\""));
+    assert_eq!(t.run("cd /").await, "Cancelled default service Echo.\r\n");
+    assert!(t
+        .run("invoke echo(\"x\")")
+        .await
+        .contains("Name the service"));
     assert_eq!(t.run("nope 1").await, "nope 1 :no such command\r\n");
     assert_eq!(t.run("live").await, "true\r\n");
     // Overloads: a string argument picks twice(String); a number fits twice(int) and

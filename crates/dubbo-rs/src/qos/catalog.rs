@@ -72,6 +72,18 @@ pub(crate) const COMMANDS: &[CommandSpec] = &[
         Protected,
     ),
     spec(
+        "cd",
+        "Chooses the service invoke calls when it names none (telnet); cd / cancels.",
+        &["cd org.example.Greeter", "cd /"],
+        Protected,
+    ),
+    spec(
+        "pwd",
+        "Shows the service cd chose, or /.",
+        &["pwd"],
+        Protected,
+    ),
+    spec(
         "metrics",
         "Shows the call metrics (Prometheus text).",
         &["metrics"],

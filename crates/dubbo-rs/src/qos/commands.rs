@@ -131,6 +131,8 @@ async fn run(
         }
         "invoke" => ok(invoke::run(app, args, selection).await),
         "select" => ok(invoke::select(app, args, selection).await),
+        "cd" => ok(invoke::cd(app, args, selection)),
+        "pwd" => ok(invoke::pwd(selection)),
         "gracefulShutdown" => graceful_shutdown(app).await,
         "getConfig" => ok(super::get_config::run(app.name(), app.config(), args)),
         other => text(

@@ -36,7 +36,7 @@ pub(crate) struct InvokeRequest {
 }
 
 /// Parses `service.method(arg, ...)`; the error is the answer to give.
-pub(crate) fn parse(text: &str) -> Result<InvokeRequest, String> {
+pub(crate) fn parse(text: &str, default_service: Option<&str>) -> Result<InvokeRequest, String> {
     let text = text.trim();
     let (Some(open), true) = (text.find('('), text.ends_with(')')) else {
         return Err("Invalid parameters, format: service.method(args)".to_owned());
@@ -44,6 +44,10 @@ pub(crate) fn parse(text: &str) -> Result<InvokeRequest, String> {
     let target = text[..open].trim();
     let (service, method) = target.rsplit_once('.').unwrap_or(("", target));
     let (service, method) = (service.trim(), method.trim());
+    let service = match (service, default_service) {
+        ("", Some(default)) => default,
+        (s, _) => s,
+    };
     if service.is_empty() {
         return Err(format!(
             "Name the service too, e.g. invoke org.example.Greeter.{method}(...) or \
@@ -97,6 +101,36 @@ fn json_arguments(text: &str) -> Result<Vec<Value>, String> {
 #[derive(Default)]
 pub(crate) struct Selection {
     pending: Option<(InvokeRequest, Vec<Arc<MethodSignature>>)>,
+    /// The service `cd` chose: `invoke method(...)` without a service calls it.
+    default_service: Option<String>,
+}
+
+/// `cd SERVICE` (Java's telnet command): `invoke` may then leave the service out; `cd /` or
+/// `cd ..` cancels it. The service must be one the application serves.
+pub(crate) fn cd(app: &Application, args: &[String], selection: &mut Selection) -> String {
+    let Some(target) = args.first().map(|a| a.trim()) else {
+        return "Please input service name, eg: \r\ncd XxxService\r\ncd com.xxx.XxxService"
+            .to_owned();
+    };
+    if target == "/" || target == ".." {
+        return match selection.default_service.take() {
+            Some(service) => format!("Cancelled default service {service}."),
+            None => "Cancelled default service.".to_owned(),
+        };
+    }
+    if find_service(app.provider_chains(), target).is_none() {
+        return format!("No such service {target}");
+    }
+    selection.default_service = Some(target.to_owned());
+    format!("Used the {target} as default.\r\nYou can cancel default service by command: cd /")
+}
+
+/// `pwd`: the service `cd` chose, or `/`.
+pub(crate) fn pwd(selection: &Selection) -> String {
+    match &selection.default_service {
+        Some(service) => service.clone(),
+        None => "/".to_owned(),
+    }
 }
 
 /// Runs `invoke` for `app` with the command's arguments (the whole `service.method(...)` text
@@ -106,7 +140,7 @@ pub(crate) async fn run(app: &Application, args: &[String], selection: &mut Sele
     let Some(text) = args.first() else {
         return USAGE.to_owned();
     };
-    let request = match parse(text) {
+    let request = match parse(text, selection.default_service.as_deref()) {
         Ok(r) => r,
         Err(answer) => return answer,
     };
@@ -345,7 +379,7 @@ mod tests {
     #[test]
     fn parses_service_method_and_json_arguments() {
         assert_eq!(
-            parse("org.example.Greeter.sayHello(\"x, y\")"),
+            parse("org.example.Greeter.sayHello(\"x, y\")", None),
             request(
                 "org.example.Greeter",
                 "sayHello",
@@ -353,7 +387,7 @@ mod tests {
             )
         );
         assert_eq!(
-            parse(" Greeter.add( 1 , 2.5,null,true ) "),
+            parse(" Greeter.add( 1 , 2.5,null,true ) ", None),
             request(
                 "Greeter",
                 "add",
@@ -365,8 +399,11 @@ mod tests {
                 ]
             )
         );
-        assert_eq!(parse("Greeter.now()"), request("Greeter", "now", vec![]));
-        let parsed = parse("g/a.B:1.0.0.save({\"k\": [1, \"2\"]}, [3])").unwrap();
+        assert_eq!(
+            parse("Greeter.now()", None),
+            request("Greeter", "now", vec![])
+        );
+        let parsed = parse("g/a.B:1.0.0.save({\"k\": [1, \"2\"]}, [3])", None).unwrap();
         assert_eq!(
             (parsed.service.as_str(), parsed.method.as_str()),
             ("g/a.B:1.0.0", "save")
@@ -376,23 +413,23 @@ mod tests {
 
     #[test]
     fn a_bad_argument_is_named() {
-        let err = parse("Greeter.add(1, {\"a\": }, 3)").unwrap_err();
+        let err = parse("Greeter.add(1, {\"a\": }, 3)", None).unwrap_err();
         assert!(err.starts_with("Invalid json argument 2:"), "{err}");
-        let err = parse("Greeter.add(\"unterminated)").unwrap_err();
+        let err = parse("Greeter.add(\"unterminated)", None).unwrap_err();
         assert!(err.starts_with("Invalid json argument 1:"), "{err}");
-        let err = parse("Greeter.add(1 2)").unwrap_err();
+        let err = parse("Greeter.add(1 2)", None).unwrap_err();
         assert!(err.starts_with("Invalid json argument 1:"), "{err}");
-        let err = parse("Greeter.add(1,)").unwrap_err();
+        let err = parse("Greeter.add(1,)", None).unwrap_err();
         assert!(err.starts_with("Invalid json argument 2:"), "{err}");
     }
 
     #[test]
     fn refuses_what_is_not_a_call() {
-        assert!(parse("Greeter.add").unwrap_err().contains("format"));
-        assert!(parse("sayHello(1)")
+        assert!(parse("Greeter.add", None).unwrap_err().contains("format"));
+        assert!(parse("sayHello(1)", None)
             .unwrap_err()
             .contains("Name the service"));
-        assert!(parse("Greeter.(1)").unwrap_err().contains("format"));
+        assert!(parse("Greeter.(1)", None).unwrap_err().contains("format"));
     }
 
     #[test]
