@@ -899,6 +899,8 @@ metrics_steps() {
   step "Prometheus: dubbo_provider_requests_total for sayHello = $METRICS_CALLS" \
     prometheus_expect 'sum(dubbo_provider_requests_total{application_name="metrics-provider",method="sayHello"})' $METRICS_CALLS
   step "Prometheus: Java Dubbo 3.3 metric names and labels are scraped" prometheus_java_names
+  step "Prometheus: the dubbo:// server's request pool (dubbo_thread_pool_*) is scraped, nothing refused" \
+    prometheus_expect 'sum(dubbo_thread_pool_reject_thread_count{application_name="metrics-provider",thread_pool_name=~"DubboServerHandler-.*"}) + count(dubbo_thread_pool_max_size{application_name="metrics-provider"})' 1
   step "QoS invoke over HTTP (curl): addInt(2, 3) answers 5" metrics_qos_invoke
   step "QoS telnet on the same port: banner, ls, invoke, quit" metrics_qos_telnet
   step "Prometheus exits on SIGTERM" stop_prometheus

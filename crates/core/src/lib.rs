@@ -48,6 +48,7 @@ pub mod request_context;
 pub mod service;
 pub mod service_key;
 pub mod stats;
+pub mod thread_pool;
 
 pub use attachments::Attachments;
 pub use available::AvailableView;
@@ -67,3 +68,4 @@ pub use request_context::RequestContext;
 pub use service::{method_not_found, ServiceHandler, ServiceInvoker};
 pub use service_key::ServiceKey;
 pub use stats::{CallStats, ProviderStats, StatsStore};
+pub use thread_pool::ThreadPoolStats;

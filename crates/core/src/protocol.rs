@@ -55,6 +55,12 @@ pub trait Protocol: Send + Sync + 'static {
         None
     }
 
+    /// The request pools of this protocol's servers, one per server that bounds its requests
+    /// (the `dubbo_thread_pool_*` metrics); none by default.
+    fn thread_pools(&self) -> Vec<crate::ThreadPoolStats> {
+        Vec::new()
+    }
+
     /// Tells the consumers connected to this protocol's servers to stop choosing this
     /// provider, while it keeps serving (dubbo://'s readonly event; Java's
     /// `GracefulShutdown.readonly`). Protocols with no such signal do nothing.

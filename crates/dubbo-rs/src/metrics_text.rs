@@ -28,7 +28,7 @@ pub(crate) fn host_labels(app: &Application) -> HostLabels {
 }
 
 /// The call metrics of `app`'s framework, then its registry, metadata and config-centre
-/// metrics, as of now.
+/// metrics and its servers' request pools, as of now.
 pub(crate) fn render(app: &Application, host: &HostLabels) -> String {
     let framework = app.framework();
     let mut text = prometheus::render(framework.metrics(), host, Instant::now());
@@ -37,5 +37,11 @@ pub(crate) fn render(app: &Application, host: &HostLabels) -> String {
         framework.metrics(),
         host,
     ));
+    let pools: Vec<_> = app
+        .protocols()
+        .iter()
+        .flat_map(|p| p.thread_pools())
+        .collect();
+    text.push_str(&prometheus::render_thread_pools(&pools, app.name(), host));
     text
 }

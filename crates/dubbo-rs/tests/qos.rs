@@ -436,3 +436,83 @@ async fn foreign_callers_run_what_their_level_allows() {
     assert_eq!(get(&app, "/ls").await.0, 200);
     app.shutdown().await;
 }
+
+#[dubbo_rs::service(interface = "org.example.Slow")]
+pub trait Slow {
+    async fn pause(&self, ms: i32) -> Result<i32, RpcError>;
+}
+
+struct SlowImpl;
+
+impl Slow for SlowImpl {
+    async fn pause(&self, ms: i32) -> Result<i32, RpcError> {
+        tokio::time::sleep(Duration::from_millis(ms.max(0) as u64)).await;
+        Ok(ms)
+    }
+}
+
+/// The dubbo:// server's request pool under Java's thread-pool metric names: with one worker
+/// and no queue, two of three calls at once are refused and counted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn thread_pool_metrics_count_what_the_pool_refuses() {
+    let app = build(
+        "    qos-port: 0\n  protocols:\n    dubbo:\n      port: 0\n      host: 127.0.0.1\n      threads: 1\n",
+    )
+    .unwrap();
+    let urls = support::export(&app, SlowServer::new(SlowImpl)).await;
+    let port = urls[0].port();
+    let reference = app
+        .default_module()
+        .refer(
+            ReferenceOptions::new("org.example.Slow")
+                .url(format!("dubbo://127.0.0.1:{port}"))
+                .parameter("cluster", "failfast")
+                .timeout(Duration::from_secs(5)),
+        )
+        .await
+        .unwrap();
+    let client = SlowClient::new(reference.invoker());
+    let first = {
+        let client = client.clone();
+        tokio::spawn(async move { client.pause(400).await })
+    };
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let (_, during) = get(&app, "/metrics").await;
+    let refused = [client.pause(1).await, client.pause(1).await];
+    assert!(first.await.unwrap().is_ok());
+    for r in &refused {
+        assert_eq!(
+            r.as_ref().err().and_then(|e| e.code()),
+            Some(ErrorCode::ThreadPoolExhausted),
+            "{r:?}"
+        );
+    }
+    let (_, after) = get(&app, "/metrics").await;
+    let pool = format!("thread_pool_name=\"DubboServerHandler-127.0.0.1:{port}\"");
+    let value = |text: &str, name: &str| -> Option<String> {
+        text.lines()
+            .find(|l| l.starts_with(&format!("dubbo_thread_pool_{name}{{")) && l.contains(&pool))
+            .and_then(|l| l.rsplit(' ').next())
+            .map(str::to_owned)
+    };
+    assert_eq!(
+        value(&during, "active_size").as_deref(),
+        Some("1"),
+        "{during}"
+    );
+    assert_eq!(
+        value(&after, "active_size").as_deref(),
+        Some("0"),
+        "{after}"
+    );
+    assert_eq!(value(&after, "core_size").as_deref(), Some("1"));
+    assert_eq!(value(&after, "max_size").as_deref(), Some("1"));
+    assert_eq!(value(&after, "largest_size").as_deref(), Some("1"));
+    assert_eq!(
+        value(&after, "reject_thread_count").as_deref(),
+        Some("2"),
+        "{after}"
+    );
+    assert!(after.contains("application_name=\"qos-app\""));
+    app.shutdown().await;
+}

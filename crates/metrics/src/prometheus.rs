@@ -440,6 +440,65 @@ pub fn render_events(events: &EventMetrics, store: &MetricsStore, host: &HostLab
     out
 }
 
+/// The request pools of application `app`'s servers with Java Dubbo 3.3's thread-pool metric
+/// names (`dubbo_thread_pool_core_size`, ..., `dubbo_thread_pool_reject_thread_count`),
+/// labelled by `thread_pool_name`.
+pub fn render_thread_pools(
+    pools: &[dubbo_core::ThreadPoolStats],
+    app: &str,
+    host: &HostLabels,
+) -> String {
+    type Figure = fn(&dubbo_core::ThreadPoolStats) -> f64;
+    const FAMILIES: [(&str, &str, Kind, Figure); 7] = [
+        ("core_size", "Thread Pool Core Size", Kind::Gauge, |p| {
+            p.core_size as f64
+        }),
+        (
+            "largest_size",
+            "Thread Pool Largest Size",
+            Kind::Gauge,
+            |p| p.largest_size as f64,
+        ),
+        ("max_size", "Thread Pool Max Size", Kind::Gauge, |p| {
+            p.max_size as f64
+        }),
+        ("active_size", "Thread Pool Active Size", Kind::Gauge, |p| {
+            p.active_size as f64
+        }),
+        (
+            "thread_count",
+            "Thread Pool Thread Count",
+            Kind::Gauge,
+            |p| p.thread_count as f64,
+        ),
+        ("queue_size", "Thread Pool Queue Size", Kind::Gauge, |p| {
+            p.queue_size as f64
+        }),
+        (
+            "reject_thread_count",
+            "Thread Pool Reject Thread Count",
+            Kind::Counter,
+            |p| p.rejected as f64,
+        ),
+    ];
+    let mut out = String::new();
+    if pools.is_empty() {
+        return out;
+    }
+    for (part, help, kind, figure) in FAMILIES {
+        let name = format!("dubbo_thread_pool_{part}");
+        header(&mut out, &name, help, kind);
+        for pool in pools {
+            let labels = label_text(
+                vec![("application_name", app), ("thread_pool_name", &pool.name)],
+                host,
+            );
+            let _ = writeln!(out, "{name}{{{labels}}} {}", number(figure(pool)));
+        }
+    }
+    out
+}
+
 fn event_labels(labels: &[(&'static str, String)], host: &HostLabels) -> String {
     label_text(labels.iter().map(|(k, v)| (*k, v.as_str())).collect(), host)
 }

@@ -200,6 +200,15 @@ impl Protocol for DubboProtocol {
         Some(server.connections())
     }
 
+    fn thread_pools(&self) -> Vec<dubbo_core::ThreadPoolStats> {
+        let servers: Vec<Arc<DubboServer>> = self
+            .servers
+            .lock()
+            .map(|s| s.values().cloned().collect())
+            .unwrap_or_default();
+        servers.iter().map(|s| s.thread_pool()).collect()
+    }
+
     fn readonly(&self) -> BoxFuture<'_, ()> {
         let servers: Vec<Arc<DubboServer>> = self
             .servers

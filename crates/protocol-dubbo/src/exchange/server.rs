@@ -47,6 +47,11 @@ struct ServerShared {
     connections: Mutex<HashMap<u64, ConnHandle>>,
     next_conn: AtomicU64,
     inflight: AtomicUsize,
+    /// Requests holding a worker now, and the most that ever did (thread-pool metrics).
+    running: AtomicUsize,
+    largest: AtomicUsize,
+    /// Requests refused with status 100.
+    rejected: AtomicU64,
     shutting_down: AtomicBool,
     /// Stops the accept loop.
     stop_accept: CancellationToken,
@@ -106,6 +111,9 @@ impl DubboServer {
             connections: Mutex::new(HashMap::new()),
             next_conn: AtomicU64::new(0),
             inflight: AtomicUsize::new(0),
+            running: AtomicUsize::new(0),
+            largest: AtomicUsize::new(0),
+            rejected: AtomicU64::new(0),
             shutting_down: AtomicBool::new(false),
             stop_accept: CancellationToken::new(),
             stop_connections: CancellationToken::new(),
@@ -131,6 +139,28 @@ impl DubboServer {
     /// The settings.
     pub fn config(&self) -> &ServerConfig {
         &self.shared.config
+    }
+
+    /// The request pool as Java's thread-pool metrics describe one (`DubboServerHandler-
+    /// {host}:{port}`); requests dispatched `direct` run on the connection and are not counted.
+    pub fn thread_pool(&self) -> dubbo_core::ThreadPoolStats {
+        let s = &self.shared;
+        let bound = s.config.threads;
+        let queued = match (&s.queue, s.config.queues) {
+            (Some(q), total) => total.saturating_sub(q.available_permits()),
+            (None, _) => 0,
+        };
+        let largest = s.largest.load(Ordering::Acquire);
+        dubbo_core::ThreadPoolStats {
+            name: format!("DubboServerHandler-{}", s.local_addr),
+            core_size: bound.unwrap_or(0),
+            max_size: bound.unwrap_or(i32::MAX as usize),
+            largest_size: largest,
+            active_size: s.running.load(Ordering::Acquire),
+            thread_count: largest,
+            queue_size: queued,
+            rejected: s.rejected.load(Ordering::Relaxed),
+        }
     }
 
     /// Number of open connections.
@@ -250,6 +280,23 @@ async fn accept_loop(listener: TcpListener, shared: Arc<ServerShared>) {
                 tokio::time::sleep(Duration::from_millis(50)).await;
             }
         }
+    }
+}
+
+/// Counts a request holding a worker, for the thread-pool metrics.
+struct Running(Arc<ServerShared>);
+
+impl Running {
+    fn new(shared: &Arc<ServerShared>) -> Self {
+        let now = shared.running.fetch_add(1, Ordering::AcqRel) + 1;
+        shared.largest.fetch_max(now, Ordering::AcqRel);
+        Running(shared.clone())
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.0.running.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
@@ -458,6 +505,7 @@ async fn on_frame(shared: &Arc<ServerShared>, conn: &Arc<Conn>, f: Frame) {
         Dispatcher::All => {
             let slot = shared.reserve();
             if let Slot::Full = slot {
+                shared.rejected.fetch_add(1, Ordering::Relaxed);
                 let msg = shared.exhausted_message();
                 tracing::warn!(consumer = %conn.peer, "{msg}");
                 if h.is_two_way() {
@@ -488,6 +536,7 @@ async fn on_frame(shared: &Arc<ServerShared>, conn: &Arc<Conn>, f: Frame) {
                     }
                     Slot::Full => None,
                 };
+                let _running = Running::new(&shared);
                 if let Some(resp) = process(&shared, &conn, f, received).await {
                     conn.send(resp).await;
                 }
