@@ -332,6 +332,7 @@ impl ApplicationBuilder {
             crate::pushgateway::start(&app, target);
         }
         crate::tracing_setup::start(&app)?;
+        crate::metrics_service::install(&app)?;
         Ok(app)
     }
 }

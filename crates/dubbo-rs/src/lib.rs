@@ -54,6 +54,7 @@ mod generic;
 mod governance;
 mod lifecycle;
 mod listeners;
+mod metrics_service;
 mod metrics_text;
 mod module;
 mod options;

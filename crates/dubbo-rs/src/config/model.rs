@@ -133,6 +133,14 @@ pub struct MetricsConfig {
     /// `dubbo.metrics.prometheus`.
     #[serde(default)]
     pub prometheus: PrometheusConfig,
+    /// Serve the metrics over RPC as Java's `org.apache.dubbo.metrics.service.MetricsService`
+    /// (group = the application's name, version `1.0.0`, not registered); default false.
+    #[serde(default, deserialize_with = "lenient::flag")]
+    pub export_metrics_service: Option<bool>,
+    /// The protocol id the MetricsService is served on (default: the `dubbo` protocol, else
+    /// the first).
+    #[serde(default, deserialize_with = "lenient::text")]
+    pub export_service_protocol: Option<String>,
 }
 
 /// `dubbo.metrics.prometheus`.
