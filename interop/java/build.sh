@@ -9,11 +9,13 @@
 #                             (Consumer/Provider include the Greeter IDL service over tri://)
 #   INTEROP_JAVA_DUBBO32_JAR  the same Provider/Consumer built against Java Dubbo 3.2.16 (no Greeter)
 #   INTEROP_JAVA_DUBBO27_JAR  the same Provider/Consumer built against Java Dubbo 2.7.23 (dubbo:// only)
+#   INTEROP_JAVA_DUBBO26_JAR  a provider built against com.alibaba:dubbo 2.6.12 (dubbo:// only):
+#                             java -cp "$INTEROP_JAVA_DUBBO26_JAR" org.apache.dubbo.interop.Provider26 ...
 #   INTEROP_JAVA_ETCD_JAR     the Java Dubbo 3.3 Provider/Consumer with Java's etcd3 registry extension
 #                             (org.apache.dubbo.extensions:dubbo-registry-etcd3 3.2.0) on the classpath
 #   INTEROP_JAVA_TRACING_JAR  the Java Dubbo 3.3 Consumer with Micrometer Tracing's OpenTelemetry
 #                             bridge on the classpath (run with -Ddubbo.tracing.enabled=true)
-#   INTEROP_JAVA_OLD_OPTS     JVM flags the 3.2 and 2.7 jars need on Java 17 (--add-opens: their
+#   INTEROP_JAVA_OLD_OPTS     JVM flags the 3.2, 2.7 and 2.6 jars need on Java 17 (--add-opens: their
 #                             javassist and hessian-lite reflect into java.base)
 #   INTEROP_JAVA_BENCH_JAR    java -jar "$INTEROP_JAVA_BENCH_JAR" [--dubbo-port P] [--tri-port Q]
 #                             (org.apache.dubbo.bench.BenchProvider, the benchmark's Java peer)
@@ -31,6 +33,7 @@ dubbo_jar="$here/dubbo-interop/target/dubbo-interop.jar"
 bench_jar="$here/bench-provider/target/bench-provider.jar"
 dubbo32_jar="$here/dubbo-interop-32/target/dubbo-interop-32.jar"
 dubbo27_jar="$here/dubbo-interop-27/target/dubbo-interop-27.jar"
+dubbo26_jar="$here/dubbo-interop-26/target/dubbo-interop-26.jar"
 etcd_jar="$here/dubbo-interop-etcd/target/dubbo-interop-etcd.jar"
 tracing_jar="$here/dubbo-interop-tracing/target/dubbo-interop-tracing.jar"
 proto_dir="$(cd "$here/.." && pwd)/proto"
@@ -53,6 +56,7 @@ done
 up_to_date() {
   [[ -f "$golden_jar" && -f "$dubbo_jar" && -f "$bench_jar" ]] || return 1
   [[ -f "$dubbo32_jar" && -f "$dubbo27_jar" && -f "$etcd_jar" && -f "$tracing_jar" ]] || return 1
+  [[ -f "$dubbo26_jar" && -d "$here/dubbo-interop-26/target/lib" ]] || return 1
   [[ -d "$here/dubbo-interop-tracing/target/lib" ]] || return 1
   [[ -d "$here/dubbo-interop-etcd/target/lib" ]] || return 1
   [[ -d "$here/dubbo-interop-32/target/lib" && -d "$here/dubbo-interop-27/target/lib" ]] || return 1
@@ -63,6 +67,7 @@ up_to_date() {
   [[ "$bench_jar" -ot "$oldest" ]] && oldest="$bench_jar"
   [[ "$dubbo32_jar" -ot "$oldest" ]] && oldest="$dubbo32_jar"
   [[ "$dubbo27_jar" -ot "$oldest" ]] && oldest="$dubbo27_jar"
+  [[ "$dubbo26_jar" -ot "$oldest" ]] && oldest="$dubbo26_jar"
   [[ "$etcd_jar" -ot "$oldest" ]] && oldest="$etcd_jar"
   [[ "$tracing_jar" -ot "$oldest" ]] && oldest="$tracing_jar"
   local newer
@@ -83,7 +88,7 @@ if [[ $force -eq 1 ]] || ! up_to_date; then
   fi
   rm -f "$here/.build-offline.log"
   # maven-jar-plugin may leave an unchanged jar alone; mark both as fresh for the check above.
-  touch "$golden_jar" "$dubbo_jar" "$bench_jar" "$dubbo32_jar" "$dubbo27_jar" "$etcd_jar" "$tracing_jar"
+  touch "$golden_jar" "$dubbo_jar" "$bench_jar" "$dubbo32_jar" "$dubbo27_jar" "$dubbo26_jar" "$etcd_jar" "$tracing_jar"
 else
   log "up to date"
 fi
@@ -93,6 +98,7 @@ echo "INTEROP_JAVA_DUBBO_JAR=$dubbo_jar"
 echo "INTEROP_JAVA_BENCH_JAR=$bench_jar"
 echo "INTEROP_JAVA_DUBBO32_JAR=$dubbo32_jar"
 echo "INTEROP_JAVA_DUBBO27_JAR=$dubbo27_jar"
+echo "INTEROP_JAVA_DUBBO26_JAR=$dubbo26_jar"
 echo "INTEROP_JAVA_ETCD_JAR=$etcd_jar"
 echo "INTEROP_JAVA_TRACING_JAR=$tracing_jar"
 # Quoted so that eval keeps it one value.

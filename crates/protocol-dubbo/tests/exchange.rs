@@ -839,3 +839,34 @@ async fn oneway_calls_do_not_wait() {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
 }
+
+/// The response form follows each request's dubbo version: a consumer speaking 2.0.2 (Java 2.6.3
+/// and later, 2.7, 3.x) gets the with-attachments types and the attachments; an older one (2.0.0,
+/// 2.0.1: `Version.isSupportResponseAttatchment` is false) gets the plain type and none, which it
+/// could not read.
+#[tokio::test]
+async fn response_attachments_only_for_consumers_that_read_them() {
+    let server = server().await;
+    let mut s = TcpStream::connect(server.local_addr()).await.unwrap();
+    for (id, version, type_byte, attachments) in [
+        (21, b"2.0.2", 0x94, true),  // RESPONSE_VALUE_WITH_ATTACHMENTS
+        (22, b"2.0.1", 0x91, false), // RESPONSE_VALUE
+    ] {
+        let mut frame = body::encode_request(id, &call("sayHello", vec!["x".into()]), None, true)
+            .unwrap()
+            .to_vec();
+        // The body opens with the dubbo version as a short hessian string: 0x05 "2.0.2".
+        assert_eq!(&frame[16..22], b"\x052.0.2");
+        frame[17..22].copy_from_slice(version);
+        s.write_all(&frame).await.unwrap();
+        let (h, body) = read_frame(&mut s).await;
+        assert_eq!((h.id, h.status), (id, 20));
+        assert_eq!(
+            body[0], type_byte,
+            "response type for dubbo version {version:?}"
+        );
+        let r = body::decode_ok_response(&body).unwrap().unwrap();
+        assert_eq!(r.value, Value::String("Hello x".into()));
+        assert_eq!(r.attachments.get("served-by").is_some(), attachments);
+    }
+}

@@ -7,6 +7,15 @@ use crate::compression::Encoding;
 /// 8 MiB, Java Triple's default for windows and message size.
 pub const MIB_8: u32 = 8 * 1024 * 1024;
 
+/// 16 MiB, the default connection window: twice the stream window, about what a Java Triple
+/// server advertises (65,535 + a WINDOW_UPDATE of 16,646,146 bytes). It must stay larger than the
+/// stream window: Java Dubbo 3.2's Triple client (its `TriHttp2RemoteFlowController`) fails the
+/// whole connection (GOAWAY INTERNAL_ERROR, "TotalPendingBytes size overflow") whenever its
+/// connection send window reaches exactly zero. With the connection window the larger, one
+/// stream's window runs out first, so a single request larger than the stream window (such as
+/// one this side refuses as oversize) can never drain the connection window.
+pub const DEFAULT_CONNECTION_WINDOW: u32 = 2 * MIB_8;
+
 /// Settings of a Triple server or client.
 #[derive(Debug, Clone)]
 pub struct TripleConfig {
@@ -14,7 +23,9 @@ pub struct TripleConfig {
     /// how many bytes the peer may send on one stream before this side's application has
     /// consumed them. Default 8 MiB.
     pub initial_stream_window: u32,
-    /// HTTP/2 connection window advertised to the peer. Default 8 MiB.
+    /// HTTP/2 connection window advertised to the peer: the most bytes buffered for all streams
+    /// of one connection. Default [`DEFAULT_CONNECTION_WINDOW`] (16 MiB); keep it larger than
+    /// `initial_stream_window` for Java Dubbo 3.2 peers (see there).
     pub initial_connection_window: u32,
     /// Largest HTTP/2 DATA frame this side accepts. Default 16 KiB (the protocol minimum).
     pub max_frame_size: u32,
@@ -46,7 +57,7 @@ impl Default for TripleConfig {
     fn default() -> Self {
         Self {
             initial_stream_window: MIB_8,
-            initial_connection_window: MIB_8,
+            initial_connection_window: DEFAULT_CONNECTION_WINDOW,
             max_frame_size: 16 * 1024,
             max_message_size: MIB_8 as usize,
             max_header_list_size: 64 * 1024,
