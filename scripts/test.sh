@@ -709,7 +709,7 @@ stop_daemon() {
 metrics_server_up() {
   METRICS_QOS=$(free_port)
   start_server metrics_server "$TARGET_DIR/debug/interop-server" --dubbo-port $METRICS_RUST_DUBBO \
-    --tri-port $METRICS_RUST_TRI --app metrics-provider --qos-port "$METRICS_QOS"
+    --tri-port $METRICS_RUST_TRI --app metrics-provider --qos-port "$METRICS_QOS" --metrics-service
 }
 
 # GET http://127.0.0.1:QOS/$1 must answer HTTP 200 with body "true".
@@ -726,6 +726,12 @@ metrics_load() {
     { echo "$out"; return 1; }
   echo "$out" | tail -n 3
   echo "$out" | grep -q "^$METRICS_CALLS passed, 0 failed$"
+}
+
+# Java's own MetricsService interface and types, over dubbo://, against the Rust provider.
+metrics_service_java() {
+  java -cp "$INTEROP_JAVA_DUBBO_JAR" org.apache.dubbo.interop.MetricsServiceCheck \
+    "dubbo://127.0.0.1:$METRICS_RUST_DUBBO" metrics-provider sayHello "$METRICS_CALLS"
 }
 
 # QoS `invoke` over HTTP: addInt(2, 3) is called in-process through the provider's filters
@@ -912,6 +918,8 @@ metrics_steps() {
   step "QoS /live, /ready, /startup answer 200 true" \
     eval 'metrics_probe live && metrics_probe ready && metrics_probe startup'
   step "Rust client -> Rust server, dubbo://, $METRICS_CALLS sayHello calls" metrics_load
+  step "Java Dubbo 3.3 calls the Rust provider's MetricsService: dubbo.provider.requests.total of sayHello = $METRICS_CALLS" \
+    metrics_service_java
   step "start Prometheus scraping the QoS port every 1 s" prometheus_up
   step "Prometheus: dubbo_provider_requests_total for sayHello = $METRICS_CALLS" \
     prometheus_expect 'sum(dubbo_provider_requests_total{application_name="metrics-provider",method="sayHello"})' $METRICS_CALLS
@@ -1737,8 +1745,7 @@ governance_steps() {
 }
 
 if [ -n "$ONLY" ]; then
-  # The metrics group needs no Java peer.
-  [ "$ONLY" = metrics ] || step "build Java peers (Maven Central)" build_java
+  step "build Java peers (Maven Central)" build_java
   step "build interop programs" build_interop
   "${ONLY}_steps"
   echo "$passed passed, $failed failed"

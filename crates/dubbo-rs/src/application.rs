@@ -48,6 +48,7 @@ pub struct ApplicationBuilder {
     migration: Option<String>,
     qos_port: Option<u16>,
     pushgateway: Option<crate::config::PushgatewayConfig>,
+    metrics_service: bool,
 }
 
 /// A protocol added from code.
@@ -69,6 +70,7 @@ impl ApplicationBuilder {
             migration: None,
             qos_port: None,
             pushgateway: None,
+            metrics_service: false,
         }
     }
 
@@ -106,6 +108,13 @@ impl ApplicationBuilder {
             username: None,
             password: None,
         });
+        self
+    }
+
+    /// Serves the metrics over RPC as Java's `MetricsService` once the application is ready, as
+    /// `dubbo.metrics.export-metrics-service: true` would.
+    pub fn metrics_service(mut self) -> Self {
+        self.metrics_service = true;
         self
     }
 
@@ -211,6 +220,9 @@ impl ApplicationBuilder {
         }
         if let Some(gateway) = self.pushgateway {
             config.metrics.prometheus.pushgateway = gateway;
+        }
+        if self.metrics_service {
+            config.metrics.export_metrics_service = Some(true);
         }
         if let Some(env) = self.env {
             config.environment = env;

@@ -77,13 +77,16 @@ async fn the_metrics_service_answers_by_category_service_and_method() {
     let text = format!("{all:?}");
     assert!(text.contains("dubbo.provider.requests.total"), "{text}");
     assert!(text.contains("application.name"), "{text}");
-    assert!(!text.contains("rt.milliseconds"), "only REQUESTS asked for: {text}");
+    assert!(
+        !text.contains("rt.milliseconds"),
+        "only REQUESTS asked for: {text}"
+    );
     let provider_total = |v: &Value| -> Option<i64> {
         let Value::Map(m) = v else { return None };
         m.entries.iter().find_map(|(_, list)| {
             list.as_list()?.items.iter().find_map(|e| {
-                let is_total = e.get("name").and_then(Value::as_str)
-                    == Some("dubbo.provider.requests.total");
+                let is_total =
+                    e.get("name").and_then(Value::as_str) == Some("dubbo.provider.requests.total");
                 let tags = format!("{:?}", e.get("tags"));
                 (is_total && tags.contains("org.example.Echo") && tags.contains("echo"))
                     .then(|| e.get("value").and_then(Value::as_i64))
@@ -109,7 +112,10 @@ fn a_protocol_that_does_not_exist_is_refused() {
     let err = app("    export-metrics-service: true\n    export-service-protocol: tri\n")
         .expect_err("accepted")
         .to_string();
-    assert!(err.contains("dubbo.metrics.export-service-protocol"), "{err}");
+    assert!(
+        err.contains("dubbo.metrics.export-service-protocol"),
+        "{err}"
+    );
     let err = app("    export-service-protocol: dubbo\n")
         .expect_err("accepted")
         .to_string();

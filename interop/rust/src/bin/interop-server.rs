@@ -16,12 +16,12 @@ use dubbo_rs::prelude::*;
 use dubbo_triple_greeter::{ContractGreeter, GreeterServer};
 
 const USAGE: &str =
-    "usage: interop-server [--dubbo-port P] [--tri-port Q] [--registry URL] [--app NAME] [--token T] [--delay-ms D] [--qos-port Q] [--param KEY=VALUE] [--pushgateway URL] [--otlp URL]";
+    "usage: interop-server [--dubbo-port P] [--tri-port Q] [--registry URL] [--app NAME] [--token T] [--delay-ms D] [--qos-port Q] [--param KEY=VALUE] [--pushgateway URL] [--otlp URL] [--metrics-service]";
 
 #[tokio::main]
 async fn main() -> ExitCode {
     init_logging();
-    let args = match Args::parse(std::env::args().skip(1), &[]) {
+    let args = match Args::parse(std::env::args().skip(1), &["metrics-service"]) {
         Ok(a) => a,
         Err(e) => {
             eprintln!("{e}\n{USAGE}");
@@ -41,6 +41,7 @@ async fn main() -> ExitCode {
                 | "param"
                 | "pushgateway"
                 | "otlp"
+                | "metrics-service"
         )
     }) {
         eprintln!("unknown flag --{unknown}\n{USAGE}");
@@ -82,6 +83,10 @@ async fn run(args: &Args) -> Result<(), String> {
     // names, /live, /ready, /startup, /ls); without it no QoS port is opened.
     if args.get("qos-port").is_some() {
         builder = builder.qos_port(args.port("qos-port", 0)?);
+    }
+    // --metrics-service: serve Java's MetricsService (group = the application, 1.0.0).
+    if args.has("metrics-service") {
+        builder = builder.metrics_service();
     }
     // --pushgateway URL: push the metrics to a Prometheus Pushgateway every second, under
     // the application's name as job (dubbo.metrics.prometheus.pushgateway.*).
