@@ -28,7 +28,7 @@ pub(crate) fn host_labels(app: &Application) -> HostLabels {
 }
 
 /// The call metrics of `app`'s framework, then its registry, metadata and config-centre
-/// metrics and its servers' request pools, as of now.
+/// metrics, its servers' request pools and open connections, as of now.
 pub(crate) fn render(app: &Application, host: &HostLabels) -> String {
     let framework = app.framework();
     let mut text = prometheus::render(framework.metrics(), host, Instant::now());
@@ -37,11 +37,28 @@ pub(crate) fn render(app: &Application, host: &HostLabels) -> String {
         framework.metrics(),
         host,
     ));
-    let pools: Vec<_> = app
-        .protocols()
-        .iter()
-        .flat_map(|p| p.thread_pools())
-        .collect();
+    let protocols = app.protocols();
+    let pools: Vec<_> = protocols.iter().flat_map(|p| p.thread_pools()).collect();
     text.push_str(&prometheus::render_thread_pools(&pools, app.name(), host));
+    let mut ports: Vec<(&'static str, u16)> = app
+        .exported()
+        .iter()
+        .filter_map(|e| {
+            let protocol = protocols
+                .iter()
+                .find(|p| Some(p.name()) == e.url.protocol())?;
+            Some((protocol.name(), e.url.port()))
+        })
+        .collect();
+    ports.sort_unstable();
+    ports.dedup();
+    let servers: Vec<(&str, u16, usize)> = ports
+        .into_iter()
+        .filter_map(|(name, port)| {
+            let protocol = protocols.iter().find(|p| p.name() == name)?;
+            Some((name, port, protocol.connections(port)?.len()))
+        })
+        .collect();
+    text.push_str(&prometheus::render_connections(&servers, app.name(), host));
     text
 }

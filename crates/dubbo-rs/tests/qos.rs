@@ -514,5 +514,13 @@ async fn thread_pool_metrics_count_what_the_pool_refuses() {
         "{after}"
     );
     assert!(after.contains("application_name=\"qos-app\""));
+    let connections = after.lines().find(|l| {
+        l.starts_with("dubbo_rs_server_connections{") && l.contains(&format!("port=\"{port}\""))
+    });
+    assert_eq!(
+        connections.and_then(|l| l.rsplit(' ').next()),
+        Some("1"),
+        "{after}"
+    );
     app.shutdown().await;
 }

@@ -499,6 +499,35 @@ pub fn render_thread_pools(
     out
 }
 
+/// Open connections of application `app`'s servers, one sample per (protocol, port):
+/// `dubbo_rs_server_connections` (Java reports none).
+pub fn render_connections(servers: &[(&str, u16, usize)], app: &str, host: &HostLabels) -> String {
+    let mut out = String::new();
+    if servers.is_empty() {
+        return out;
+    }
+    let name = "dubbo_rs_server_connections";
+    header(
+        &mut out,
+        name,
+        "Open consumer connections of a server",
+        Kind::Gauge,
+    );
+    for (protocol, port, count) in servers {
+        let port = port.to_string();
+        let labels = label_text(
+            vec![
+                ("application_name", app),
+                ("protocol", protocol),
+                ("port", &port),
+            ],
+            host,
+        );
+        let _ = writeln!(out, "{name}{{{labels}}} {count}");
+    }
+    out
+}
+
 fn event_labels(labels: &[(&'static str, String)], host: &HostLabels) -> String {
     label_text(labels.iter().map(|(k, v)| (*k, v.as_str())).collect(), host)
 }
