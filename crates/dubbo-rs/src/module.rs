@@ -1003,6 +1003,7 @@ fn reference_params(
     put(&mut params, "retries", rc.retries.map(|t| t.to_string()));
     put(&mut params, "loadbalance", rc.loadbalance.clone());
     put(&mut params, "cluster", rc.cluster.clone());
+    put(&mut params, "merger", rc.merger.clone());
     put(&mut params, "check", rc.check.map(|t| t.to_string()));
     put(&mut params, "filter", rc.filter.clone());
     put(

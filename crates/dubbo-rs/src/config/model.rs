@@ -466,6 +466,10 @@ pub struct ReferenceConfig {
     /// Cluster strategy.
     #[serde(default, deserialize_with = "lenient::text")]
     pub cluster: Option<String>,
+    /// How the results of several groups (`group: "*"` or `"a,b"`) are merged: `true` (by
+    /// the return type) or a merger's name; unset, one group answers.
+    #[serde(default, deserialize_with = "lenient::text")]
+    pub merger: Option<String>,
     /// Whether a reference fails at start when its provider cannot be reached (default true;
     /// `false`: calls fail until it is up).
     #[serde(default, deserialize_with = "lenient::flag")]
