@@ -211,6 +211,10 @@ pub struct ProtocolConfig {
     /// Heartbeat interval in ms (dubbo:// only).
     #[serde(default, deserialize_with = "lenient::number")]
     pub heartbeat: Option<u64>,
+    /// Most consumer connections the server keeps open at once (`accepts`, dubbo:// and tri://);
+    /// one more is closed as soon as it is accepted. 0 or absent: no limit.
+    #[serde(default, deserialize_with = "lenient::number")]
+    pub accepts: Option<u32>,
     /// Serialization; only `hessian2` is accepted.
     #[serde(default, deserialize_with = "lenient::text")]
     pub serialization: Option<String>,
