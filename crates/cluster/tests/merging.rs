@@ -229,3 +229,42 @@ fn unknown_and_java_only_mergers_are_refused_when_the_reference_is_made() {
         assert!(e.message().contains("merger"), "{query}: {e}");
     }
 }
+
+#[tokio::test]
+async fn a_failing_provider_fails_over_within_its_group() {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    for _ in 0..5 {
+        let providers = vec![
+            provider(
+                1,
+                "a",
+                Err(RpcError::framework(ErrorCode::Network, "refused")),
+                seen.clone(),
+            ),
+            provider(2, "a", Ok(strings(&["a"])), seen.clone()),
+            provider(3, "b", Ok(strings(&["b"])), seen.clone()),
+        ];
+        let merging = reference("group=*&merger=list", providers, &extensions());
+        let r = merging
+            .invoke(call("list", "java.util.List"))
+            .await
+            .unwrap();
+        assert_eq!(r.value, strings(&["a", "b"]));
+    }
+    // With no retries, a pick of the failing provider fails the call.
+    let providers = vec![
+        provider(
+            1,
+            "a",
+            Err(RpcError::framework(ErrorCode::Network, "refused")),
+            seen.clone(),
+        ),
+        provider(3, "b", Ok(strings(&["b"])), seen.clone()),
+    ];
+    let merging = reference("group=*&merger=list&retries=0", providers, &extensions());
+    let e = merging
+        .invoke(call("list", "java.util.List"))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Some(ErrorCode::Network));
+}

@@ -38,8 +38,8 @@ enum MergeSetting {
 /// with the method's `merger`; without a merger, calls only the first group that has an
 /// available provider.
 ///
-/// Within a group the provider is picked by the method's load balancer; each group gets one
-/// attempt. A group whose provider throws a business exception is logged and left out of the
+/// Within a group the provider is picked by the method's load balancer, with failover to the
+/// group's other providers (`retries`). A group whose provider throws a business exception is logged and left out of the
 /// merge (Java does the same); a framework failure of any group fails the call. Each call is
 /// addressed to the group of the provider it goes to, so the provider finds its service.
 ///
@@ -176,7 +176,10 @@ fn for_group(invocation: &Invocation, group: &str) -> Invocation {
     inv
 }
 
-/// One attempt on the group's provider picked by the load balancer.
+/// The call to one group, with failover inside it: the provider is picked by the load
+/// balancer; a framework failure is sent again to another provider of the same group, up to
+/// the method's `retries` more times, while the call's deadline lasts (Java joins each group's
+/// providers into a failover cluster invoker). A business exception is returned at once.
 async fn call_group(
     call: &ClusterCall,
     invocation: &Invocation,
@@ -184,8 +187,26 @@ async fn call_group(
     members: &[Arc<dyn Invoker>],
 ) -> RpcResult {
     let inv = for_group(invocation, group);
-    let provider = call.select(&inv, members, &[])?;
-    call.invoke_on(&provider, inv).await
+    let attempts = call.retries() as usize + 1;
+    let mut tried: Vec<Arc<dyn Invoker>> = Vec::new();
+    let mut last = None;
+    for _ in 0..attempts {
+        let provider = call.select(&inv, members, &tried)?;
+        match call.invoke_on(&provider, inv.clone()).await {
+            Ok(r) => return Ok(r),
+            Err(e) if e.is_business() || e.code() == Some(ErrorCode::Cancelled) => return Err(e),
+            Err(e) => last = Some(e),
+        }
+        tried.push(provider);
+        let expired = inv
+            .context()
+            .deadline()
+            .is_some_and(|d| d <= std::time::Instant::now());
+        if expired {
+            break;
+        }
+    }
+    Err(last.unwrap_or_else(|| call.no_provider(&inv)))
 }
 
 impl ClusterStrategy for Mergeable {
