@@ -122,6 +122,11 @@ impl ClusterInvoker {
         extensions: &Extensions,
     ) -> Result<Self, RpcError> {
         let url = directory.url().clone();
+        // Several groups (or `cluster=mergeable`) take the merging strategy, as in Java.
+        if let Some(mergeable) = crate::strategy::Mergeable::for_reference(&url, extensions)? {
+            let strategy = with_mock(&url, mergeable)?;
+            return Self::with_strategy(directory, routers, extensions, strategy);
+        }
         let cluster_name = url.parameter("cluster").unwrap_or(DEFAULT_CLUSTER);
         let cluster = extensions.get::<dyn Cluster>(cluster_name).ok_or_else(|| {
             config_error(format!(

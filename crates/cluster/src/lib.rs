@@ -22,6 +22,7 @@ mod cluster_invoker;
 pub mod configurator;
 pub mod directory;
 pub mod loadbalance;
+pub mod merger;
 pub mod router;
 pub mod strategy;
 

@@ -71,10 +71,12 @@ impl<H: ServiceHandler> ServiceInvoker<H> {
 impl<H: ServiceHandler> Invoker for ServiceInvoker<H> {
     fn invoke(&self, invocation: Invocation) -> BoxFuture<'_, RpcResult> {
         Box::pin(async move {
-            let parts = invocation.into_parts();
+            let mut parts = invocation.into_parts();
+            let attachments =
+                crate::filters::ServerAttachments::take(&mut parts.context, parts.attachments);
             let mut ctx = RequestContext {
                 service: Some(parts.service),
-                attachments: parts.attachments,
+                attachments,
                 response_attachments: Default::default(),
                 remote_addr: parts.context.remote_addr(),
                 deadline: parts.context.deadline(),

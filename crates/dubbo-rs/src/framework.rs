@@ -93,6 +93,7 @@ impl Framework {
             );
         }
         dubbo_cluster::strategy::register_strategies(&extensions);
+        dubbo_cluster::merger::register_mergers(&extensions);
         dubbo_cluster::loadbalance::register_load_balancers(&extensions, stats.clone());
         #[cfg(feature = "dubbo")]
         {

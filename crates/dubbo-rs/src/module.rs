@@ -146,6 +146,7 @@ impl Module {
             put(&mut p, "threadpool", pc.threadpool.clone());
             put(&mut p, "payload", pc.payload.map(|t| t.to_string()));
             put(&mut p, "heartbeat", pc.heartbeat.map(|t| t.to_string()));
+            put(&mut p, "accepts", pc.accepts.map(|t| t.to_string()));
             p.insert(
                 "serialization".into(),
                 pc.serialization
@@ -1007,6 +1008,7 @@ fn reference_params(
     put(&mut params, "retries", rc.retries.map(|t| t.to_string()));
     put(&mut params, "loadbalance", rc.loadbalance.clone());
     put(&mut params, "cluster", rc.cluster.clone());
+    put(&mut params, "merger", rc.merger.clone());
     put(&mut params, "check", rc.check.map(|t| t.to_string()));
     put(&mut params, "filter", rc.filter.clone());
     put(

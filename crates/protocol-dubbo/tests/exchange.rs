@@ -870,3 +870,35 @@ async fn response_attachments_only_for_consumers_that_read_them() {
         assert_eq!(r.attachments.get("served-by").is_some(), attachments);
     }
 }
+
+/// Reads until the peer closes, for up to a second: whether it closed.
+async fn closed_by_peer(s: &mut TcpStream) -> bool {
+    let mut buf = [0u8; 16];
+    matches!(
+        tokio::time::timeout(Duration::from_secs(1), s.read(&mut buf)).await,
+        Ok(Ok(0) | Err(_))
+    )
+}
+
+#[tokio::test]
+async fn accepts_refuses_and_counts_connections_beyond_the_limit() {
+    let server = server_with(ServerConfig {
+        accepts: 1,
+        ..ServerConfig::default()
+    })
+    .await;
+    let client = client_for(&server, ClientConfig::default()).await;
+    assert!(client
+        .invoke(call("sayHello", vec!["one".into()]))
+        .await
+        .is_ok());
+    let mut extra = TcpStream::connect(server.local_addr()).await.unwrap();
+    assert!(closed_by_peer(&mut extra).await);
+    assert_eq!(server.refused_connections(), 1);
+    assert_eq!(server.connection_count(), 1);
+    let r = client
+        .invoke(call("sayHello", vec!["still".into()]))
+        .await
+        .unwrap();
+    assert_eq!(r.value, Value::String("Hello still".into()));
+}

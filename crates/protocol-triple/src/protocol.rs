@@ -111,6 +111,12 @@ impl TripleProtocol {
             .map_err(|e| {
                 RpcError::framework(ErrorCode::Network, format!("cannot bind {addr}: {e}"))
             })?;
+        // `accepts` belongs to the bind address: the first export on it sets it, as in Java.
+        let accepts = url
+            .parameter("accepts")
+            .and_then(|a| a.trim().parse::<usize>().ok())
+            .unwrap_or(0);
+        server.set_accepts(accepts);
         let server = Arc::new(server);
         servers.insert(addr, server.clone());
         Ok(server)

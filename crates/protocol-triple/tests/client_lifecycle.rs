@@ -227,3 +227,20 @@ async fn referring_again_with_another_url_keeps_the_connection() {
     proxy.wait_closed(1).await;
     server.shutdown(Duration::from_millis(200)).await;
 }
+
+#[tokio::test]
+async fn accepts_refuses_and_counts_connections_beyond_the_limit() {
+    use tokio::io::AsyncReadExt;
+    let server = provider("127.0.0.1:0".parse().unwrap()).await;
+    server.set_accepts(1);
+    let _first = TcpStream::connect(server.local_addr()).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let mut extra = TcpStream::connect(server.local_addr()).await.unwrap();
+    let mut buf = [0u8; 16];
+    let closed = matches!(
+        tokio::time::timeout(Duration::from_secs(1), extra.read(&mut buf)).await,
+        Ok(Ok(0) | Err(_))
+    );
+    assert!(closed, "the connection beyond `accepts` is closed");
+    assert_eq!(server.refused_connections(), 1);
+}

@@ -30,6 +30,7 @@ mod failfast;
 pub(crate) mod failover;
 mod failsafe;
 mod forking;
+mod mergeable;
 mod mock;
 
 pub use available::Available;
@@ -40,6 +41,7 @@ pub use failfast::Failfast;
 pub use failover::Failover;
 pub use failsafe::Failsafe;
 pub use forking::Forking;
+pub use mergeable::{is_multi_group, Mergeable, MERGEABLE};
 pub use mock::{Mock, MockSetting};
 
 /// The strategy used when a reference names none (Java's default).

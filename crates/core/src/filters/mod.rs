@@ -3,8 +3,11 @@
 mod access_log;
 mod active_limit;
 mod call_counts;
+mod consumer_context;
 mod consumer_token;
+mod context;
 mod echo;
+mod exception;
 mod execute_limit;
 mod generic;
 mod token;
@@ -14,8 +17,11 @@ pub use access_log::{
     AccessLogFilter, ACCESS_LOG_KEY, ACCESS_LOG_QUEUE_CAPACITY, ACCESS_LOG_TARGET,
 };
 pub use active_limit::{ActiveLimitFilter, ACTIVES_KEY};
+pub use consumer_context::ConsumerContextFilter;
 pub use consumer_token::ConsumerTokenFilter;
+pub use context::{ContextFilter, ServerAttachments, FRAMEWORK_ATTACHMENTS};
 pub use echo::EchoFilter;
+pub use exception::{ExceptionFilter, WRAPPER_EXCEPTION};
 pub use execute_limit::{ExecuteLimitFilter, EXECUTES_KEY};
 pub use generic::{generalize, GenericFilter};
 pub use token::{
@@ -31,6 +37,8 @@ use crate::filter::{FilterSpec, Stage};
 
 /// The built-in filters, each active by default where its spec says.
 ///
+/// `context` (provider, -10000), `consumercontext` (consumer, first of all) and `exception`
+/// (provider, 0) are always on, with Java's names and orders; remove one with `-name`.
 /// `token`, `executelimit`, `tps`, `accesslog` and `activelimit` have Java's names and order
 /// (0, Java's default); each is in a chain only where its URL parameter (`token`, `executes`,
 /// `tps`, `accesslog`, `actives`, or a `<method>.` form of one) is set, like Java's
@@ -44,6 +52,24 @@ pub fn builtin_filters() -> Vec<Arc<FilterSpec>> {
             -20_000,
             &[Stage::Provider],
             Arc::new(GenericFilter),
+        ),
+        FilterSpec::new(
+            "context",
+            -10_000,
+            &[Stage::Provider],
+            Arc::new(ContextFilter),
+        ),
+        FilterSpec::new(
+            "consumercontext",
+            i32::MIN,
+            &[Stage::Consumer],
+            Arc::new(ConsumerContextFilter),
+        ),
+        FilterSpec::new(
+            "exception",
+            0,
+            &[Stage::Provider],
+            Arc::new(ExceptionFilter),
         ),
         FilterSpec::new("token", 0, &[Stage::Provider], Arc::new(TokenFilter))
             .when_url_has(&["token"]),

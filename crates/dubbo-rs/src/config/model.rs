@@ -225,6 +225,10 @@ pub struct ProtocolConfig {
     /// Heartbeat interval in ms (dubbo:// only).
     #[serde(default, deserialize_with = "lenient::number")]
     pub heartbeat: Option<u64>,
+    /// Most consumer connections the server keeps open at once (`accepts`, dubbo:// and tri://);
+    /// one more is closed as soon as it is accepted. 0 or absent: no limit.
+    #[serde(default, deserialize_with = "lenient::number")]
+    pub accepts: Option<u32>,
     /// Serialization; only `hessian2` is accepted.
     #[serde(default, deserialize_with = "lenient::text")]
     pub serialization: Option<String>,
@@ -507,6 +511,10 @@ pub struct ReferenceConfig {
     /// Cluster strategy.
     #[serde(default, deserialize_with = "lenient::text")]
     pub cluster: Option<String>,
+    /// How the results of several groups (`group: "*"` or `"a,b"`) are merged: `true` (by
+    /// the return type) or a merger's name; unset, one group answers.
+    #[serde(default, deserialize_with = "lenient::text")]
+    pub merger: Option<String>,
     /// Whether a reference fails at start when its provider cannot be reached (default true;
     /// `false`: calls fail until it is up).
     #[serde(default, deserialize_with = "lenient::flag")]

@@ -46,6 +46,11 @@ struct ServerShared {
     queue: Option<Arc<Semaphore>>,
     connections: Mutex<HashMap<u64, ConnHandle>>,
     next_conn: AtomicU64,
+    /// Connections accepted and not yet closed, counted in the accept loop itself so that the
+    /// `accepts` limit sees connections whose task has not started yet.
+    open: AtomicUsize,
+    /// Connections closed at once because `accepts` were already open.
+    refused: AtomicU64,
     inflight: AtomicUsize,
     /// Requests holding a worker now, and the most that ever did (thread-pool metrics).
     running: AtomicUsize,
@@ -110,6 +115,8 @@ impl DubboServer {
             queue,
             connections: Mutex::new(HashMap::new()),
             next_conn: AtomicU64::new(0),
+            open: AtomicUsize::new(0),
+            refused: AtomicU64::new(0),
             inflight: AtomicUsize::new(0),
             running: AtomicUsize::new(0),
             largest: AtomicUsize::new(0),
@@ -166,6 +173,12 @@ impl DubboServer {
     /// Number of open connections.
     pub fn connection_count(&self) -> usize {
         self.shared.connections.lock().map(|c| c.len()).unwrap_or(0)
+    }
+
+    /// How many connections were closed at once because `accepts` connections were already
+    /// open.
+    pub fn refused_connections(&self) -> u64 {
+        self.shared.refused.load(Ordering::Relaxed)
     }
 
     /// The open connections: each consumer's address and the local address it reached.
@@ -267,12 +280,19 @@ async fn accept_loop(listener: TcpListener, shared: Arc<ServerShared>) {
         match accepted {
             Ok((stream, peer)) => {
                 let limit = shared.config.accepts;
-                if limit > 0 && shared.connections.lock().map(|c| c.len()).unwrap_or(0) >= limit {
-                    tracing::warn!(consumer = %peer, limit, "connection refused: too many connections");
+                if limit > 0 && shared.open.load(Ordering::Acquire) >= limit {
+                    // Java closes the channel and logs; the consumer sees the connection close.
+                    shared.refused.fetch_add(1, Ordering::Relaxed);
+                    tracing::warn!(consumer = %peer, limit, "connection refused: `accepts` connections are already open");
                     drop(stream);
                     continue;
                 }
-                tokio::spawn(serve_connection(shared.clone(), stream, peer));
+                shared.open.fetch_add(1, Ordering::AcqRel);
+                let guard = OpenGuard(shared.clone());
+                tokio::spawn(async move {
+                    serve_connection(guard.0.clone(), stream, peer).await;
+                    drop(guard);
+                });
             }
             Err(e) => {
                 // Typically out of file descriptors: back off instead of spinning.
@@ -297,6 +317,15 @@ impl Running {
 impl Drop for Running {
     fn drop(&mut self) {
         self.0.running.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// Counts an accepted connection as open until its task ends.
+struct OpenGuard(Arc<ServerShared>);
+
+impl Drop for OpenGuard {
+    fn drop(&mut self) {
+        self.0.open.fetch_sub(1, Ordering::AcqRel);
     }
 }
 

@@ -14,6 +14,7 @@ pub mod shutdown;
 use std::io;
 use std::net::SocketAddr;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -42,6 +43,10 @@ pub(crate) struct ServerShared {
     pub(crate) config: TripleConfig,
     pub(crate) router: Router,
     pub(crate) exporters: ExportTable,
+    /// Most connections open at once (`accepts`); 0: no limit.
+    pub(crate) accepts: AtomicUsize,
+    /// Connections closed at once because `accepts` were already open.
+    pub(crate) refused: AtomicU64,
 }
 
 impl ServerShared {
@@ -127,6 +132,8 @@ impl TripleServer {
             config,
             router: Router::default(),
             exporters: ExportTable::new(),
+            accepts: AtomicUsize::new(0),
+            refused: AtomicU64::new(0),
         });
         let signal = ShutdownSignal::new();
         let grace = Arc::new(Mutex::new(Duration::from_secs(10)));
@@ -153,6 +160,17 @@ impl TripleServer {
     /// The server's settings.
     pub fn config(&self) -> &TripleConfig {
         &self.shared.config
+    }
+
+    /// Limits the connections open at once to `accepts` (Java's `accepts`): one more is closed
+    /// as soon as it is accepted, and counted. 0 (the default) means no limit.
+    pub fn set_accepts(&self, accepts: usize) {
+        self.shared.accepts.store(accepts, Ordering::Relaxed);
+    }
+
+    /// How many connections were closed at once because `accepts` connections were open.
+    pub fn refused_connections(&self) -> u64 {
+        self.shared.refused.load(Ordering::Relaxed)
     }
 
     /// Serves an IDL service (a generated `...Server<T>`) under its full name, with no
@@ -252,6 +270,16 @@ async fn accept_loop(
         tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok((stream, remote)) => {
+                    // Finished connections still in the set would count against the limit.
+                    while connections.try_join_next().is_some() {}
+                    let limit = shared.accepts.load(Ordering::Relaxed);
+                    if limit > 0 && connections.len() >= limit {
+                        // Java closes the channel and logs; the consumer sees the connection close.
+                        shared.refused.fetch_add(1, Ordering::Relaxed);
+                        tracing::warn!(consumer = %remote, limit, "connection refused: `accepts` connections are already open");
+                        drop(stream);
+                        continue;
+                    }
                     let _ = stream.set_nodelay(true);
                     let shared = shared.clone();
                     let rx = signal.subscribe();
