@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex, Weak};
 
 use dubbo_core::{Invocation, Invoker, InvokerList, LoadBalance, StatsStore};
 
-use super::snapshot::{addr, MethodSlots, Providers};
+use super::snapshot::{addr, same_addrs, MethodSlots, Providers};
 use super::weight::{now_ms, weight_at};
 
 /// How long a provider's counter outlives its last appearance in a list (Java: 60 s).
@@ -49,12 +49,7 @@ impl Wheel {
                 return true;
             }
         }
-        self.addrs.len() == providers.list.len()
-            && self
-                .addrs
-                .iter()
-                .zip(providers.list)
-                .all(|(&a, p)| a == addr(p))
+        same_addrs(&self.addrs, providers.list)
     }
 
     /// Lays the counters out for `providers`: survivors keep theirs (by identity), newcomers

@@ -73,7 +73,7 @@ pub struct Snapshot<T> {
 
 impl<T> Snapshot<T> {
     fn same_members(&self, list: &[Arc<dyn Invoker>]) -> bool {
-        self.addrs.len() == list.len() && self.addrs.iter().zip(list).all(|(&a, l)| a == addr(l))
+        same_addrs(&self.addrs, list)
     }
 }
 
@@ -288,19 +288,40 @@ impl<T> Slot<T> {
         let current = self.lists.load_full();
         let mut next = Vec::with_capacity(LISTS_PER_KEY);
         next.push(bound);
-        // Drop what the new entry replaces: the same members (an older allocation or an
-        // expired build), so one list is never cached twice.
+        // Drop what the new entry replaces: an older build of the same members, the same
+        // allocation, or one that is gone. Another live allocation of the same members stays
+        // bound (two route keys may each hold such a list), sharing the state.
+        let replaced = |b: &Bound<T>| {
+            if b.snapshot.addrs != snapshot.addrs {
+                return false;
+            }
+            let other_live = b.list.as_ref().is_some_and(|w| {
+                w.strong_count() > 0 && !providers.shared.is_some_and(|s| b.is(s))
+            });
+            !(other_live && Arc::ptr_eq(&b.snapshot, &snapshot))
+        };
         next.extend(
             current
                 .iter()
-                .filter(|b| !Arc::ptr_eq(&b.snapshot, &snapshot))
-                .filter(|b| b.snapshot.addrs != snapshot.addrs)
+                .filter(|b| !replaced(b))
                 .take(LISTS_PER_KEY - 1)
                 .cloned(),
         );
         self.lists.store(Arc::new(next));
         snapshot
     }
+}
+
+/// Whether `list` holds the providers at `addrs`, in order.
+pub fn same_addrs(addrs: &[usize], list: &[Arc<dyn Invoker>]) -> bool {
+    // No early exit: the differences are or-ed together, which the compiler vectorises;
+    // lists compared here are nearly always equal anyway.
+    addrs.len() == list.len()
+        && addrs
+            .iter()
+            .zip(list)
+            .fold(0, |diff, (&a, l)| diff | (a ^ addr(l)))
+            == 0
 }
 
 /// A provider's address, its identity while a `Weak` or an `Arc` to it is held.
@@ -470,6 +491,25 @@ mod tests {
             c.get(Providers::shared(&lists[0]), &inv, 0),
             LISTS_PER_KEY + 2
         );
+    }
+
+    #[test]
+    fn two_live_lists_of_the_same_providers_share_one_state() {
+        let c = Counted::new();
+        let inv = call("hello");
+        let providers: Vec<_> = (1..=3).map(provider).collect();
+        let a: InvokerList = providers.clone().into();
+        let b: InvokerList = providers.into();
+        for _ in 0..3 {
+            assert_eq!(c.get(Providers::shared(&a), &inv, 0), 1);
+            assert_eq!(c.get(Providers::shared(&b), &inv, 0), 1);
+        }
+        let slot_lists = c
+            .cache
+            .slots
+            .with(&inv, |s| s.map(|s| s.lists.load().len()));
+        assert_eq!(slot_lists, Some(2), "both allocations bound");
+        assert_eq!(c.builds(), 1);
     }
 
     #[test]
