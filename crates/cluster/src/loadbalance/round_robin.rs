@@ -43,13 +43,21 @@ struct Wheel {
 }
 
 impl Wheel {
-    fn serves(&self, providers: Providers<'_>) -> bool {
+    /// Whether the counters are laid out for `providers`; a new allocation of the same
+    /// providers is remembered, so its next calls take the pointer comparison.
+    fn serves(&mut self, providers: Providers<'_>) -> bool {
         if let (Some(shared), Some(list)) = (providers.shared, &self.list) {
             if std::ptr::addr_eq(list.as_ptr(), Arc::as_ptr(shared)) {
                 return true;
             }
         }
-        same_addrs(&self.addrs, providers.list)
+        if !same_addrs(&self.addrs, providers.list) {
+            return false;
+        }
+        if let Some(shared) = providers.shared {
+            self.list = Some(Arc::downgrade(shared));
+        }
+        true
     }
 
     /// Lays the counters out for `providers`: survivors keep theirs (by identity), newcomers
@@ -80,8 +88,8 @@ impl Wheel {
             }
             self.parked
                 .retain(|_, p| now.saturating_sub(p.left_ms) <= RECYCLE_MS);
+            self.list = providers.shared.map(Arc::downgrade);
         }
-        self.list = providers.shared.map(Arc::downgrade);
         for (i, p) in list.iter().enumerate() {
             let weight = i64::from(weight_at(p.url(), method, now));
             if self.weights[i] != weight {
