@@ -9,12 +9,12 @@ use std::time::Duration;
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use dubbo_cluster::loadbalance::{
-    list_identity, weight, AdaptiveLoadBalance, ConsistentHashLoadBalance, LeastActiveLoadBalance,
-    P2cLoadBalance, RandomLoadBalance, RoundRobinLoadBalance, ShortestResponseLoadBalance,
+    weight, AdaptiveLoadBalance, ConsistentHashLoadBalance, LeastActiveLoadBalance, P2cLoadBalance,
+    RandomLoadBalance, RoundRobinLoadBalance, ShortestResponseLoadBalance,
 };
 use dubbo_core::{
-    invoker_fn, Invocation, Invoker, LoadBalance, MethodSignature, RpcResponse, ServiceKey,
-    StatsStore, Value,
+    invoker_fn, Invocation, Invoker, InvokerList, LoadBalance, MethodSignature, RpcResponse,
+    ServiceKey, StatsStore, Value,
 };
 use dubbo_url::Url;
 
@@ -52,7 +52,8 @@ fn call(arg: &str) -> Invocation {
 }
 
 fn select(c: &mut Criterion) {
-    let list = providers("");
+    // Shared, as the cluster hands its routed list to the balancer (`select_list`).
+    let list: InvokerList = providers("").into();
     let store = Arc::new(StatsStore::new());
     let now = store.now();
     for (i, p) in list.iter().enumerate() {
@@ -87,14 +88,21 @@ fn select(c: &mut Criterion) {
         .sample_size(40);
     for (name, lb) in &balancers {
         group.bench_function(*name, |b| {
-            b.iter(|| black_box(lb.select(black_box(&list), &inv)))
+            b.iter(|| black_box(lb.select_list(black_box(&list), &inv)))
         });
     }
-    // The list as a router hands it over: another Vec with the same providers.
-    let routed: Vec<Arc<dyn Invoker>> = list.clone();
+    // A new snapshot with the same providers: recognised once by its members, then by its
+    // allocation.
+    let renewed: InvokerList = list.iter().cloned().collect();
     let random = RandomLoadBalance::new();
-    group.bench_function("random (routed copy of the list)", |b| {
-        b.iter(|| black_box(random.select(black_box(&routed), &inv)))
+    let _ = random.select_list(&list, &inv);
+    group.bench_function("random (same providers, new snapshot)", |b| {
+        b.iter(|| black_box(random.select_list(black_box(&renewed), &inv)))
+    });
+    // A plain slice (a caller without a shared list): the members are compared every call.
+    let copy: Vec<Arc<dyn Invoker>> = list.to_vec();
+    group.bench_function("random (slice, members compared)", |b| {
+        b.iter(|| black_box(random.select(black_box(&copy), &inv)))
     });
     // Java's shortcut: no weight and no timestamp on the first provider, uniform draw.
     let plain: Vec<Arc<dyn Invoker>> = (0..PROVIDERS)
@@ -110,8 +118,9 @@ fn select(c: &mut Criterion) {
             })) as Arc<dyn Invoker>
         })
         .collect();
+    let plain: InvokerList = plain.into();
     group.bench_function("random (unweighted URLs)", |b| {
-        b.iter(|| black_box(random.select(black_box(&plain), &inv)))
+        b.iter(|| black_box(random.select_list(black_box(&plain), &inv)))
     });
     let keys: Vec<Invocation> = (0..64).map(|i| call(&format!("user-{i}"))).collect();
     let hash = ConsistentHashLoadBalance::new();
@@ -119,12 +128,8 @@ fn select(c: &mut Criterion) {
     group.bench_function("consistenthash (64 keys)", |b| {
         b.iter(|| {
             k = (k + 1) % keys.len();
-            black_box(hash.select(&list, &keys[k]))
+            black_box(hash.select_list(&list, &keys[k]))
         })
-    });
-    // The part of every cached balancer's call that grows with the list: its identity.
-    group.bench_function("list identity alone", |b| {
-        b.iter(|| black_box(list_identity(black_box(&list))))
     });
     group.finish();
 }

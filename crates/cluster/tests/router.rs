@@ -447,3 +447,26 @@ fn empty_chain_passes_everything() {
     let chain = RouterChain::new();
     assert_eq!(chain.route(&three(), &call("m", vec![])).unwrap().len(), 3);
 }
+
+#[test]
+fn a_chain_that_keeps_everyone_hands_on_the_snapshot_itself() {
+    let chain = RouterChain::for_consumer(consumer());
+    let untagged: InvokerList = vec![
+        provider("dubbo://10.20.153.10:20880/com.foo.BarService"),
+        provider("dubbo://10.20.153.11:20880/com.foo.BarService"),
+    ]
+    .into();
+    // The tag router, with no tag on the call nor on the providers, keeps both: the result
+    // is the snapshot's own allocation, for every method.
+    for method in ["a", "b", "a"] {
+        let routed = chain.route(&untagged, &call(method, vec![])).unwrap();
+        assert!(Arc::ptr_eq(&routed, &untagged), "{method}");
+    }
+    // A rule that narrows the list gives a list of its own.
+    chain
+        .set_condition_rule_yaml("conditions: ['=> host = 10.20.153.10']")
+        .unwrap();
+    let routed = chain.route(&untagged, &call("a", vec![])).unwrap();
+    assert_eq!(hosts(&routed), ["10.20.153.10:20880"]);
+    assert!(!Arc::ptr_eq(&routed, &untagged));
+}

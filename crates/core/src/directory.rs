@@ -87,6 +87,19 @@ pub trait LoadBalance: Send + Sync + 'static {
         invocation: &Invocation,
     ) -> Option<Arc<dyn Invoker>>;
 
+    /// The same choice as [`select`](Self::select), among a list the caller holds as an
+    /// [`InvokerList`]; the cluster passes its routed list this way. That `Arc` stays the same
+    /// for as long as the directory's snapshot and the route result do, so a balancer keeping
+    /// state per list can recognise the list by its allocation instead of comparing every
+    /// provider on every call. Defaults to `select`.
+    fn select_list(
+        &self,
+        invokers: &InvokerList,
+        invocation: &Invocation,
+    ) -> Option<Arc<dyn Invoker>> {
+        self.select(invokers, invocation)
+    }
+
     /// Whether [`on_result`](Self::on_result) does anything: when it does not (the default),
     /// the cluster skips timing each attempt and keeping a copy of the call for it.
     fn observes_results(&self) -> bool {

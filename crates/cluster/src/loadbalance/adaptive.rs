@@ -5,12 +5,13 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use arc_swap::ArcSwap;
-use dubbo_core::{Invocation, Invoker, LoadBalance, Outcome, RpcResult, StatsStore};
+use dubbo_core::{Invocation, Invoker, InvokerList, LoadBalance, Outcome, RpcResult, StatsStore};
 
 use super::provider_load::ProviderLoad;
 use super::rng::SelectRng;
-use super::weight::{now_ms, weight_at};
-use super::weighted::pick_weighted_among;
+use super::snapshot::{ListCache, Providers};
+use super::weight::now_ms;
+use super::weighted::{pick_weighted_among, WeightTable};
 
 /// The attachment that carries the load report: asked for in the request (value
 /// [`ADAPTIVE_REQUEST_VALUE`]), answered in the response as `curTime:<ms>,load:<cpu>`.
@@ -35,11 +36,24 @@ const MAX_PROVIDERS: usize = 65_536;
 /// [`AdaptiveRequestFilter`](super::AdaptiveRequestFilter) asks on references with
 /// `loadbalance=adaptive`, and the provider filter
 /// [`LoadReportFilter`](super::LoadReportFilter) (or Java's `ProfilerServerFilter`) answers.
+///
+/// The providers' states, weights and URL timeouts are looked up once per list (and each
+/// second while a provider warms up), so a selection formats no identity.
 #[derive(Debug)]
 pub struct AdaptiveLoadBalance {
     rng: SelectRng,
     providers: ArcSwap<HashMap<String, Arc<ProviderLoad>>>,
     writer: Mutex<()>,
+    tables: ListCache<Table>,
+}
+
+/// What a selection reads of each provider of one list, in list order.
+#[derive(Debug)]
+struct Table {
+    loads: Vec<Arc<ProviderLoad>>,
+    weights: Vec<u32>,
+    /// The URL's `<method>.timeout` / `timeout`, or the default.
+    timeouts_ms: Vec<u64>,
 }
 
 impl Default for AdaptiveLoadBalance {
@@ -63,6 +77,7 @@ impl AdaptiveLoadBalance {
             rng,
             providers: ArcSwap::from_pointee(HashMap::new()),
             writer: Mutex::new(()),
+            tables: ListCache::new(),
         }
     }
 
@@ -86,19 +101,107 @@ impl AdaptiveLoadBalance {
         load
     }
 
-    fn timeout_ms(invoker: &dyn Invoker, invocation: &Invocation) -> u64 {
-        invocation
-            .attachments()
-            .get_str("timeout")
-            .or_else(|| {
-                invoker
-                    .url()
-                    .method_parameter(invocation.method_name(), "timeout")
+    /// The states of `invokers`, the missing ones created in one copy of the map rather
+    /// than one copy per provider.
+    fn provider_loads(&self, invokers: &[Arc<dyn Invoker>]) -> Vec<Arc<ProviderLoad>> {
+        let keys: Vec<String> = invokers
+            .iter()
+            .map(|inv| StatsStore::identity(inv.url()))
+            .collect();
+        let current = self.providers.load();
+        if keys.iter().all(|k| current.contains_key(k)) {
+            return keys
+                .iter()
+                .filter_map(|k| current.get(k).cloned())
+                .collect();
+        }
+        drop(current);
+        let _guard = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        let mut next = HashMap::clone(&self.providers.load_full());
+        let now = now_ms();
+        let loads = keys
+            .into_iter()
+            .map(|k| {
+                if let Some(p) = next.get(&k) {
+                    return p.clone();
+                }
+                let load = Arc::new(ProviderLoad::new(now));
+                if next.len() < MAX_PROVIDERS {
+                    next.insert(k, load.clone());
+                }
+                load
             })
-            .and_then(|v| v.trim().parse::<u64>().ok())
-            .filter(|&t| t > 0)
-            .unwrap_or(DEFAULT_TIMEOUT_MS)
+            .collect();
+        self.providers.store(Arc::new(next));
+        loads
     }
+
+    fn build(&self, invokers: &[Arc<dyn Invoker>], method: &str, now: u64) -> (Table, u64) {
+        let (weights, valid_until) = WeightTable::build(invokers, method, now);
+        let table = Table {
+            loads: self.provider_loads(invokers),
+            weights: weights.weights,
+            timeouts_ms: invokers
+                .iter()
+                .map(|inv| parse_timeout(inv.url().method_parameter(method, "timeout")))
+                .collect(),
+        };
+        (table, valid_until)
+    }
+
+    fn pick(&self, providers: Providers<'_>, invocation: &Invocation) -> Option<Arc<dyn Invoker>> {
+        let invokers = providers.list;
+        invokers.first()?;
+        let now = now_ms();
+        let method = invocation.method_name();
+        let table = self
+            .tables
+            .get_or_build(providers, invocation, now, |list| {
+                self.build(list, method, now)
+            });
+        let table = &table.value;
+        let chosen = if invokers.len() == 1 {
+            0
+        } else {
+            let (a, b) = self.rng.two_distinct(invokers.len());
+            // The call's own timeout wins over the providers' (even when it does not parse,
+            // which counts as the default, as before).
+            let call_timeout = invocation
+                .attachments()
+                .get_str("timeout")
+                .map(|t| parse_timeout(Some(t)));
+            let weight = |i: usize| table.weights.get(i).copied().unwrap_or(0);
+            let load = |i: usize| {
+                let timeout = call_timeout
+                    .or_else(|| table.timeouts_ms.get(i).copied())
+                    .unwrap_or(DEFAULT_TIMEOUT_MS);
+                table
+                    .loads
+                    .get(i)
+                    .map_or(0.0, |l| l.load(weight(i), timeout, now))
+            };
+            let (load_a, load_b) = (load(a), load(b));
+            if load_a.to_bits() == load_b.to_bits() {
+                [a, b][pick_weighted_among(&[0, 1], &[weight(a), weight(b)], &self.rng)]
+            } else if load_a > load_b {
+                b
+            } else {
+                a
+            }
+        };
+        if let Some(l) = table.loads.get(chosen) {
+            l.picked(now);
+        }
+        invokers.get(chosen).cloned()
+    }
+}
+
+/// A timeout setting in ms: the default when absent, not a number or 0.
+fn parse_timeout(value: Option<&str>) -> u64 {
+    value
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .filter(|&t| t > 0)
+        .unwrap_or(DEFAULT_TIMEOUT_MS)
 }
 
 /// Parses a provider's report `curTime:<ms>,load:<cpu>`; a missing or malformed field
@@ -133,34 +236,15 @@ impl LoadBalance for AdaptiveLoadBalance {
         invokers: &[Arc<dyn Invoker>],
         invocation: &Invocation,
     ) -> Option<Arc<dyn Invoker>> {
-        let first = invokers.first()?;
-        let now = now_ms();
-        let chosen = if invokers.len() == 1 {
-            first
-        } else {
-            let (a, b) = self.rng.two_distinct(invokers.len());
-            let (ia, ib) = (invokers[a].as_ref(), invokers[b].as_ref());
-            let method = invocation.method_name();
-            let weights = [
-                weight_at(ia.url(), method, now),
-                weight_at(ib.url(), method, now),
-            ];
-            let load_a =
-                self.provider_load(ia)
-                    .load(weights[0], Self::timeout_ms(ia, invocation), now);
-            let load_b =
-                self.provider_load(ib)
-                    .load(weights[1], Self::timeout_ms(ib, invocation), now);
-            if load_a.to_bits() == load_b.to_bits() {
-                &invokers[[a, b][pick_weighted_among(&[0, 1], &weights, &self.rng)]]
-            } else if load_a > load_b {
-                &invokers[b]
-            } else {
-                &invokers[a]
-            }
-        };
-        self.provider_load(chosen.as_ref()).picked(now);
-        Some(chosen.clone())
+        self.pick(Providers::slice(invokers), invocation)
+    }
+
+    fn select_list(
+        &self,
+        invokers: &InvokerList,
+        invocation: &Invocation,
+    ) -> Option<Arc<dyn Invoker>> {
+        self.pick(Providers::shared(invokers), invocation)
     }
 
     fn observes_results(&self) -> bool {

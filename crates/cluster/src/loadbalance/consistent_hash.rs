@@ -3,10 +3,10 @@
 use std::fmt::Write as _;
 use std::sync::Arc;
 
-use dubbo_core::{Invocation, Invoker, LoadBalance, Value};
+use dubbo_core::{Invocation, Invoker, InvokerList, LoadBalance, Value};
 use md5::{Digest, Md5};
 
-use super::snapshot::ListCache;
+use super::snapshot::{ListCache, Providers};
 
 /// The URL parameter setting the number of virtual nodes per provider.
 pub const HASH_NODES_KEY: &str = "hash.nodes";
@@ -132,8 +132,8 @@ fn java_string(value: &Value, out: &mut String) {
 /// them. A key goes to the first node at or after its position; when a provider leaves,
 /// only its keys move.
 ///
-/// The ring is built once per provider list (recognised by the providers' identities) and
-/// kept per service and method; a call costs one MD5 and a binary search.
+/// The ring is built once per provider list (recognised by its allocation, or by its
+/// providers) and kept per service and method; a call costs one MD5 and a binary search.
 #[derive(Debug, Default)]
 pub struct ConsistentHashLoadBalance {
     rings: ListCache<Ring>,
@@ -149,22 +149,37 @@ impl ConsistentHashLoadBalance {
     }
 }
 
+impl ConsistentHashLoadBalance {
+    fn pick(&self, providers: Providers<'_>, invocation: &Invocation) -> Option<Arc<dyn Invoker>> {
+        let invokers = providers.list;
+        let first = invokers.first()?;
+        if invokers.len() == 1 {
+            return Some(first.clone());
+        }
+        let method = invocation.method_name();
+        let ring = self.rings.get_or_build(providers, invocation, 0, |list| {
+            (Ring::build(list, method), u64::MAX)
+        });
+        let key = ring.value.key(invocation.args());
+        let index = ring.value.locate(&key)?;
+        invokers.get(index).cloned()
+    }
+}
+
 impl LoadBalance for ConsistentHashLoadBalance {
     fn select(
         &self,
         invokers: &[Arc<dyn Invoker>],
         invocation: &Invocation,
     ) -> Option<Arc<dyn Invoker>> {
-        let first = invokers.first()?;
-        if invokers.len() == 1 {
-            return Some(first.clone());
-        }
-        let method = invocation.method_name();
-        let ring = self.rings.get_or_build(invokers, invocation, 0, |list| {
-            (Ring::build(list, method), u64::MAX)
-        });
-        let key = ring.value.key(invocation.args());
-        let index = ring.value.locate(&key)?;
-        invokers.get(index).cloned()
+        self.pick(Providers::slice(invokers), invocation)
+    }
+
+    fn select_list(
+        &self,
+        invokers: &InvokerList,
+        invocation: &Invocation,
+    ) -> Option<Arc<dyn Invoker>> {
+        self.pick(Providers::shared(invokers), invocation)
     }
 }

@@ -2,20 +2,21 @@
 
 use std::sync::Arc;
 
-use dubbo_core::{Invocation, Invoker, LoadBalance, StatsStore};
+use dubbo_core::{Invocation, Invoker, InvokerList, LoadBalance, StatsStore};
 
 use super::rng::SelectRng;
-use super::snapshot::ListCache;
+use super::snapshot::{ListCache, Providers};
 use super::stats_table::StatsTable;
 use super::weight::now_ms;
-use super::weighted::pick_weighted_among;
+use super::weighted::pick_least;
 
 /// Least active (Java's `LeastActiveLoadBalance`): the provider with the fewest calls of
 /// this method in flight from this process, read from the framework's [`StatsStore`]; ties
 /// are broken by weighted random. A slow provider accumulates in-flight calls and so gets
 /// fewer new ones.
 ///
-/// Every call reads every provider's counter: O(providers).
+/// Every call reads every provider's counter once: O(providers), without allocating. The
+/// counters' handles and the weights are looked up once per list (and each second).
 #[derive(Debug)]
 pub struct LeastActiveLoadBalance {
     store: Arc<StatsStore>,
@@ -42,38 +43,46 @@ impl LeastActiveLoadBalance {
     }
 }
 
-impl LoadBalance for LeastActiveLoadBalance {
-    fn select(
-        &self,
-        invokers: &[Arc<dyn Invoker>],
-        invocation: &Invocation,
-    ) -> Option<Arc<dyn Invoker>> {
+impl LeastActiveLoadBalance {
+    fn pick(&self, providers: Providers<'_>, invocation: &Invocation) -> Option<Arc<dyn Invoker>> {
+        let invokers = providers.list;
         let first = invokers.first()?;
         if invokers.len() == 1 {
             return Some(first.clone());
         }
         let method = invocation.method_name();
         let now = now_ms();
-        let table = self.tables.get_or_build(invokers, invocation, now, |list| {
-            StatsTable::build(&self.store, list, method, now)
-        });
+        let table = self
+            .tables
+            .get_or_build(providers, invocation, now, |list| {
+                StatsTable::build(&self.store, list, method, now)
+            });
         let table = &table.value;
-        let mut least = u32::MAX;
-        let mut ties: Vec<usize> = Vec::new();
-        for (i, s) in table.stats.iter().enumerate() {
-            let active = s.active();
-            if active < least {
-                least = active;
-                ties.clear();
-                ties.push(i);
-            } else if active == least {
-                ties.push(i);
-            }
-        }
-        let chosen = match ties.as_slice() {
-            [only] => *only,
-            _ => pick_weighted_among(&ties, &table.weights, &self.rng),
-        };
-        Some(invokers[chosen].clone())
+        let stats = &table.stats;
+        let chosen = pick_least(
+            stats.len(),
+            |i| stats[i].active(),
+            &table.weights,
+            &self.rng,
+        );
+        invokers.get(chosen).cloned()
+    }
+}
+
+impl LoadBalance for LeastActiveLoadBalance {
+    fn select(
+        &self,
+        invokers: &[Arc<dyn Invoker>],
+        invocation: &Invocation,
+    ) -> Option<Arc<dyn Invoker>> {
+        self.pick(Providers::slice(invokers), invocation)
+    }
+
+    fn select_list(
+        &self,
+        invokers: &InvokerList,
+        invocation: &Invocation,
+    ) -> Option<Arc<dyn Invoker>> {
+        self.pick(Providers::shared(invokers), invocation)
     }
 }

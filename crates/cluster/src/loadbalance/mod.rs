@@ -58,7 +58,6 @@ pub use random::RandomLoadBalance;
 pub use rng::SelectRng;
 pub use round_robin::RoundRobinLoadBalance;
 pub use shortest_response::{ShortestResponseLoadBalance, DEFAULT_SLIDE_PERIOD};
-pub use snapshot::list_identity;
 
 /// The balancer used when a reference names none.
 pub const DEFAULT_LOAD_BALANCE: &str = RandomLoadBalance::NAME;

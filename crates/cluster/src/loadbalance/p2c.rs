@@ -2,10 +2,12 @@
 
 use std::sync::Arc;
 
-use dubbo_core::{Invocation, Invoker, LoadBalance, StatsStore};
+use dubbo_core::{Invocation, Invoker, InvokerList, LoadBalance, StatsStore};
 
 use super::rng::SelectRng;
-use super::weight::{now_ms, weight_at};
+use super::snapshot::{ListCache, Providers};
+use super::stats_table::StatsTable;
+use super::weight::now_ms;
 use super::weighted::pick_weighted_among;
 
 /// Power of two choices (the `p2c` of Dubbo's flexible-service proposal): two different
@@ -13,11 +15,14 @@ use super::weighted::pick_weighted_among;
 /// (from the framework's [`StatsStore`]) takes the call; on a tie, one of the two by weight.
 ///
 /// It looks at two providers whatever the list's size, so a call is O(1), and it avoids the
-/// herd effect of always sending to the single least loaded provider.
+/// herd effect of always sending to the single least loaded provider. The providers'
+/// statistics handles and weights are looked up once per list (and each second), so a call
+/// formats no identity and searches no map.
 #[derive(Debug)]
 pub struct P2cLoadBalance {
     store: Arc<StatsStore>,
     rng: SelectRng,
+    tables: ListCache<StatsTable>,
 }
 
 impl P2cLoadBalance {
@@ -31,14 +36,38 @@ impl P2cLoadBalance {
 
     /// A balancer drawing from `rng` (seeded in tests).
     pub fn with_rng(store: Arc<StatsStore>, rng: SelectRng) -> Self {
-        Self { store, rng }
+        Self {
+            store,
+            rng,
+            tables: ListCache::new(),
+        }
     }
 
-    fn active(&self, invoker: &dyn Invoker, method: &str) -> u32 {
-        self.store
-            .get(invoker.url())
-            .and_then(|p| p.get_method(method))
-            .map_or(0, |s| s.active())
+    fn pick(&self, providers: Providers<'_>, invocation: &Invocation) -> Option<Arc<dyn Invoker>> {
+        let invokers = providers.list;
+        let first = invokers.first()?;
+        if invokers.len() == 1 {
+            return Some(first.clone());
+        }
+        let method = invocation.method_name();
+        let now = now_ms();
+        let table = self
+            .tables
+            .get_or_build(providers, invocation, now, |list| {
+                StatsTable::build(&self.store, list, method, now)
+            });
+        let table = &table.value;
+        let (a, b) = self.rng.two_distinct(invokers.len());
+        let active = |i: usize| table.stats.get(i).map_or(0, |s| s.active());
+        let chosen = match active(a).cmp(&active(b)) {
+            std::cmp::Ordering::Less => a,
+            std::cmp::Ordering::Greater => b,
+            std::cmp::Ordering::Equal => {
+                let weight = |i: usize| table.weights.get(i).copied().unwrap_or(0);
+                [a, b][pick_weighted_among(&[0, 1], &[weight(a), weight(b)], &self.rng)]
+            }
+        };
+        invokers.get(chosen).cloned()
     }
 }
 
@@ -48,26 +77,14 @@ impl LoadBalance for P2cLoadBalance {
         invokers: &[Arc<dyn Invoker>],
         invocation: &Invocation,
     ) -> Option<Arc<dyn Invoker>> {
-        let first = invokers.first()?;
-        if invokers.len() == 1 {
-            return Some(first.clone());
-        }
-        let (a, b) = self.rng.two_distinct(invokers.len());
-        let method = invocation.method_name();
-        let active_a = self.active(invokers[a].as_ref(), method);
-        let active_b = self.active(invokers[b].as_ref(), method);
-        let chosen = match active_a.cmp(&active_b) {
-            std::cmp::Ordering::Less => a,
-            std::cmp::Ordering::Greater => b,
-            std::cmp::Ordering::Equal => {
-                let now = now_ms();
-                let weights = [
-                    weight_at(invokers[a].url(), method, now),
-                    weight_at(invokers[b].url(), method, now),
-                ];
-                [a, b][pick_weighted_among(&[0, 1], &weights, &self.rng)]
-            }
-        };
-        Some(invokers[chosen].clone())
+        self.pick(Providers::slice(invokers), invocation)
+    }
+
+    fn select_list(
+        &self,
+        invokers: &InvokerList,
+        invocation: &Invocation,
+    ) -> Option<Arc<dyn Invoker>> {
+        self.pick(Providers::shared(invokers), invocation)
     }
 }

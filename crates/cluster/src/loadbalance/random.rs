@@ -2,10 +2,10 @@
 
 use std::sync::Arc;
 
-use dubbo_core::{Invocation, Invoker, LoadBalance};
+use dubbo_core::{Invocation, Invoker, InvokerList, LoadBalance};
 
 use super::rng::SelectRng;
-use super::snapshot::ListCache;
+use super::snapshot::{ListCache, Providers};
 use super::weight::{may_be_weighted, now_ms};
 use super::weighted::WeightTable;
 
@@ -15,11 +15,12 @@ use super::weighted::WeightTable;
 /// warm-up ramp. When the first provider sets neither a weight nor a start time, as in Java,
 /// the draw is uniform without looking at the others. Otherwise the cumulative weight table
 /// of the list is built once per list (and each second while a provider warms up) and a
-/// draw is one binary search.
+/// draw is one binary search. Which of the two applies is also decided once per list.
 #[derive(Debug, Default)]
 pub struct RandomLoadBalance {
     rng: SelectRng,
-    tables: ListCache<WeightTable>,
+    /// `None` for a list whose first provider sets neither a weight nor a start time.
+    tables: ListCache<Option<WeightTable>>,
 }
 
 impl RandomLoadBalance {
@@ -40,24 +41,49 @@ impl RandomLoadBalance {
     }
 }
 
+impl RandomLoadBalance {
+    fn pick(&self, providers: Providers<'_>, invocation: &Invocation) -> Option<Arc<dyn Invoker>> {
+        let invokers = providers.list;
+        let first = invokers.first()?;
+        if invokers.len() == 1 {
+            return Some(first.clone());
+        }
+        let method = invocation.method_name();
+        let now = now_ms();
+        let table = self
+            .tables
+            .get_or_build(providers, invocation, now, |list| {
+                // Java's shortcut, decided once per list: URLs do not change, and looking a
+                // method parameter up costs more than the rest of a draw.
+                if may_be_weighted(first.url(), method) {
+                    let (weights, until) = WeightTable::build(list, method, now);
+                    (Some(weights), until)
+                } else {
+                    (None, u64::MAX)
+                }
+            });
+        let at = match &table.value {
+            Some(weights) => weights.pick(&self.rng),
+            None => self.rng.below(invokers.len()),
+        };
+        invokers.get(at).cloned()
+    }
+}
+
 impl LoadBalance for RandomLoadBalance {
     fn select(
         &self,
         invokers: &[Arc<dyn Invoker>],
         invocation: &Invocation,
     ) -> Option<Arc<dyn Invoker>> {
-        let first = invokers.first()?;
-        if invokers.len() == 1 {
-            return Some(first.clone());
-        }
-        let method = invocation.method_name();
-        if !may_be_weighted(first.url(), method) {
-            return Some(invokers[self.rng.below(invokers.len())].clone());
-        }
-        let now = now_ms();
-        let table = self.tables.get_or_build(invokers, invocation, now, |list| {
-            WeightTable::build(list, method, now)
-        });
-        Some(invokers[table.value.pick(&self.rng)].clone())
+        self.pick(Providers::slice(invokers), invocation)
+    }
+
+    fn select_list(
+        &self,
+        invokers: &InvokerList,
+        invocation: &Invocation,
+    ) -> Option<Arc<dyn Invoker>> {
+        self.pick(Providers::shared(invokers), invocation)
     }
 }

@@ -1,36 +1,121 @@
 //! `roundrobin`: smooth weighted round robin, the nginx algorithm Java Dubbo uses.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 
-use dubbo_core::{Invocation, Invoker, LoadBalance, ServiceKey, StatsStore};
+use dubbo_core::{Invocation, Invoker, InvokerList, LoadBalance, StatsStore};
 
-use super::snapshot::ListCache;
+use super::snapshot::{addr, same_addrs, MethodSlots, Providers};
 use super::weight::{now_ms, weight_at};
 
 /// How long a provider's counter outlives its last appearance in a list (Java: 60 s).
 const RECYCLE_MS: u64 = 60_000;
-/// How long a list's table is reused before the weights and counters are looked up again.
-const TABLE_TTL_MS: u64 = 1_000;
+/// How long the weights of a list are used before they are read again (warm-up ramps them).
+const WEIGHTS_TTL_MS: u64 = 1_000;
 
-/// One provider's running counter for one service and method.
-#[derive(Debug, Default)]
-struct Counter {
-    weight: AtomicI64,
-    current: AtomicI64,
-    last_seen_ms: AtomicU64,
-}
-
-/// A list's counters and weights, in list order.
+/// A counter kept for a provider that left the list, until it comes back or is recycled.
 #[derive(Debug)]
-struct Table {
-    counters: Vec<Arc<Counter>>,
-    weights: Vec<i64>,
-    total: i64,
+struct Parked {
+    weight: i64,
+    current: i64,
+    left_ms: u64,
 }
 
-type Counters = HashMap<String, Arc<Counter>>;
+/// The counters of one service and method, laid out in the order of the list they last
+/// served so a call is a pass over two arrays.
+#[derive(Debug, Default)]
+struct Wheel {
+    /// The allocation of the list last served, when it came as a shared list; a `Weak`
+    /// keeps the address from being taken by another list (see `snapshot`).
+    list: Option<Weak<[Arc<dyn Invoker>]>>,
+    /// Its providers; `Weak` for the same reason, without keeping them alive.
+    _members: Vec<Weak<dyn Invoker>>,
+    /// Their addresses, for comparing lists.
+    addrs: Vec<usize>,
+    /// Their identities, under which a counter is kept when its provider leaves the list.
+    identities: Vec<String>,
+    weights: Vec<i64>,
+    current: Vec<i64>,
+    total: i64,
+    /// When the weights are read again.
+    weights_until_ms: u64,
+    parked: HashMap<String, Parked>,
+}
+
+impl Wheel {
+    /// Whether the counters are laid out for `providers`; a new allocation of the same
+    /// providers is remembered, so its next calls take the pointer comparison.
+    fn serves(&mut self, providers: Providers<'_>) -> bool {
+        if let (Some(shared), Some(list)) = (providers.shared, &self.list) {
+            if std::ptr::addr_eq(list.as_ptr(), Arc::as_ptr(shared)) {
+                return true;
+            }
+        }
+        if !same_addrs(&self.addrs, providers.list) {
+            return false;
+        }
+        if let Some(shared) = providers.shared {
+            self.list = Some(Arc::downgrade(shared));
+        }
+        true
+    }
+
+    /// Lays the counters out for `providers`: survivors keep theirs (by identity), newcomers
+    /// and providers whose weight changed start from 0, as in Java.
+    fn rebuild(&mut self, providers: Providers<'_>, method: &str, now: u64) {
+        let list = providers.list;
+        if !self.serves(providers) {
+            for (i, identity) in self.identities.drain(..).enumerate() {
+                let parked = Parked {
+                    weight: self.weights.get(i).copied().unwrap_or(0),
+                    current: self.current.get(i).copied().unwrap_or(0),
+                    left_ms: now,
+                };
+                self.parked.insert(identity, parked);
+            }
+            self._members = list.iter().map(Arc::downgrade).collect();
+            self.addrs = list.iter().map(addr).collect();
+            self.identities = list.iter().map(|p| StatsStore::identity(p.url())).collect();
+            self.current.clear();
+            self.weights.clear();
+            for identity in &self.identities {
+                let (weight, current) = self
+                    .parked
+                    .remove(identity)
+                    .map_or((0, 0), |p| (p.weight, p.current));
+                self.weights.push(weight);
+                self.current.push(current);
+            }
+            self.parked
+                .retain(|_, p| now.saturating_sub(p.left_ms) <= RECYCLE_MS);
+            self.list = providers.shared.map(Arc::downgrade);
+        }
+        for (i, p) in list.iter().enumerate() {
+            let weight = i64::from(weight_at(p.url(), method, now));
+            if self.weights[i] != weight {
+                self.weights[i] = weight;
+                self.current[i] = 0;
+            }
+        }
+        self.total = self.weights.iter().sum();
+        self.weights_until_ms = now.saturating_add(WEIGHTS_TTL_MS);
+    }
+
+    /// One step of smooth weighted round robin: every counter grows by its weight, the
+    /// first largest wins and drops by the total.
+    fn step(&mut self) -> usize {
+        // Separate passes over plain arrays, so the compiler can vectorise the first two.
+        for (c, w) in self.current.iter_mut().zip(&self.weights) {
+            *c += w;
+        }
+        let Some(&max) = self.current.iter().max() else {
+            return 0;
+        };
+        let best = self.current.iter().position(|&c| c == max).unwrap_or(0);
+        self.current[best] -= self.total;
+        best
+    }
+}
 
 /// Smooth weighted round robin (Java's `RoundRobinLoadBalance`).
 ///
@@ -40,12 +125,14 @@ type Counters = HashMap<String, Arc<Counter>>;
 /// bunched. Counters are kept per service and method; one whose provider has not been in a
 /// list for 60 s is dropped, and a changed weight restarts its provider's counter.
 ///
-/// A call adds to each provider's counter, so it costs O(providers) atomic additions; the
-/// counters are found once per list (and each second), not per call.
+/// The counters of a service and method sit in two plain arrays in list order behind one
+/// lock: a call is one uncontended lock and a vectorised pass over the list, instead of an
+/// atomic addition per provider. Concurrent calls take turns, so each sees a whole step of
+/// the sequence. The counters are laid out again when the list changes, and the weights
+/// read again each second.
 #[derive(Debug, Default)]
 pub struct RoundRobinLoadBalance {
-    counters: Mutex<HashMap<(ServiceKey, Arc<str>), Counters>>,
-    tables: ListCache<Table>,
+    wheels: MethodSlots<Mutex<Wheel>>,
 }
 
 impl RoundRobinLoadBalance {
@@ -57,44 +144,29 @@ impl RoundRobinLoadBalance {
         Self::default()
     }
 
-    fn build(&self, invokers: &[Arc<dyn Invoker>], invocation: &Invocation, now: u64) -> Table {
+    fn pick(&self, providers: Providers<'_>, invocation: &Invocation) -> Option<Arc<dyn Invoker>> {
+        let invokers = providers.list;
+        let first = invokers.first()?;
+        if invokers.len() == 1 {
+            return Some(first.clone());
+        }
+        let now = now_ms();
         let method = invocation.method_name();
-        let mut all = self.counters.lock().unwrap_or_else(|e| e.into_inner());
-        let counters = all
-            .entry((
-                invocation.service().clone(),
-                invocation.method().name_arc().clone(),
-            ))
-            .or_default();
-        let mut table = Table {
-            counters: Vec::with_capacity(invokers.len()),
-            weights: Vec::with_capacity(invokers.len()),
-            total: 0,
-        };
-        for inv in invokers {
-            let weight = i64::from(weight_at(inv.url(), method, now));
-            let counter = counters
-                .entry(StatsStore::identity(inv.url()))
-                .or_insert_with(|| {
-                    let c = Counter::default();
-                    c.weight.store(weight, Ordering::Relaxed);
-                    Arc::new(c)
-                })
-                .clone();
-            if counter.weight.swap(weight, Ordering::Relaxed) != weight {
-                counter.current.store(0, Ordering::Relaxed);
+        let chosen = self.wheels.with(invocation, |slot| {
+            let Some(slot) = slot else {
+                // No room to keep counters for this method: a step from scratch, as for a
+                // method called for the first time.
+                let mut wheel = Wheel::default();
+                wheel.rebuild(providers, method, now);
+                return wheel.step();
+            };
+            let mut wheel = slot.lock().unwrap_or_else(|e| e.into_inner());
+            if now >= wheel.weights_until_ms || !wheel.serves(providers) {
+                wheel.rebuild(providers, method, now);
             }
-            counter.last_seen_ms.store(now, Ordering::Relaxed);
-            table.total += weight;
-            table.weights.push(weight);
-            table.counters.push(counter);
-        }
-        if counters.len() != invokers.len() {
-            counters.retain(|_, c| {
-                now.saturating_sub(c.last_seen_ms.load(Ordering::Relaxed)) <= RECYCLE_MS
-            });
-        }
-        table
+            wheel.step()
+        });
+        invokers.get(chosen).cloned()
     }
 }
 
@@ -104,27 +176,14 @@ impl LoadBalance for RoundRobinLoadBalance {
         invokers: &[Arc<dyn Invoker>],
         invocation: &Invocation,
     ) -> Option<Arc<dyn Invoker>> {
-        let first = invokers.first()?;
-        if invokers.len() == 1 {
-            return Some(first.clone());
-        }
-        let now = now_ms();
-        let table = self.tables.get_or_build(invokers, invocation, now, |list| {
-            (self.build(list, invocation, now), now + TABLE_TTL_MS)
-        });
-        let table = &table.value;
-        let mut best = 0;
-        let mut max = i64::MIN;
-        for (i, (counter, &w)) in table.counters.iter().zip(&table.weights).enumerate() {
-            let current = counter.current.fetch_add(w, Ordering::Relaxed) + w;
-            if current > max {
-                max = current;
-                best = i;
-            }
-        }
-        table.counters[best]
-            .current
-            .fetch_sub(table.total, Ordering::Relaxed);
-        Some(invokers[best].clone())
+        self.pick(Providers::slice(invokers), invocation)
+    }
+
+    fn select_list(
+        &self,
+        invokers: &InvokerList,
+        invocation: &Invocation,
+    ) -> Option<Arc<dyn Invoker>> {
+        self.pick(Providers::shared(invokers), invocation)
     }
 }

@@ -5,12 +5,12 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use dubbo_core::{CallStats, Invocation, Invoker, LoadBalance, StatsStore};
+use dubbo_core::{CallStats, Invocation, Invoker, InvokerList, LoadBalance, StatsStore};
 
 use super::rng::SelectRng;
-use super::snapshot::ListCache;
+use super::snapshot::{ListCache, Providers};
 use super::weight::{now_ms, weight_at};
-use super::weighted::pick_weighted_among;
+use super::weighted::pick_least;
 
 /// Java's default window (`dubbo.shortestresponse.slide.period`): 30 s.
 pub const DEFAULT_SLIDE_PERIOD: Duration = Duration::from_secs(30);
@@ -77,7 +77,8 @@ struct Table {
 /// smallest; ties are broken by weighted random. The window restarts every slide period
 /// (30 s by default), so an old slow spell is forgotten.
 ///
-/// Every call reads every provider's counters: O(providers).
+/// Every call reads every provider's counters once: O(providers), without allocating. The
+/// windows and weights are looked up once per list (and each second).
 #[derive(Debug)]
 pub struct ShortestResponseLoadBalance {
     store: Arc<StatsStore>,
@@ -160,39 +161,47 @@ impl ShortestResponseLoadBalance {
     }
 }
 
-impl LoadBalance for ShortestResponseLoadBalance {
-    fn select(
-        &self,
-        invokers: &[Arc<dyn Invoker>],
-        invocation: &Invocation,
-    ) -> Option<Arc<dyn Invoker>> {
+impl ShortestResponseLoadBalance {
+    fn pick(&self, providers: Providers<'_>, invocation: &Invocation) -> Option<Arc<dyn Invoker>> {
+        let invokers = providers.list;
         let first = invokers.first()?;
         if invokers.len() == 1 {
             return Some(first.clone());
         }
         let method = invocation.method_name();
         let now = now_ms();
-        let table = self.tables.get_or_build(invokers, invocation, now, |list| {
-            (self.build(list, method, now), now + TABLE_TTL_MS)
-        });
+        let table = self
+            .tables
+            .get_or_build(providers, invocation, now, |list| {
+                (self.build(list, method, now), now + TABLE_TTL_MS)
+            });
         let table = &table.value;
-        let mut shortest = u64::MAX;
-        let mut ties: Vec<usize> = Vec::new();
-        for (i, w) in table.windows.iter().enumerate() {
-            let estimate = w.estimate_micros();
-            if estimate < shortest {
-                shortest = estimate;
-                ties.clear();
-                ties.push(i);
-            } else if estimate == shortest {
-                ties.push(i);
-            }
-        }
+        let windows = &table.windows;
+        let chosen = pick_least(
+            windows.len(),
+            |i| windows[i].estimate_micros(),
+            &table.weights,
+            &self.rng,
+        );
         self.slide(now);
-        let chosen = match ties.as_slice() {
-            [only] => *only,
-            _ => pick_weighted_among(&ties, &table.weights, &self.rng),
-        };
-        Some(invokers[chosen].clone())
+        invokers.get(chosen).cloned()
+    }
+}
+
+impl LoadBalance for ShortestResponseLoadBalance {
+    fn select(
+        &self,
+        invokers: &[Arc<dyn Invoker>],
+        invocation: &Invocation,
+    ) -> Option<Arc<dyn Invoker>> {
+        self.pick(Providers::slice(invokers), invocation)
+    }
+
+    fn select_list(
+        &self,
+        invokers: &InvokerList,
+        invocation: &Invocation,
+    ) -> Option<Arc<dyn Invoker>> {
+        self.pick(Providers::shared(invokers), invocation)
     }
 }

@@ -2,94 +2,230 @@
 //! (weights, statistics handles, a hash ring) is built once and reused while the list stays
 //! the same.
 //!
-//! A list is recognised by its *identity*: a hash of the provider invokers' addresses, in
-//! order, as Java's `ConsistentHashLoadBalance` uses the list's identity hash code. Routers
-//! hand the balancer a fresh `Vec` per call, so the identity looks at the elements, not at
-//! the allocation. Entries are kept per service and method; readers take no lock (an
-//! `ArcSwap` load), writers (a new list, an expired entry, a new method) swap in a new entry.
+//! A list handed over as an [`InvokerList`] (the cluster's routed list, the same `Arc` for
+//! as long as the directory's snapshot and the route result last) is recognised by its
+//! allocation: one pointer comparison. The entry keeps a `Weak` to that allocation, which
+//! holds its memory (not the providers) so no other list can take its address while the
+//! entry lives; an equal pointer therefore means the very same, immutable list.
+//!
+//! Any other list (a plain slice, a new snapshot) is compared with the entry's members,
+//! pointer by pointer: O(n) but exact, since the entry keeps a `Weak` to each member for
+//! the same reason. A match rebinds the entry to the new allocation, so the next call takes
+//! the pointer path again; the state is not rebuilt when a new snapshot holds the same
+//! providers.
+//!
+//! Entries are kept per service and method, a few lists each (calls of one method routed
+//! by different tags see different lists); readers take no lock (`ArcSwap` loads), writers
+//! (a new list, an expired entry, a new method) swap in a new set.
 
-use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
-use std::hash::{Hash, Hasher};
-use std::sync::{Arc, Mutex};
+use std::hash::{BuildHasherDefault, Hash, Hasher};
+use std::sync::{Arc, Mutex, Weak};
 
-use arc_swap::{ArcSwap, ArcSwapOption};
-use dubbo_core::{Invocation, Invoker, ServiceKey};
+use arc_swap::ArcSwap;
+use dubbo_core::{Invocation, Invoker, InvokerList, ServiceKey};
 
 /// Most service-and-method keys one cache keeps; beyond, entries are built for the call and
 /// not kept (generic calls may name any method).
 const MAX_KEYS: usize = 4096;
+/// Most lists kept per service and method: enough for the few tags or zones one method's
+/// calls are routed by, small enough that a scan of the pointers is a few comparisons.
+const LISTS_PER_KEY: usize = 4;
 
-/// The identity of a provider list: its elements' addresses and order.
-pub fn list_identity(invokers: &[Arc<dyn Invoker>]) -> u64 {
-    // Σ address × (odd multiplier depending on the position): one multiply and one add per
-    // provider with no carried dependency but the add, so 1,000 providers take well under a
-    // microsecond. Swapping two providers changes the sum (addresses differ by a multiple of
-    // the allocation alignment, far below 2^59), and the length is mixed in as well.
-    const STEP: u64 = 0x9E37_79B9_7F4A_7C15;
-    let addr = |inv: &Arc<dyn Invoker>| Arc::as_ptr(inv) as *const () as usize as u64;
-    // Four lanes, so the multiplies of neighbouring providers overlap.
-    let mut lanes = [invokers.len() as u64, 0, 0, 0];
-    let mut multiplier = STEP | 1;
-    let mut chunks = invokers.chunks_exact(4);
-    for chunk in &mut chunks {
-        for (lane, inv) in lanes.iter_mut().zip(chunk) {
-            *lane = lane.wrapping_add(addr(inv).wrapping_mul(multiplier));
-            multiplier = multiplier.wrapping_add(STEP << 1);
-        }
-    }
-    for inv in chunks.remainder() {
-        lanes[0] = lanes[0].wrapping_add(addr(inv).wrapping_mul(multiplier));
-        multiplier = multiplier.wrapping_add(STEP << 1);
-    }
-    let acc = lanes.iter().fold(0u64, |acc, &l| acc.wrapping_add(l));
-    mix(acc)
+/// The providers a balancer is asked to choose among, and the shared list holding them
+/// when the caller has one.
+#[derive(Clone, Copy)]
+pub struct Providers<'a> {
+    /// The providers, in order.
+    pub list: &'a [Arc<dyn Invoker>],
+    /// The same providers as the caller's `Arc`, when it has one.
+    pub shared: Option<&'a InvokerList>,
 }
 
-fn mix(mut x: u64) -> u64 {
-    // splitmix64's finaliser.
-    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    x ^ (x >> 31)
+impl<'a> Providers<'a> {
+    /// A plain slice: recognised by its members.
+    pub fn slice(list: &'a [Arc<dyn Invoker>]) -> Self {
+        Self { list, shared: None }
+    }
+
+    /// A shared list: recognised by its allocation.
+    pub fn shared(list: &'a InvokerList) -> Self {
+        Self {
+            list,
+            shared: Some(list),
+        }
+    }
 }
 
 /// What was built from one provider list.
 #[derive(Debug)]
 pub struct Snapshot<T> {
-    identity: u64,
-    len: usize,
+    /// The providers it was built from; `Weak` so the entry does not keep providers alive
+    /// after the directory dropped them, while their addresses stay unique.
+    _members: Box<[Weak<dyn Invoker>]>,
+    /// Their addresses, compared without going through each `Weak`'s vtable.
+    addrs: Box<[usize]>,
     /// Until when (ms since the epoch) the value holds; `u64::MAX` for as long as the list.
     valid_until_ms: u64,
     /// The derived state.
     pub value: T,
 }
 
-struct Slot<T> {
-    service: ServiceKey,
-    method: Arc<str>,
-    current: ArcSwapOption<Snapshot<T>>,
+impl<T> Snapshot<T> {
+    fn same_members(&self, list: &[Arc<dyn Invoker>]) -> bool {
+        same_addrs(&self.addrs, list)
+    }
 }
 
-/// A cache of per-list state, one entry per service and method.
-pub struct ListCache<T> {
-    slots: ArcSwap<HashMap<u64, Arc<Slot<T>>>>,
+/// A snapshot and the allocation it was last matched with.
+struct Bound<T> {
+    list: Option<Weak<[Arc<dyn Invoker>]>>,
+    snapshot: Arc<Snapshot<T>>,
+}
+
+impl<T> Clone for Bound<T> {
+    fn clone(&self) -> Self {
+        Self {
+            list: self.list.clone(),
+            snapshot: self.snapshot.clone(),
+        }
+    }
+}
+
+impl<T> Bound<T> {
+    fn is(&self, shared: &InvokerList) -> bool {
+        self.list
+            .as_ref()
+            .is_some_and(|w| std::ptr::addr_eq(w.as_ptr(), Arc::as_ptr(shared)))
+    }
+}
+
+struct Slot<T> {
+    /// Most recently built or matched first.
+    lists: ArcSwap<Vec<Bound<T>>>,
     writer: Mutex<()>,
+}
+
+impl<T> Default for Slot<T> {
+    fn default() -> Self {
+        Self {
+            lists: ArcSwap::from_pointee(Vec::new()),
+            writer: Mutex::new(()),
+        }
+    }
+}
+
+/// The slots' keys are already hashes: the map uses them as they are.
+#[derive(Default)]
+struct PassThrough(u64);
+
+impl Hasher for PassThrough {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8) | u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+/// One value per service and method.
+pub struct Keyed<V> {
+    service: ServiceKey,
+    method: Arc<str>,
+    /// The value.
+    pub value: V,
+}
+
+type Slots<V> = HashMap<u64, Arc<Keyed<V>>, BuildHasherDefault<PassThrough>>;
+
+/// Values per service and method, created on first use; readers take no lock.
+pub struct MethodSlots<V> {
+    slots: ArcSwap<Slots<V>>,
+    writer: Mutex<()>,
+}
+
+impl<V> Default for MethodSlots<V> {
+    fn default() -> Self {
+        Self {
+            slots: ArcSwap::from_pointee(Slots::default()),
+            writer: Mutex::new(()),
+        }
+    }
+}
+
+impl<V> std::fmt::Debug for MethodSlots<V> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MethodSlots")
+            .field("keys", &self.slots.load().len())
+            .finish()
+    }
+}
+
+impl<V: Default> MethodSlots<V> {
+    /// Runs `f` on the value of the invocation's service and method, created on first use;
+    /// on `None` when the table is full or another key has the same hash (the caller then
+    /// works without). The common case borrows the value from the map, with no reference
+    /// count touched.
+    pub fn with<R>(&self, invocation: &Invocation, f: impl FnOnce(Option<&V>) -> R) -> R {
+        let service = invocation.service();
+        let method = invocation.method().name_arc();
+        let key = key_hash(service, method);
+        {
+            let slots = self.slots.load();
+            match slots.get(&key) {
+                Some(s) if s.service == *service && s.method == *method => {
+                    return f(Some(&s.value))
+                }
+                Some(_) => return f(None),
+                None => {}
+            }
+        }
+        let slot = self.insert(key, service, method);
+        f(slot.as_deref().map(|s| &s.value))
+    }
+
+    fn insert(&self, key: u64, service: &ServiceKey, method: &Arc<str>) -> Option<Arc<Keyed<V>>> {
+        let _guard = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        let slots = self.slots.load_full();
+        if let Some(s) = slots.get(&key) {
+            return (s.service == *service && s.method == *method).then(|| s.clone());
+        }
+        if slots.len() >= MAX_KEYS {
+            return None;
+        }
+        let slot = Arc::new(Keyed {
+            service: service.clone(),
+            method: method.clone(),
+            value: V::default(),
+        });
+        let mut next = Slots::clone(&slots);
+        next.insert(key, slot.clone());
+        self.slots.store(Arc::new(next));
+        Some(slot)
+    }
+}
+
+/// A cache of per-list state, a few lists per service and method.
+pub struct ListCache<T> {
+    slots: MethodSlots<Slot<T>>,
 }
 
 impl<T> Default for ListCache<T> {
     fn default() -> Self {
         Self {
-            slots: ArcSwap::from_pointee(HashMap::new()),
-            writer: Mutex::new(()),
+            slots: MethodSlots::default(),
         }
     }
 }
 
 impl<T> std::fmt::Debug for ListCache<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ListCache")
-            .field("keys", &self.slots.load().len())
-            .finish()
+        self.slots.fmt(f)
     }
 }
 
@@ -99,78 +235,292 @@ impl<T: Send + Sync + 'static> ListCache<T> {
         Self::default()
     }
 
-    /// The state for `invokers` under the invocation's service and method: the cached one
-    /// when it was built from the same list and has not expired at `now_ms`, else a new one
-    /// from `build`, which returns the state and until when it holds.
+    /// The state for `providers` under the invocation's service and method: the cached one
+    /// when it was built from the same providers and has not expired at `now_ms`, else a new
+    /// one from `build`, which returns the state and until when it holds.
     pub fn get_or_build(
         &self,
-        invokers: &[Arc<dyn Invoker>],
+        providers: Providers<'_>,
         invocation: &Invocation,
         now_ms: u64,
         build: impl FnOnce(&[Arc<dyn Invoker>]) -> (T, u64),
     ) -> Arc<Snapshot<T>> {
-        let identity = list_identity(invokers);
-        let service = invocation.service();
-        let method = invocation.method().name_arc();
-        let key = key_hash(service, method);
-        let slot = self.slots.load().get(&key).cloned();
-        let slot = match slot {
-            Some(s) if s.service == *service && s.method == *method => Some(s),
-            Some(_) => None, // a hash collision between two keys: build, do not cache
-            None => self.insert_slot(key, service, method),
-        };
-        if let Some(slot) = &slot {
-            if let Some(snap) = slot.current.load_full() {
-                if snap.identity == identity
-                    && snap.len == invokers.len()
-                    && now_ms < snap.valid_until_ms
-                {
-                    return snap;
+        self.slots.with(invocation, |slot| {
+            let Some(slot) = slot else {
+                return Arc::new(new_snapshot(providers.list, build));
+            };
+            if let Some(shared) = providers.shared {
+                let lists = slot.lists.load();
+                if let Some(b) = lists.iter().find(|b| b.is(shared)) {
+                    if now_ms < b.snapshot.valid_until_ms {
+                        return b.snapshot.clone();
+                    }
                 }
             }
-        }
-        let (value, valid_until_ms) = build(invokers);
-        let snap = Arc::new(Snapshot {
-            identity,
-            len: invokers.len(),
-            valid_until_ms,
-            value,
-        });
-        if let Some(slot) = slot {
-            slot.current.store(Some(snap.clone()));
-        }
-        snap
+            slot.match_or_build(providers, now_ms, build)
+        })
     }
+}
 
-    fn insert_slot(
+impl<T> Slot<T> {
+    /// The slow path: compare members, else build; either way the list goes first.
+    fn match_or_build(
         &self,
-        key: u64,
-        service: &ServiceKey,
-        method: &Arc<str>,
-    ) -> Option<Arc<Slot<T>>> {
-        let _guard = self.writer.lock().unwrap_or_else(|e| e.into_inner());
-        let slots = self.slots.load_full();
-        if let Some(s) = slots.get(&key) {
-            return (s.service == *service && s.method == *method).then(|| s.clone());
-        }
-        if slots.len() >= MAX_KEYS {
-            return None;
-        }
-        let slot = Arc::new(Slot {
-            service: service.clone(),
-            method: method.clone(),
-            current: ArcSwapOption::empty(),
+        providers: Providers<'_>,
+        now_ms: u64,
+        build: impl FnOnce(&[Arc<dyn Invoker>]) -> (T, u64),
+    ) -> Arc<Snapshot<T>> {
+        let lists = self.lists.load_full();
+        let found = lists.iter().position(|b| {
+            now_ms < b.snapshot.valid_until_ms && b.snapshot.same_members(providers.list)
         });
-        let mut next = HashMap::clone(&slots);
-        next.insert(key, slot.clone());
-        self.slots.store(Arc::new(next));
-        Some(slot)
+        let snapshot = match found {
+            // A slice cannot be bound to: nothing to remember.
+            Some(at) if providers.shared.is_none() => return lists[at].snapshot.clone(),
+            Some(at) => lists[at].snapshot.clone(),
+            None => Arc::new(new_snapshot(providers.list, build)),
+        };
+        let bound = Bound {
+            list: providers.shared.map(Arc::downgrade),
+            snapshot: snapshot.clone(),
+        };
+        let _guard = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        let current = self.lists.load_full();
+        let mut next = Vec::with_capacity(LISTS_PER_KEY);
+        next.push(bound);
+        // Drop what the new entry replaces: an older build of the same members, the same
+        // allocation, or one that is gone. Another live allocation of the same members stays
+        // bound (two route keys may each hold such a list), sharing the state.
+        let replaced = |b: &Bound<T>| {
+            if b.snapshot.addrs != snapshot.addrs {
+                return false;
+            }
+            let other_live = b.list.as_ref().is_some_and(|w| {
+                w.strong_count() > 0 && !providers.shared.is_some_and(|s| b.is(s))
+            });
+            !(other_live && Arc::ptr_eq(&b.snapshot, &snapshot))
+        };
+        next.extend(
+            current
+                .iter()
+                .filter(|b| !replaced(b))
+                .take(LISTS_PER_KEY - 1)
+                .cloned(),
+        );
+        self.lists.store(Arc::new(next));
+        snapshot
+    }
+}
+
+/// Whether `list` holds the providers at `addrs`, in order.
+pub fn same_addrs(addrs: &[usize], list: &[Arc<dyn Invoker>]) -> bool {
+    // No early exit: the differences are or-ed together, which the compiler vectorises;
+    // lists compared here are nearly always equal anyway.
+    addrs.len() == list.len()
+        && addrs
+            .iter()
+            .zip(list)
+            .fold(0, |diff, (&a, l)| diff | (a ^ addr(l)))
+            == 0
+}
+
+/// A provider's address, its identity while a `Weak` or an `Arc` to it is held.
+pub fn addr(invoker: &Arc<dyn Invoker>) -> usize {
+    Arc::as_ptr(invoker) as *const () as usize
+}
+
+fn new_snapshot<T>(
+    list: &[Arc<dyn Invoker>],
+    build: impl FnOnce(&[Arc<dyn Invoker>]) -> (T, u64),
+) -> Snapshot<T> {
+    let (value, valid_until_ms) = build(list);
+    Snapshot {
+        _members: list.iter().map(Arc::downgrade).collect(),
+        addrs: list.iter().map(addr).collect(),
+        valid_until_ms,
+        value,
+    }
+}
+
+/// FxHash's step: the key is hashed on every call, and SipHash of a service key and a
+/// method name costs more than the rest of a cached selection.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        // splitmix64's finaliser spreads the bits the map's buckets are taken from.
+        let mut x = self.0;
+        x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        x ^ (x >> 31)
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0x517C_C1B7_2722_0A95;
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(c);
+            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(K);
+        }
+        for &b in chunks.remainder() {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
+        }
     }
 }
 
 fn key_hash(service: &ServiceKey, method: &str) -> u64 {
-    let mut h = DefaultHasher::new();
+    let mut h = KeyHasher::default();
     service.hash(&mut h);
     method.hash(&mut h);
     h.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use dubbo_core::{invoker_fn, MethodSignature, RpcResponse, Value};
+    use dubbo_url::Url;
+
+    use super::*;
+
+    fn provider(port: u16) -> Arc<dyn Invoker> {
+        let url = Url::parse(&format!("dubbo://10.0.0.1:{port}/a.Greeter")).unwrap();
+        Arc::new(invoker_fn(url, |_inv| async {
+            Ok(RpcResponse::new(Value::Null))
+        }))
+    }
+
+    fn call(method: &str) -> Invocation {
+        Invocation::new(
+            ServiceKey::interface_only("a.Greeter"),
+            Arc::new(MethodSignature::new::<&str>(method, &[], "void")),
+            vec![],
+        )
+    }
+
+    /// A cache whose state is the number of the build that made it.
+    struct Counted {
+        cache: ListCache<usize>,
+        builds: AtomicUsize,
+    }
+
+    impl Counted {
+        fn new() -> Self {
+            Self {
+                cache: ListCache::new(),
+                builds: AtomicUsize::new(0),
+            }
+        }
+
+        fn get(&self, providers: Providers<'_>, inv: &Invocation, now: u64) -> usize {
+            self.cache
+                .get_or_build(providers, inv, now, |_| {
+                    (self.builds.fetch_add(1, Ordering::Relaxed) + 1, now + 1_000)
+                })
+                .value
+        }
+
+        fn builds(&self) -> usize {
+            self.builds.load(Ordering::Relaxed)
+        }
+    }
+
+    #[test]
+    fn a_list_is_built_once_and_recognised_by_allocation_or_members() {
+        let c = Counted::new();
+        let inv = call("hello");
+        let providers: Vec<_> = (1..=3).map(provider).collect();
+        let list: InvokerList = providers.clone().into();
+        assert_eq!(c.get(Providers::shared(&list), &inv, 0), 1);
+        assert_eq!(c.get(Providers::shared(&list), &inv, 1), 1);
+        // The same providers in a new snapshot, or as a plain slice: the same state.
+        let renewed: InvokerList = providers.clone().into();
+        assert_eq!(c.get(Providers::shared(&renewed), &inv, 2), 1);
+        assert_eq!(c.get(Providers::slice(&providers), &inv, 3), 1);
+        assert_eq!(c.builds(), 1);
+        // Another method has its own state.
+        assert_eq!(c.get(Providers::shared(&list), &call("bye"), 4), 2);
+        // Expired: built again.
+        assert_eq!(c.get(Providers::shared(&list), &inv, 1_000), 3);
+        assert_eq!(c.builds(), 3);
+    }
+
+    #[test]
+    fn a_changed_list_is_built_again_even_at_a_reused_address() {
+        let c = Counted::new();
+        let inv = call("hello");
+        let a: InvokerList = (1..=3).map(provider).collect::<Vec<_>>().into();
+        assert_eq!(c.get(Providers::shared(&a), &inv, 0), 1);
+        drop(a);
+        // Same length, other providers: whatever address the allocator gives it, it is
+        // another list.
+        let b: InvokerList = (4..=6).map(provider).collect::<Vec<_>>().into();
+        assert_eq!(c.get(Providers::shared(&b), &inv, 0), 2);
+        // One provider replaced in place.
+        let mut members = b.to_vec();
+        members[1] = provider(7);
+        let c2: InvokerList = members.into();
+        assert_eq!(c.get(Providers::shared(&c2), &inv, 0), 3);
+        assert_eq!(c.get(Providers::shared(&b), &inv, 0), 2, "still cached");
+    }
+
+    #[test]
+    fn lists_of_one_method_routed_apart_are_all_kept() {
+        let c = Counted::new();
+        let inv = call("hello");
+        let lists: Vec<InvokerList> = (0..LISTS_PER_KEY as u16)
+            .map(|i| vec![provider(10 * i + 1), provider(10 * i + 2)].into())
+            .collect();
+        for (i, l) in lists.iter().enumerate() {
+            assert_eq!(c.get(Providers::shared(l), &inv, 0), i + 1);
+        }
+        for _ in 0..3 {
+            for (i, l) in lists.iter().enumerate() {
+                assert_eq!(c.get(Providers::shared(l), &inv, 0), i + 1);
+            }
+        }
+        assert_eq!(c.builds(), LISTS_PER_KEY);
+        // One more pushes the least recent out.
+        let extra: InvokerList = vec![provider(99), provider(98)].into();
+        c.get(Providers::shared(&extra), &inv, 0);
+        assert_eq!(
+            c.get(Providers::shared(&lists[0]), &inv, 0),
+            LISTS_PER_KEY + 2
+        );
+    }
+
+    #[test]
+    fn two_live_lists_of_the_same_providers_share_one_state() {
+        let c = Counted::new();
+        let inv = call("hello");
+        let providers: Vec<_> = (1..=3).map(provider).collect();
+        let a: InvokerList = providers.clone().into();
+        let b: InvokerList = providers.into();
+        for _ in 0..3 {
+            assert_eq!(c.get(Providers::shared(&a), &inv, 0), 1);
+            assert_eq!(c.get(Providers::shared(&b), &inv, 0), 1);
+        }
+        let slot_lists = c
+            .cache
+            .slots
+            .with(&inv, |s| s.map(|s| s.lists.load().len()));
+        assert_eq!(slot_lists, Some(2), "both allocations bound");
+        assert_eq!(c.builds(), 1);
+    }
+
+    #[test]
+    fn the_cache_keeps_no_provider_alive() {
+        let c = Counted::new();
+        let inv = call("hello");
+        let p = provider(1);
+        let list: InvokerList = vec![p.clone(), provider(2)].into();
+        c.get(Providers::shared(&list), &inv, 0);
+        assert_eq!(Arc::strong_count(&p), 2, "this handle and the list's");
+        drop(list);
+        assert_eq!(Arc::strong_count(&p), 1);
+    }
 }

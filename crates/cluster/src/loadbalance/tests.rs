@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use dubbo_core::{
-    invoker_fn, Extensions, FilterChain, FilterSpec, Invocation, Invoker, LoadBalance,
+    invoker_fn, Extensions, FilterChain, FilterSpec, Invocation, Invoker, InvokerList, LoadBalance,
     MethodSignature, RpcResponse, ServiceKey, StatsStore, Value,
 };
 use dubbo_url::Url;
@@ -110,6 +110,45 @@ fn round_robin_is_smooth() {
     let seen = counts(&lb, &fewer, 600);
     assert_eq!(seen[&1], 500);
     assert_eq!(seen[&2], 100);
+}
+
+#[test]
+fn round_robin_keeps_its_sequence_across_snapshots_and_absences() {
+    let providers = vec![
+        provider(1, "weight=5"),
+        provider(2, "weight=1"),
+        provider(3, "weight=1"),
+    ];
+    let lb = RoundRobinLoadBalance::new();
+    let inv = call("hello", vec![]);
+    // The same providers as two snapshots and a plain slice, in turn: one sequence.
+    let a: InvokerList = providers.clone().into();
+    let b: InvokerList = providers.clone().into();
+    let order: Vec<u16> = (0..14)
+        .map(|i| {
+            let p = match i % 3 {
+                0 => lb.select_list(&a, &inv),
+                1 => lb.select_list(&b, &inv),
+                _ => lb.select(&providers, &inv),
+            };
+            p.unwrap().url().port()
+        })
+        .collect();
+    assert_eq!(order, [1, 1, 2, 1, 3, 1, 1, 1, 1, 2, 1, 3, 1, 1]);
+    // Three steps leave the counters at 1, -4, 3 (a, b, c).
+    let lb = RoundRobinLoadBalance::new();
+    let steps: Vec<u16> = (0..3)
+        .map(|_| lb.select_list(&a, &inv).unwrap().url().port())
+        .collect();
+    assert_eq!(steps, [1, 1, 2]);
+    // c leaves for one call (a: 1 + 5 wins) and comes back with its counter of 3: a
+    // (5 against c's 4), then c (5 against a's 3). Restarted from 0, c would wait longer.
+    let without: InvokerList = vec![providers[0].clone(), providers[1].clone()].into();
+    assert_eq!(lb.select_list(&without, &inv).unwrap().url().port(), 1);
+    let back: Vec<u16> = (0..2)
+        .map(|_| lb.select_list(&b, &inv).unwrap().url().port())
+        .collect();
+    assert_eq!(back, [1, 3]);
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! Weighted picks over a provider list: the cumulative weight table random selection walks,
 //! and the weighted tie-break least-active and shortest-response use.
 
+use std::cell::RefCell;
 use std::sync::Arc;
 
 use dubbo_core::Invoker;
@@ -85,4 +86,78 @@ pub fn pick_weighted_among(candidates: &[usize], weights: &[u32], rng: &SelectRn
         }
     }
     candidates[rng.below(candidates.len())]
+}
+
+thread_local! {
+    /// The positions tied for the least key, reused between calls so a scan allocates
+    /// nothing.
+    static TIES: RefCell<Vec<u32>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Java's least-active pick over positions `0..len`: the position with the least `key`
+/// (each key read once), ties broken by [`pick_weighted_among`]'s rule (by weight when the
+/// tied weights differ, else uniformly). `weights` has a weight per position; `len` must
+/// not be 0.
+pub fn pick_least<K: Ord + Copy>(
+    len: usize,
+    key: impl FnMut(usize) -> K,
+    weights: &[u32],
+    rng: &SelectRng,
+) -> usize {
+    TIES.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut ties) => least_into(&mut ties, len, key, weights, rng),
+        // Only if a key read re-entered a balancer on this thread.
+        Err(_) => least_into(&mut Vec::new(), len, key, weights, rng),
+    })
+}
+
+fn least_into<K: Ord + Copy>(
+    ties: &mut Vec<u32>,
+    len: usize,
+    mut key: impl FnMut(usize) -> K,
+    weights: &[u32],
+    rng: &SelectRng,
+) -> usize {
+    ties.clear();
+    let mut least: Option<K> = None;
+    let mut total = 0u64;
+    let mut first_weight = 0u32;
+    let mut same = true;
+    for i in 0..len {
+        let k = key(i);
+        let w = weights.get(i).copied().unwrap_or(0);
+        match least {
+            Some(l) if k > l => {}
+            Some(l) if k == l => {
+                ties.push(i as u32);
+                total += u64::from(w);
+                same &= w == first_weight;
+            }
+            _ => {
+                least = Some(k);
+                ties.clear();
+                ties.push(i as u32);
+                total = u64::from(w);
+                first_weight = w;
+                same = true;
+            }
+        }
+    }
+    match ties.as_slice() {
+        [] => 0,
+        [only] => *only as usize,
+        tied => {
+            if !same && total > 0 {
+                let mut offset = rng.below_u64(total);
+                for &t in tied {
+                    let w = u64::from(weights.get(t as usize).copied().unwrap_or(0));
+                    if offset < w {
+                        return t as usize;
+                    }
+                    offset -= w;
+                }
+            }
+            tied[rng.below(tied.len())] as usize
+        }
+    }
 }

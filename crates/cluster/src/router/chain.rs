@@ -65,6 +65,12 @@ impl Config {
 /// rule, a weighted v3.1 rule) run on every call, on the cached result. A new snapshot is
 /// also announced to every router ([`Router::notify`]) before it is routed.
 ///
+/// When no router removes a provider (no rule and no tag applies), the result is the
+/// snapshot itself, not a copy: every key shares it, and balancers that keep per-list state
+/// recognise it by its allocation ([`LoadBalance::select_list`]).
+///
+/// [`LoadBalance::select_list`]: dubbo_core::LoadBalance::select_list
+///
 /// Rules and routers are swapped atomically; the call path only loads them, takes no lock,
 /// and allocates one key string.
 pub struct RouterChain {
@@ -266,6 +272,17 @@ fn run(
     for (at, r) in routers.iter().enumerate() {
         let input: &[Arc<dyn Invoker>] = current.as_deref().unwrap_or(invokers);
         let next = r.route(input, invocation);
+        // A router that kept everyone leaves the list as it was: with no rule narrowing it,
+        // the routed list is the snapshot's own `Arc`, which every route key shares and the
+        // balancers recognise by its allocation.
+        if next.len() == input.len()
+            && next
+                .iter()
+                .zip(input)
+                .all(|(a, b)| std::ptr::addr_eq(Arc::as_ptr(a), Arc::as_ptr(b)))
+        {
+            continue;
+        }
         if next.is_empty() {
             return Outcome {
                 invokers: InvokerList::from(Vec::new()),

@@ -94,10 +94,14 @@ impl ClusterCall {
         if let Some(s) = sticky {
             return Ok(s);
         }
-        let picked = self
-            .balancer
-            .select(candidates, invocation)
-            .unwrap_or_else(|| candidates[0].clone());
+        // The call's own routed list (the usual case) goes to the balancer as the shared list
+        // it is, which balancers recognise by its allocation rather than provider by provider.
+        let picked = if std::ptr::eq(candidates, &*self.invokers) {
+            self.balancer.select_list(&self.invokers, invocation)
+        } else {
+            self.balancer.select(candidates, invocation)
+        }
+        .unwrap_or_else(|| candidates[0].clone());
         let chosen = if !contains(tried, &picked) && picked.is_available() {
             picked
         } else {
