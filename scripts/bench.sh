@@ -3,6 +3,7 @@
 # with tonic and Java Dubbo 3.3, in one run, written up as ratios.
 #
 #   scripts/bench.sh [--quick] [--no-java] [--out DIR]
+#   scripts/bench.sh --cluster-only        (the cluster row alone, printed; nothing written)
 #
 # Builds the release binaries of bench/ (dubbo-bench, bench-server, tonic-server) and the Java
 # bench-provider (interop/java/build.sh), then for each server in turn:
@@ -20,6 +21,10 @@
 #
 # Java gets one extra warm-up (15 s full, 8 s quick) of every scenario before its points, so its
 # JIT has compiled the paths measured.
+#
+# The cluster row (after the dubbo-rs points; ~1 min): the consumer's CPU per call through a
+# reference over three providers (a `;`-separated URL list: directory, routers, load balancer,
+# failover) against a reference to one of them, dubbo:// echo128, 32 callers, a fixed rate.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -27,15 +32,17 @@ cd "$root"
 
 quick=0
 java=1
+cluster_only=0
 out="$root/docs"
 cmdline="scripts/bench.sh $*"
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --quick) quick=1 ;;
     --no-java) java=0 ;;
+    --cluster-only) cluster_only=1 ;;
     --out) out="$2"; shift ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
-    *) echo "usage: scripts/bench.sh [--quick] [--no-java] [--out DIR]" >&2; exit 2 ;;
+    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
+    *) echo "usage: scripts/bench.sh [--quick] [--no-java] [--out DIR] | --cluster-only" >&2; exit 2 ;;
   esac
   shift
 done
@@ -70,10 +77,10 @@ fi
 
 log "building the benchmark binaries (cargo build --profile perf -p dubbo-bench: release with fat LTO)"
 cargo build --profile perf -q -p dubbo-bench >&2
-bin="$root/target/perf"
+bin="${CARGO_TARGET_DIR:-$root/target}/perf"
 
 java_jar=""
-if [[ $java -eq 1 ]]; then
+if [[ $java -eq 1 && $cluster_only -eq 0 ]]; then
   if command -v java >/dev/null && command -v mvn >/dev/null; then
     eval "$(interop/java/build.sh)"
     java_jar="${INTEROP_JAVA_BENCH_JAR:-}"
@@ -87,11 +94,15 @@ raw="$work/raw.csv"
 idle="$work/idle.csv"
 echo "server,idle_rss_mib" > "$idle"
 server_pid=""
+cluster_pids=()
 cleanup() {
-  if [[ -n "$server_pid" ]] && kill -0 "$server_pid" 2>/dev/null; then
-    kill "$server_pid" 2>/dev/null || true
-    wait "$server_pid" 2>/dev/null || true
-  fi
+  local p
+  for p in "$server_pid" "${cluster_pids[@]}"; do
+    if [[ -n "$p" ]] && kill -0 "$p" 2>/dev/null; then
+      kill "$p" 2>/dev/null || true
+      wait "$p" 2>/dev/null || true
+    fi
+  done
 }
 trap cleanup EXIT
 
@@ -191,9 +202,83 @@ run_points() { # label
   done < "$plan"
 }
 
+# The cluster row. A closed loop would let the faster consumer make more calls, so both shapes
+# are driven at one fixed rate (open loop) that the slower one sustains, and compared by the load
+# generator's CPU per call: user + system time (/usr/bin/time) over every call it made, warm-up
+# included (rate x (duration + warm-up)). The three providers are bench-server processes on the
+# server core; "one" calls the first of them, "three" all of them through one reference. The
+# shapes alternate, $cluster_runs runs each, so a neighbour's build disturbs both alike; the best
+# run is the least disturbed, and the ratio of the bests is the row's verdict.
+cluster_rate=60000
+cluster_runs=5
+cluster_duration=5
+cluster_warmup=1
+cluster_csv="$work/cluster.csv"
+cluster_row() {
+  local i port log_file
+  local ports=(20881 20882 20883)
+  for i in 0 1 2; do
+    log_file="$work/cluster-server-$i.log"
+    $prio taskset -c "$server_core" "$bin/bench-server" --dubbo-port "${ports[$i]}" \
+      --tri-port "$((50081 + i))" >"$log_file" 2>&1 &
+    cluster_pids+=($!)
+    for _ in $(seq 1 600); do
+      grep -q READY "$log_file" 2>/dev/null && break
+      sleep 0.1
+    done
+    grep -q READY "$log_file" || { log "cluster provider $i never printed READY"; cat "$log_file" >&2; exit 1; }
+  done
+  local one="127.0.0.1:${ports[0]}"
+  local three="127.0.0.1:${ports[0]};127.0.0.1:${ports[1]};127.0.0.1:${ports[2]}"
+  local calls=$((cluster_rate * (cluster_duration + cluster_warmup)))
+  log "cluster row: one provider vs three, dubbo echo128 c=32 at $cluster_rate calls/s, $cluster_runs runs each"
+  echo "shape,run,cpu_us_per_call,qps,errors" > "$cluster_csv"
+  local run shape addr conns cpu qps errors
+  for run in $(seq 1 "$cluster_runs"); do
+    # one3: the one provider over three connections (three references), the control for
+    # "three": it spreads the calls over as many connections, so fewer calls share each
+    # read and write; three / one3 is the cost of the cluster layer alone.
+    for shape in one one3 three; do
+      addr="$one"; conns=1
+      [[ $shape == one3 ]] && conns=3
+      [[ $shape == three ]] && addr="$three"
+      rm -f "$work/cluster-point.csv"
+      if ! /usr/bin/time -f "%U %S" -o "$work/cluster-time.txt" $prio taskset -c "$load_core" \
+          "$bin/dubbo-bench" --target dubbo --addr "$addr" --scenario echo128 --concurrency 32 \
+          --connections "$conns" \
+          --rate "$cluster_rate" --duration "${cluster_duration}s" --warmup "${cluster_warmup}s" \
+          --csv "$work/cluster-point.csv" --quiet >/dev/null 2>"$work/last.err"; then
+        log "cluster row $shape run $run FAILED: $(tail -1 "$work/last.err")"
+        continue
+      fi
+      cpu="$(awk -v n="$calls" 'END { printf "%.3f", ($1 + $2) * 1e6 / n }' "$work/cluster-time.txt")"
+      qps="$(awk -F, 'NR==2 { printf "%d", $10 }' "$work/cluster-point.csv")"
+      errors="$(awk -F, 'NR==2 { print $9 }' "$work/cluster-point.csv")"
+      echo "$shape,$run,$cpu,$qps,$errors" >> "$cluster_csv"
+      log "cluster row run $run: $shape provider(s)  $cpu us/call  qps $qps  errors $errors"
+    done
+  done
+  for i in "${cluster_pids[@]}"; do
+    kill "$i" 2>/dev/null || true
+    wait "$i" 2>/dev/null || true
+  done
+  cluster_pids=()
+  awk -F, 'NR > 1 { n[$1]++; s[$1] += $3; if (!($1 in b) || $3 < b[$1]) b[$1] = $3 }
+    END { if (n["one"] && n["three"] && n["one3"]) printf "cluster row: consumer CPU per call, best (mean) of %d: one provider %.2f us (%.2f), one over 3 connections %.2f us (%.2f), three %.2f us (%.2f); three / one = %.3f best, %.3f mean; three / one3 = %.3f best, %.3f mean\n", n["one"], b["one"], s["one"] / n["one"], b["one3"], s["one3"] / n["one3"], b["three"], s["three"] / n["three"], b["three"] / b["one"], (s["three"] / n["three"]) / (s["one"] / n["one"]), b["three"] / b["one3"], (s["three"] / n["three"]) / (s["one3"] / n["one3"]) }' \
+    "$cluster_csv" >&2
+}
+
+if [[ $cluster_only -eq 1 ]]; then
+  cluster_row
+  cat "$cluster_csv"
+  rm -rf "$work"
+  exit 0
+fi
+
 start_server dubbo-rs "$bin/bench-server" --dubbo-port 20880 --tri-port 50051
 run_points dubbo-rs
 stop_server
+cluster_row
 
 start_server tonic "$bin/tonic-server" --port 50052
 run_points tonic
@@ -216,10 +301,10 @@ fi
 
 mkdir -p "$out"
 machine="$(lscpu 2>/dev/null | awk -F: '/Model name/ { gsub(/^ +/, "", $2); print $2; exit }')"
-python3 - "$raw" "$idle" "$out" "$cmdline" "$machine" "$duration" "$warmup" "$quick" "$load_before" "${prio:-normal priority}" <<'PY'
+python3 - "$raw" "$idle" "$out" "$cmdline" "$machine" "$duration" "$warmup" "$quick" "$load_before" "${prio:-normal priority}" "$cluster_csv" <<'PY'
 import csv, datetime, math, os, platform, subprocess, sys
 
-raw, idle_path, out, cmdline, machine, duration, warmup, quick, load_before, prio = sys.argv[1:11]
+raw, idle_path, out, cmdline, machine, duration, warmup, quick, load_before, prio, cluster_path = sys.argv[1:12]
 rows = list(csv.DictReader(open(raw)))
 idle = {r["server"]: float(r["idle_rss_mib"]) for r in csv.DictReader(open(idle_path))}
 
@@ -346,6 +431,22 @@ rss = idle.get("dubbo-rs", float("nan"))
 bars.append(("idle dubbo-rs provider ≤ 20 MB RSS", "met" if rss <= 20 * 1e6 / 2**20 else "missed",
              f"{rss:.1f} MiB ({rss * 2**20 / 1e6:.1f} MB) after startup", ""))
 
+# The cluster row: consumer CPU per call over three providers against one, best and mean.
+cluster = {}
+if os.path.exists(cluster_path):
+    for r in csv.DictReader(open(cluster_path)):
+        cluster.setdefault(r["shape"], []).append(float(r["cpu_us_per_call"]))
+cluster_ok = all(cluster.get(k) for k in ("one", "one3", "three"))
+if cluster_ok:
+    c_best = {k: min(v) for k, v in cluster.items()}
+    c_mean = {k: sum(v) / len(v) for k, v in cluster.items()}
+    c_ratio = c_best["three"] / c_best["one"]
+    bars.append(("cluster layer over 3 providers ≤ 5 % more consumer CPU per call than 1 (dubbo://, c=32)",
+                 "met" if c_ratio <= 1.05 else "missed",
+                 f'{c_best["three"]:.2f} µs vs {c_best["one"]:.2f} µs per call (best of {len(cluster["one"])}): {c_ratio:.3f}×',
+                 f'mean {c_mean["three"] / c_mean["one"]:.3f}×; against one provider over 3 connections '
+                 f'{c_best["three"] / c_best["one3"]:.3f}×'))
+
 # Markdown.
 def tool_version(cmd):
     try:
@@ -394,6 +495,21 @@ A("|---|---|---|---|")
 for b in bars:
     A("| " + " | ".join(b) + " |")
 A("")
+if cluster_ok:
+    A("### Cluster layer: one reference over three providers against one provider")
+    A("")
+    A("dubbo:// echo128, 32 callers, open loop at a fixed rate; the load generator's user + system "
+      "CPU time over every call it made, the two shapes alternating.")
+    A("")
+    A("| providers | consumer CPU µs/call, best | mean | runs |")
+    A("|---|---:|---:|---:|")
+    names = {"one": "one (one connection)", "one3": "one, over three connections", "three": "three"}
+    for k in ("one", "one3", "three"):
+        A(f"| {names[k]} | {c_best[k]:.2f} | {c_mean[k]:.2f} | {len(cluster[k])} |")
+    A(f"| three ÷ one | {c_ratio:.3f}× | {c_mean['three'] / c_mean['one']:.3f}× | |")
+    A(f"| three ÷ one over three connections | {c_best['three'] / c_best['one3']:.3f}× | "
+      f"{c_mean['three'] / c_mean['one3']:.3f}× | |")
+    A("")
 titles = {"empty": "Empty call (ping)", "echo128": "128 B echo", "echo1k": "1 KiB echo",
           "list100": "listUsers(100)", "stream": "Server streaming (100 × 128 B per call; msgs/s)"}
 for scen in ["empty", "echo128", "echo1k", "list100", "stream"]:

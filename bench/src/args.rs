@@ -17,7 +17,9 @@ targets:  dubbo      dubbo-rs consumer, interface mode (EchoService, hessian2) o
           tri-idl    dubbo-rs Triple IDL client (BenchService, protobuf)
           grpc       tonic client (BenchService, protobuf), for tonic or any gRPC/Triple server
 scenarios: empty (ping), echo128 / echo1k (bytes echo), list100 (listUsers(100)),
-           stream (StreamEcho: 100 messages of 128 B per call; IDL targets only)";
+           stream (StreamEcho: 100 messages of 128 B per call; IDL targets only)
+addresses: dubbo and tri-iface also take a list, HOST:PORT;HOST:PORT;..., as one reference
+           over every provider (the cluster layer: routers, load balancer, failover)";
 
 /// Which client drives the server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

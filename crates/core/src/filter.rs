@@ -31,6 +31,14 @@ impl Side {
 pub trait Filter: Send + Sync + 'static {
     /// Handles one call.
     fn invoke<'a>(&'a self, invocation: Invocation, next: Next<'a>) -> BoxFuture<'a, RpcResult>;
+
+    /// The filter to put into a chain whose target's URL is `url`, when it differs from this
+    /// one: a filter that would otherwise read the URL on every call (the side, the
+    /// application) can resolve it once here. `None`, the default, puts this filter itself.
+    fn for_chain(&self, url: &Url) -> Option<Arc<dyn Filter>> {
+        let _ = url;
+        None
+    }
 }
 
 /// The rest of the chain after the current filter.
@@ -239,14 +247,19 @@ impl FilterChain {
     }
 
     /// Wraps `target` in the filters of `specs` that [`select_filters`] picks for `stage`
-    /// and `url`.
+    /// and `url`, each as [`Filter::for_chain`] makes it for the target's URL.
     pub fn build(
         specs: &[Arc<FilterSpec>],
         stage: Stage,
         url: &Url,
         target: Arc<dyn Invoker>,
     ) -> Self {
-        Self::new(select_filters(specs, stage, url), target)
+        let target_url = target.url();
+        let filters = select_filters(specs, stage, url)
+            .into_iter()
+            .map(|f| f.for_chain(target_url).unwrap_or(f))
+            .collect();
+        Self::new(filters, target)
     }
 
     /// The invoker at the end of the chain.

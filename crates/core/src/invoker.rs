@@ -8,6 +8,7 @@ use dubbo_url::Url;
 
 use crate::error::RpcError;
 use crate::invocation::{Invocation, RpcResponse};
+use crate::measured::MeasuredInvoker;
 
 /// A boxed, sendable future.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -35,6 +36,13 @@ pub trait Invoker: Send + Sync + 'static {
 
     /// Releases resources; later calls fail.
     fn destroy(&self) {}
+
+    /// This invoker as the consumer's measuring stage, when it is one, so that a caller
+    /// already inside a future of its own (a cluster strategy's attempt) can await
+    /// [`MeasuredInvoker::measure`] directly instead of through another boxed future.
+    fn as_measured(&self) -> Option<&MeasuredInvoker> {
+        None
+    }
 }
 
 /// A shared, type-erased invoker.
@@ -52,6 +60,9 @@ impl<T: Invoker + ?Sized> Invoker for Arc<T> {
     }
     fn destroy(&self) {
         (**self).destroy()
+    }
+    fn as_measured(&self) -> Option<&MeasuredInvoker> {
+        (**self).as_measured()
     }
 }
 

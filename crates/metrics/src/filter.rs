@@ -3,7 +3,9 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use dubbo_core::{BoxFuture, Filter, Invocation, Next, RpcResult, Side};
+use arc_swap::ArcSwap;
+use dubbo_core::{BoxFuture, Filter, Invocation, Next, RpcResult, ServiceKey, Side};
+use dubbo_url::Url;
 
 use crate::failure::FailureKind;
 use crate::key::KeyRef;
@@ -41,37 +43,206 @@ impl Drop for InFlight {
     }
 }
 
+/// The side and application a chain's URL names.
+fn side_and_application(url: &Url) -> (Side, &str) {
+    let side = match url.parameter("side") {
+        Some("consumer") => Side::Consumer,
+        _ => Side::Provider,
+    };
+    (side, url.parameter("application").unwrap_or(""))
+}
+
+fn key_of<'a>(side: Side, application: &'a str, invocation: &'a Invocation) -> KeyRef<'a> {
+    let service = invocation.service();
+    KeyRef {
+        side,
+        application,
+        interface: service.interface(),
+        method: invocation.method_name(),
+        group: service.group().unwrap_or(""),
+        version: service.version().unwrap_or(""),
+    }
+}
+
+/// Records one call into `metrics`.
+fn record<'a>(
+    metrics: Arc<MethodMetrics>,
+    invocation: Invocation,
+    next: Next<'a>,
+) -> BoxFuture<'a, RpcResult> {
+    metrics.begin();
+    let started = Instant::now();
+    Box::pin(async move {
+        let mut guard = InFlight(Some(metrics));
+        let result = next.run(invocation).await;
+        let ended = Instant::now();
+        if let Some(m) = guard.0.take() {
+            let micros = ended.saturating_duration_since(started).as_micros() as u64;
+            let failure = result.as_ref().err().map(FailureKind::of);
+            m.end(ended, micros, failure);
+        }
+        result
+    })
+}
+
 impl Filter for MetricsFilter {
     fn invoke<'a>(&'a self, invocation: Invocation, next: Next<'a>) -> BoxFuture<'a, RpcResult> {
-        let url = next.url();
-        let side = match url.parameter("side") {
-            Some("consumer") => Side::Consumer,
-            _ => Side::Provider,
-        };
-        let service = invocation.service();
-        let key = KeyRef {
-            side,
-            application: url.parameter("application").unwrap_or(""),
-            interface: service.interface(),
-            method: invocation.method_name(),
-            group: service.group().unwrap_or(""),
-            version: service.version().unwrap_or(""),
-        };
-        let Some(metrics) = self.store.get(&key) else {
+        let (side, application) = side_and_application(next.url());
+        let Some(metrics) = self.store.get(&key_of(side, application, &invocation)) else {
             return next.run(invocation);
         };
-        metrics.begin();
-        let started = Instant::now();
-        Box::pin(async move {
-            let mut guard = InFlight(Some(metrics));
-            let result = next.run(invocation).await;
-            let ended = Instant::now();
-            if let Some(m) = guard.0.take() {
-                let micros = ended.saturating_duration_since(started).as_micros() as u64;
-                let failure = result.as_ref().err().map(FailureKind::of);
-                m.end(ended, micros, failure);
+        record(metrics, invocation, next)
+    }
+
+    fn for_chain(&self, url: &Url) -> Option<Arc<dyn Filter>> {
+        let (side, application) = side_and_application(url);
+        Some(Arc::new(ChainMetrics {
+            store: self.store.clone(),
+            side,
+            application: application.to_owned(),
+            known: ArcSwap::from_pointee(Vec::new()),
+        }))
+    }
+}
+
+/// Most methods one chain remembers; a chain called with more method names (generic calls
+/// may name any) looks the others up in the store on each call, as the shared filter does.
+const MAX_KNOWN: usize = 32;
+
+/// The metrics filter of one chain: the side and application are read from the chain's URL
+/// once, and each method's metrics are remembered after the first call, so a call costs a
+/// short scan of this chain's methods instead of hashing the whole key and reading the URL.
+struct ChainMetrics {
+    store: Arc<MetricsStore>,
+    side: Side,
+    application: String,
+    /// Metrics of the methods called through this chain. The store never drops or replaces
+    /// an entry, so a remembered one stays the entry of its key.
+    known: ArcSwap<Vec<Known>>,
+}
+
+#[derive(Clone)]
+struct Known {
+    service: ServiceKey,
+    method: Box<str>,
+    metrics: Arc<MethodMetrics>,
+}
+
+impl ChainMetrics {
+    fn metrics(&self, invocation: &Invocation) -> Option<Arc<MethodMetrics>> {
+        let method = invocation.method_name();
+        let service = invocation.service();
+        if let Some(k) = self
+            .known
+            .load()
+            .iter()
+            .find(|k| *k.method == *method && k.service == *service)
+        {
+            return Some(k.metrics.clone());
+        }
+        let key = key_of(self.side, &self.application, invocation);
+        // Only a key the store already holds is remembered: a method the store folds into
+        // its overflow entry, or drops when full, goes through `get` every time, so the
+        // store's folded and dropped counts stay what they were without this cache.
+        let Some(found) = self.store.existing(&key) else {
+            return self.store.get(&key);
+        };
+        self.known.rcu(|known| {
+            let mut known = Vec::clone(known);
+            let present = known
+                .iter()
+                .any(|k| *k.method == *method && k.service == *service);
+            if !present && known.len() < MAX_KNOWN {
+                known.push(Known {
+                    service: service.clone(),
+                    method: method.into(),
+                    metrics: found.clone(),
+                });
             }
-            result
-        })
+            known
+        });
+        Some(found)
+    }
+}
+
+impl Filter for ChainMetrics {
+    fn invoke<'a>(&'a self, invocation: Invocation, next: Next<'a>) -> BoxFuture<'a, RpcResult> {
+        match self.metrics(&invocation) {
+            Some(metrics) => record(metrics, invocation, next),
+            None => next.run(invocation),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::future::Future;
+    use std::pin::pin;
+    use std::task::{Context, Poll, Waker};
+
+    use dubbo_core::{
+        invoker_fn, FilterChain, FilterSpec, Invoker, MethodSignature, RpcResponse, Stage, Value,
+    };
+
+    use super::*;
+
+    /// Runs a future that never waits (the target answers at once).
+    fn ready<F: Future>(f: F) -> F::Output {
+        let mut f = pin!(f);
+        match f.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
+            Poll::Ready(out) => out,
+            Poll::Pending => panic!("the test target never waits"),
+        }
+    }
+
+    fn chain(store: &Arc<MetricsStore>) -> FilterChain {
+        let url = Url::parse("dubbo://127.0.0.1:20880/a.B?side=consumer&application=app").unwrap();
+        let target = Arc::new(invoker_fn(url.clone(), |_| async {
+            Ok(RpcResponse::new(Value::Null))
+        }));
+        let spec = Arc::new(FilterSpec::new(
+            METRICS_FILTER_NAME,
+            0,
+            &[Stage::Cluster],
+            Arc::new(MetricsFilter::new(store.clone())),
+        ));
+        FilterChain::build(&[spec], Stage::Cluster, &url, target)
+    }
+
+    fn call(method: &str) -> Invocation {
+        Invocation::new(
+            ServiceKey::new("a.B", Some("g"), None),
+            Arc::new(MethodSignature::new(method, &[] as &[&str], "void")),
+            Vec::new(),
+        )
+    }
+
+    #[test]
+    fn a_chain_records_under_the_same_key_as_the_shared_filter() {
+        let store = Arc::new(MetricsStore::default());
+        let chain = chain(&store);
+        for _ in 0..3 {
+            ready(chain.invoke(call("m"))).unwrap();
+        }
+        let entries = store.entries();
+        assert_eq!(entries.len(), 1);
+        let (key, metrics) = &entries[0];
+        assert_eq!(key.side, Side::Consumer);
+        assert_eq!(&*key.application, "app");
+        assert_eq!(&*key.method, "m");
+        assert_eq!(&*key.group, "g");
+        assert_eq!(metrics.snapshot(Instant::now()).total, 3);
+    }
+
+    #[test]
+    fn folded_methods_are_counted_on_every_call() {
+        let store = Arc::new(MetricsStore::default().with_max_methods_per_service(1));
+        let chain = chain(&store);
+        ready(chain.invoke(call("first"))).unwrap();
+        for _ in 0..3 {
+            ready(chain.invoke(call("other"))).unwrap();
+        }
+        assert_eq!(store.folded(), 3);
+        assert_eq!(store.entries().len(), 2);
     }
 }

@@ -130,6 +130,12 @@ impl MetricsStore {
         self.insert(hash, key)
     }
 
+    /// The metrics of `key` if the store holds that very key; unlike [`get`](Self::get) it
+    /// neither adds, folds nor counts anything.
+    pub fn existing(&self, key: &KeyRef<'_>) -> Option<Arc<MethodMetrics>> {
+        find(&self.map.load(), key.hash64(), key)
+    }
+
     /// Whether the service of `key` may take one more method name; counts it if so. Called
     /// only for keys not in the map yet, so a known method never counts twice (a race of two
     /// first calls of one method may count it twice, which only tightens the cap).
