@@ -73,13 +73,17 @@ impl FacadeTarget {
             let app = Application::builder(format!("dubbo-bench-{i}"))
                 .build()
                 .map_err(|e| e.to_string())?;
+            let mut options = ReferenceOptions::new(ECHO_INTERFACE)
+                .url(format!("{scheme}://{addr}"))
+                .timeout(timeout);
+            // DUBBO_BENCH_FILTER: the reference's `filter` list (e.g. `-metrics`), to measure
+            // the call path with a filter left out.
+            if let Ok(filter) = std::env::var("DUBBO_BENCH_FILTER") {
+                options = options.parameter("filter", filter);
+            }
             let reference = app
                 .default_module()
-                .refer(
-                    ReferenceOptions::new(ECHO_INTERFACE)
-                        .url(format!("{scheme}://{addr}"))
-                        .timeout(timeout),
-                )
+                .refer(options)
                 .await
                 .map_err(|e| format!("refer {scheme}://{addr}: {e}"))?;
             clients.push(EchoServiceClient::new(reference.invoker()));
