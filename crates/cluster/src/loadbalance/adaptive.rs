@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use arc_swap::ArcSwap;
-use dubbo_core::{Invocation, Invoker, InvokerList, LoadBalance, Outcome, RpcResult, StatsStore};
+use dubbo_core::{Invocation, Invoker, LoadBalance, Outcome, RpcResult, StatsStore};
 
 use super::provider_load::ProviderLoad;
 use super::rng::SelectRng;
@@ -231,21 +231,7 @@ pub fn parse_report(report: &str) -> (u64, f64) {
 }
 
 impl LoadBalance for AdaptiveLoadBalance {
-    fn select(
-        &self,
-        invokers: &[Arc<dyn Invoker>],
-        invocation: &Invocation,
-    ) -> Option<Arc<dyn Invoker>> {
-        self.pick(Providers::slice(invokers), invocation)
-    }
-
-    fn select_list(
-        &self,
-        invokers: &InvokerList,
-        invocation: &Invocation,
-    ) -> Option<Arc<dyn Invoker>> {
-        self.pick(Providers::shared(invokers), invocation)
-    }
+    super::select_through_pick!();
 
     fn observes_results(&self) -> bool {
         true

@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 use std::sync::Arc;
 
-use dubbo_core::{Invocation, Invoker, InvokerList, LoadBalance, Value};
+use dubbo_core::{Invocation, Invoker, LoadBalance, Value};
 use md5::{Digest, Md5};
 
 use super::snapshot::{ListCache, Providers};
@@ -167,19 +167,5 @@ impl ConsistentHashLoadBalance {
 }
 
 impl LoadBalance for ConsistentHashLoadBalance {
-    fn select(
-        &self,
-        invokers: &[Arc<dyn Invoker>],
-        invocation: &Invocation,
-    ) -> Option<Arc<dyn Invoker>> {
-        self.pick(Providers::slice(invokers), invocation)
-    }
-
-    fn select_list(
-        &self,
-        invokers: &InvokerList,
-        invocation: &Invocation,
-    ) -> Option<Arc<dyn Invoker>> {
-        self.pick(Providers::shared(invokers), invocation)
-    }
+    super::select_through_pick!();
 }

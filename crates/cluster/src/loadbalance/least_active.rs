@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use dubbo_core::{Invocation, Invoker, InvokerList, LoadBalance, StatsStore};
+use dubbo_core::{Invocation, Invoker, LoadBalance, StatsStore};
 
 use super::rng::SelectRng;
 use super::snapshot::{ListCache, Providers};
@@ -70,19 +70,5 @@ impl LeastActiveLoadBalance {
 }
 
 impl LoadBalance for LeastActiveLoadBalance {
-    fn select(
-        &self,
-        invokers: &[Arc<dyn Invoker>],
-        invocation: &Invocation,
-    ) -> Option<Arc<dyn Invoker>> {
-        self.pick(Providers::slice(invokers), invocation)
-    }
-
-    fn select_list(
-        &self,
-        invokers: &InvokerList,
-        invocation: &Invocation,
-    ) -> Option<Arc<dyn Invoker>> {
-        self.pick(Providers::shared(invokers), invocation)
-    }
+    super::select_through_pick!();
 }

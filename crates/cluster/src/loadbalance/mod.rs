@@ -17,6 +17,29 @@
 //! in the balancer instances the framework owns; per-provider call statistics come from
 //! the framework's [`StatsStore`].
 
+/// The two `LoadBalance` entry points of a balancer with a `pick(Providers, &Invocation)`
+/// method: a plain slice and the call's shared routed list both reach the same selection.
+macro_rules! select_through_pick {
+    () => {
+        fn select(
+            &self,
+            invokers: &[std::sync::Arc<dyn dubbo_core::Invoker>],
+            invocation: &dubbo_core::Invocation,
+        ) -> Option<std::sync::Arc<dyn dubbo_core::Invoker>> {
+            self.pick(Providers::slice(invokers), invocation)
+        }
+
+        fn select_list(
+            &self,
+            invokers: &dubbo_core::InvokerList,
+            invocation: &dubbo_core::Invocation,
+        ) -> Option<std::sync::Arc<dyn dubbo_core::Invoker>> {
+            self.pick(Providers::shared(invokers), invocation)
+        }
+    };
+}
+pub(crate) use select_through_pick;
+
 mod adaptive;
 mod consistent_hash;
 mod cpu_load;

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use dubbo_core::{Invocation, Invoker, InvokerList, LoadBalance};
+use dubbo_core::{Invocation, Invoker, LoadBalance};
 
 use super::rng::SelectRng;
 use super::snapshot::{ListCache, Providers};
@@ -71,19 +71,5 @@ impl RandomLoadBalance {
 }
 
 impl LoadBalance for RandomLoadBalance {
-    fn select(
-        &self,
-        invokers: &[Arc<dyn Invoker>],
-        invocation: &Invocation,
-    ) -> Option<Arc<dyn Invoker>> {
-        self.pick(Providers::slice(invokers), invocation)
-    }
-
-    fn select_list(
-        &self,
-        invokers: &InvokerList,
-        invocation: &Invocation,
-    ) -> Option<Arc<dyn Invoker>> {
-        self.pick(Providers::shared(invokers), invocation)
-    }
+    super::select_through_pick!();
 }

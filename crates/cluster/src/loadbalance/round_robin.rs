@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
 
-use dubbo_core::{Invocation, Invoker, InvokerList, LoadBalance, StatsStore};
+use dubbo_core::{Invocation, Invoker, LoadBalance, StatsStore};
 
 use super::snapshot::{addr, same_addrs, MethodSlots, Providers};
 use super::weight::{now_ms, weight_at};
@@ -171,19 +171,5 @@ impl RoundRobinLoadBalance {
 }
 
 impl LoadBalance for RoundRobinLoadBalance {
-    fn select(
-        &self,
-        invokers: &[Arc<dyn Invoker>],
-        invocation: &Invocation,
-    ) -> Option<Arc<dyn Invoker>> {
-        self.pick(Providers::slice(invokers), invocation)
-    }
-
-    fn select_list(
-        &self,
-        invokers: &InvokerList,
-        invocation: &Invocation,
-    ) -> Option<Arc<dyn Invoker>> {
-        self.pick(Providers::shared(invokers), invocation)
-    }
+    super::select_through_pick!();
 }

@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use dubbo_core::{CallStats, Invocation, Invoker, InvokerList, LoadBalance, StatsStore};
+use dubbo_core::{CallStats, Invocation, Invoker, LoadBalance, StatsStore};
 
 use super::rng::SelectRng;
 use super::snapshot::{ListCache, Providers};
@@ -189,19 +189,5 @@ impl ShortestResponseLoadBalance {
 }
 
 impl LoadBalance for ShortestResponseLoadBalance {
-    fn select(
-        &self,
-        invokers: &[Arc<dyn Invoker>],
-        invocation: &Invocation,
-    ) -> Option<Arc<dyn Invoker>> {
-        self.pick(Providers::slice(invokers), invocation)
-    }
-
-    fn select_list(
-        &self,
-        invokers: &InvokerList,
-        invocation: &Invocation,
-    ) -> Option<Arc<dyn Invoker>> {
-        self.pick(Providers::shared(invokers), invocation)
-    }
+    super::select_through_pick!();
 }
