@@ -439,3 +439,51 @@ async fn an_unreachable_config_centre_stops_the_start_unless_check_is_false() {
         .unwrap();
     app.shutdown().await;
 }
+
+/// A provider application `app` answering as `who`, registering at interface level.
+async fn provider_of(registry: &str, app: &str, who: &'static str) -> (Application, u16) {
+    let text = format!(
+        "dubbo:\n  application:\n    name: {app}\n    register-mode: interface\n  protocols:\n    dubbo:\n      port: 0\n      host: 127.0.0.1\n  registries:\n    r0:\n      address: {registry}?poll.period=50\n"
+    );
+    let config = dubbo_rs::config::DubboConfig::from_yaml(&text).unwrap();
+    let app = Application::builder(app).config(config).build().unwrap();
+    let urls = app
+        .default_module()
+        .export(
+            EchoServer::new(EchoImpl(who)),
+            ServiceOptions::new().version("1.0.0"),
+        )
+        .await
+        .unwrap();
+    app.ready().await;
+    let port = urls[0].port();
+    (app, port)
+}
+
+/// Java's `ProviderAppStateRouter`: a condition rule under the providers' application's key
+/// (`{provider app}.condition-router`) routes the consumers of another application.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_condition_rule_of_the_providers_application_routes_its_consumers() {
+    let dir = Dir::new("provider-app");
+    let (p1, port1) = provider_of(&dir.url(), "gov-pa", "pa-1").await;
+    let (p2, _) = provider_of(&dir.url(), "gov-pa", "pa-2").await;
+    let (c, client) = consumer(&dir.url(), "gov-pa-consumer", "FORCE_INTERFACE").await;
+    settles_on(&client, &["pa-1", "pa-2"]).await;
+    let rule = format!(
+        "configVersion: v3.0\nscope: application\nforce: true\nruntime: false\nenabled: true\nkey: gov-pa\nconditions:\n  - \"=> address = 127.0.0.1:{port1}\"\n"
+    );
+    let center = dir.center();
+    center
+        .publish_config("gov-pa.condition-router", "dubbo", &rule)
+        .await
+        .unwrap();
+    settles_on(&client, &["pa-1"]).await;
+    center
+        .remove_config("gov-pa.condition-router", "dubbo")
+        .await
+        .unwrap();
+    settles_on(&client, &["pa-1", "pa-2"]).await;
+    for app in [c, p1, p2] {
+        app.shutdown().await;
+    }
+}

@@ -18,6 +18,7 @@ use super::{RouteError, RuleError};
 struct Config {
     custom: Vec<Arc<dyn Router>>,
     service_rule: Option<Arc<ConditionRouter>>,
+    provider_app_rule: Option<Arc<ConditionRouter>>,
     app_rule: Option<Arc<ConditionRouter>>,
     tag: Option<Arc<TagRouter>>,
     zone: Option<Arc<ZoneRouter>>,
@@ -39,7 +40,8 @@ impl Config {
         if let Some(zone) = &self.zone {
             routers.push(Arc::clone(zone) as Arc<dyn Router>);
         }
-        for rule in [&self.service_rule, &self.app_rule].into_iter().flatten() {
+        let rules = [&self.service_rule, &self.provider_app_rule, &self.app_rule];
+        for rule in rules.into_iter().flatten() {
             routers.push(Arc::clone(rule) as Arc<dyn Router>);
         }
         // Stable: routers of equal priority keep the order they were given in.
@@ -160,6 +162,7 @@ impl RouterChain {
         let router = Arc::new(ConditionRouter::new(rule, self.consumer.clone()));
         self.update(|c| match scope {
             RuleScope::Service => c.service_rule = Some(Arc::clone(&router)),
+            RuleScope::ProviderApplication => c.provider_app_rule = Some(Arc::clone(&router)),
             RuleScope::Application => c.app_rule = Some(Arc::clone(&router)),
         });
     }
@@ -168,6 +171,7 @@ impl RouterChain {
     pub fn clear_condition_rule(&self, scope: RuleScope) {
         self.update(|c| match scope {
             RuleScope::Service => c.service_rule = None,
+            RuleScope::ProviderApplication => c.provider_app_rule = None,
             RuleScope::Application => c.app_rule = None,
         });
     }

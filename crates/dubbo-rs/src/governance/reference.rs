@@ -34,6 +34,8 @@ enum Slot {
     AppCondition,
     /// `{interface}:{version}:{group}.condition-router`.
     ServiceCondition,
+    /// `{provider app}.condition-router` (Java's `ProviderAppStateRouter`).
+    ProviderAppCondition,
     /// `{provider app}.tag-router`.
     Tag,
     /// `{consumer app}.migration`.
@@ -131,6 +133,17 @@ pub(crate) fn follow(
                     let app = provider_app.borrow_and_update().clone();
                     if let Some(app) = f.provider_app_changed(app).await {
                         watcher.want(Slot::Tag, RuleKey::application(&app, RuleKind::TagRouter));
+                        // The consumer's own application rule already covers its own
+                        // providers, so Java reads this key only for another application.
+                        if app != f.rules.app {
+                            watcher.want(
+                                Slot::ProviderAppCondition,
+                                RuleKey::application(&app, RuleKind::ConditionRouter),
+                            );
+                        } else {
+                            watcher.unwant(&Slot::ProviderAppCondition);
+                            f.rules.routers.clear_condition_rule(RuleScope::ProviderApplication);
+                        }
                     }
                 }
                 _ = tokio::time::sleep(RETRY), if pending => {}
@@ -243,11 +256,11 @@ impl Follower {
                     Err(e) => refused(e.to_string()),
                 }
             }
-            Slot::AppCondition | Slot::ServiceCondition => {
-                let scope = if slot == Slot::AppCondition {
-                    RuleScope::Application
-                } else {
-                    RuleScope::Service
+            Slot::AppCondition | Slot::ServiceCondition | Slot::ProviderAppCondition => {
+                let scope = match slot {
+                    Slot::AppCondition => RuleScope::Application,
+                    Slot::ProviderAppCondition => RuleScope::ProviderApplication,
+                    _ => RuleScope::Service,
                 };
                 match content.as_deref().map(ConditionRule::from_yaml).transpose() {
                     Ok(Some(mut rule)) => {

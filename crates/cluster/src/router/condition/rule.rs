@@ -19,14 +19,18 @@ pub enum RuleScope {
     Service,
     /// `scope: application`: key is an application name; runs at priority 150.
     Application,
+    /// A rule read from the providers' application's key (`{provider app}.condition-router`,
+    /// Java's `ProviderAppStateRouter`); runs at priority 145.
+    ProviderApplication,
 }
 
 impl RuleScope {
     /// The router priority of this scope (Java `ServiceStateRouterFactory` order 140,
-    /// `AppStateRouterFactory` order 150).
+    /// `ProviderAppStateRouterFactory` 145, `AppStateRouterFactory` 150).
     pub fn priority(self) -> i32 {
         match self {
             RuleScope::Service => 140,
+            RuleScope::ProviderApplication => 145,
             RuleScope::Application => 150,
         }
     }
