@@ -524,3 +524,41 @@ async fn thread_pool_metrics_count_what_the_pool_refuses() {
     );
     app.shutdown().await;
 }
+
+/// Java's `publishMetadata` (with the embedded file registry) and `shutdown`, over HTTP.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn publish_metadata_and_shutdown() {
+    let dir = support::TempDir::new("qos-publish");
+    let app = build(&format!(
+        "    qos-port: 0\n  protocols:\n    dubbo:\n      port: 0\n      host: 127.0.0.1\n  registry:\n    address: {}\n",
+        dir.url()
+    ))
+    .unwrap();
+    support::export(&app, EchoServer::new(EchoImpl)).await;
+    let (_, early) = get(&app, "/publishMetadata").await;
+    assert!(early.starts_with("the application is not ready"), "{early}");
+    app.ready().await;
+    assert_eq!(
+        get(&app, "/publishMetadata").await,
+        (200, "publish metadata succeeded. App:qos-app".into())
+    );
+    let (_, later) = get(&app, "/publishMetadata/1").await;
+    assert!(
+        later.starts_with("publish task submitted, will publish in 1 seconds"),
+        "{later}"
+    );
+    let (_, bad) = get(&app, "/shutdown/soon").await;
+    assert!(bad.contains("not a number"), "{bad}");
+    assert!(!app.is_shut_down());
+    let (status, answer) = get(&app, "/shutdown").await;
+    assert_eq!(status, 200);
+    assert!(
+        answer.starts_with("Application is shutting down"),
+        "{answer}"
+    );
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while !app.is_shut_down() {
+        assert!(std::time::Instant::now() < deadline, "not shut down");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}

@@ -1,6 +1,6 @@
 //! The QoS commands this port knows: names, what `help` says of them, and the permission
 //! level each needs (Java Dubbo 3.3's levels: the probes and `quit` are `PUBLIC`,
-//! `gracefulShutdown` and `getConfig` are `PRIVATE`, everything else `PROTECTED`).
+//! `gracefulShutdown`, `getConfig` and `shutdown` are `PRIVATE`, everything else `PROTECTED`).
 
 use super::permission::PermissionLevel;
 
@@ -159,6 +159,18 @@ pub(crate) const COMMANDS: &[CommandSpec] = &[
         ],
         Private,
     ),
+    spec(
+        "publishMetadata",
+        "Publishes the application's instance and metadata again, now or after a delay.",
+        &["publishMetadata", "publishMetadata 5"],
+        Protected,
+    ),
+    spec(
+        "shutdown",
+        "Shuts the application down (gracefully), optionally after a delay in ms.",
+        &["shutdown", "shutdown -t 1000"],
+        Private,
+    ),
     spec("quit", "Closes the telnet session.", &["quit"], Public),
 ];
 
@@ -218,6 +230,7 @@ mod tests {
         }
         assert_eq!(find("gracefulShutdown").unwrap().level, Private);
         assert_eq!(find("getConfig").unwrap().level, Private);
+        assert_eq!(find("shutdown").unwrap().level, Private);
         for protected in [
             "help",
             "ls",

@@ -135,6 +135,8 @@ async fn run(
         "pwd" => ok(invoke::pwd(selection)),
         "gracefulShutdown" => graceful_shutdown(app).await,
         "getConfig" => ok(super::get_config::run(app.name(), app.config(), args)),
+        "publishMetadata" => ok(publish_metadata(app, args).await),
+        "shutdown" => ok(shutdown(app, args)),
         other => text(
             StatusCode::INTERNAL_SERVER_ERROR,
             format!("command {other} has no implementation"),
@@ -151,6 +153,66 @@ async fn graceful_shutdown(app: &Application) -> Answer {
     tracing::info!(application = %app.name(), "QoS gracefulShutdown: readonly sent");
     OnlineCommand::OFFLINE_ALL.run(app, &[]).await;
     ok("OK")
+}
+
+/// Java's `publishMetadata [DELAY_SECONDS]`: the instance and its metadata are published to the
+/// registries again (after a ready application changed something they carry).
+async fn publish_metadata(app: &Application, args: &[String]) -> String {
+    let Some(layer) = app.inner.registry.clone() else {
+        return format!("no registry: nothing to publish. App:{}", app.name());
+    };
+    if !app.is_ready() {
+        return format!(
+            "the application is not ready: its metadata is published when it is. App:{}",
+            app.name()
+        );
+    }
+    match args.first() {
+        None => {
+            layer.request(crate::registry::Event::Publish).await;
+            format!("publish metadata succeeded. App:{}", app.name())
+        }
+        Some(delay) => match delay.parse::<u64>() {
+            Ok(seconds) => {
+                tokio::spawn(async move {
+                    tokio::time::sleep(std::time::Duration::from_secs(seconds)).await;
+                    layer.request(crate::registry::Event::Publish).await;
+                });
+                format!(
+                    "publish task submitted, will publish in {seconds} seconds. App:{}",
+                    app.name()
+                )
+            }
+            Err(_) => format!("{delay:?} is not a number of seconds, e.g. publishMetadata 5"),
+        },
+    }
+}
+
+/// Java's `shutdown [-t MILLISECONDS]`: the application shuts down as on SIGTERM (unregister,
+/// tell consumers, drain, close), after the delay. The answer comes first: the QoS port closes
+/// with the application.
+fn shutdown(app: &Application, args: &[String]) -> String {
+    // Java's telnet form is `-t MS`; over HTTP only one argument fits the path
+    // (`/shutdown/1000`), so a bare number is taken too.
+    let ms = match args {
+        [] => None,
+        [flag, ms] if flag == "-t" => Some(ms),
+        [ms] => Some(ms),
+        _ => return "usage: shutdown [-t <milliseconds>]".to_owned(),
+    };
+    let delay = match ms.map(|ms| ms.parse::<u64>().map_err(|_| ms)) {
+        None => 0,
+        Some(Ok(ms)) => ms,
+        Some(Err(ms)) => {
+            return format!("{ms:?} is not a number of milliseconds, e.g. shutdown -t 1000")
+        }
+    };
+    let app = app.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(std::time::Duration::from_millis(delay)).await;
+        app.shutdown().await;
+    });
+    format!("Application is shutting down (in {delay} ms), gracefully.")
 }
 
 /// The services the application serves and calls, in the spirit of Java's `ls`.
