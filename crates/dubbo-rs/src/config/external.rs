@@ -102,18 +102,6 @@ fn scalar(value: &serde_yaml_ng::Value) -> Option<String> {
     }
 }
 
-/// Sections whose second segment is an id (`dubbo.protocols.<id>.port`); the singular forms
-/// `dubbo.service.<interface>` and `dubbo.reference.<interface>` are Java's names for the same.
-const MAPS: &[(&str, &str)] = &[
-    ("protocols", "protocols"),
-    ("registries", "registries"),
-    ("services", "services"),
-    ("service", "services"),
-    ("references", "references"),
-    ("reference", "references"),
-    ("modules", "modules"),
-];
-
 /// Fields whose value is a map: every segment after them is one key (`parameters.a.b` sets the
 /// parameter `a.b`).
 const MAP_FIELDS: &[&str] = &["parameters", "headers"];
@@ -180,8 +168,15 @@ fn key_path(key: &str) -> Option<Vec<String>> {
     let segments: Vec<&str> = rest.split('.').filter(|s| !s.is_empty()).collect();
     let (first, tail) = segments.split_first()?;
     let mut path = Vec::new();
-    let fields: &[&str] = match MAPS.iter().find(|(name, _)| *name == kebab(first)) {
-        Some((_, section)) => {
+    // Java's singular `dubbo.service.<interface>` / `dubbo.reference.<interface>` name the
+    // same sections as the plural forms.
+    let section = match kebab(first).as_str() {
+        "service" => "services".to_owned(),
+        "reference" => "references".to_owned(),
+        other => other.to_owned(),
+    };
+    let fields: &[&str] = match super::ID_SECTIONS.iter().find(|s| **s == section) {
+        Some(section) => {
             // The id may itself contain dots (an interface name): it runs up to the field, which
             // is the last segment or the one before a map field's key.
             let field_at = tail

@@ -40,6 +40,16 @@ pub(crate) use unsupported::refuse_unimplemented;
 use std::path::Path;
 
 pub use external::{apply_external, ExternalConfig};
+
+/// The sections of the configuration keyed by an id (`dubbo.protocols.<id>`), as opposed to
+/// singletons (`dubbo.protocol`).
+pub(crate) const ID_SECTIONS: [&str; 5] = [
+    "protocols",
+    "registries",
+    "services",
+    "references",
+    "modules",
+];
 pub use model::*;
 
 /// A configuration that could not be loaded. The message always names the key or the file.

@@ -54,10 +54,7 @@ pub(crate) fn run(app_name: &str, config: &DubboConfig, args: &[String]) -> Stri
             let Some(value) = tree.get(*section).filter(|v| !is_empty(v)) else {
                 continue;
             };
-            let is_map = matches!(
-                *section,
-                "protocols" | "registries" | "services" | "references"
-            );
+            let is_map = crate::config::ID_SECTIONS.contains(section);
             if is_map {
                 let Value::Mapping(entries) = value else {
                     continue;

@@ -303,18 +303,19 @@ async fn accept_loop(listener: TcpListener, shared: Arc<ServerShared>) {
     }
 }
 
-/// Counts a request holding a worker, for the thread-pool metrics.
-struct Running(Arc<ServerShared>);
+/// Counts a request holding a worker, for the thread-pool metrics. Borrows the server state
+/// the request's task already owns, so counting costs no reference-count traffic.
+struct Running<'a>(&'a ServerShared);
 
-impl Running {
-    fn new(shared: &Arc<ServerShared>) -> Self {
+impl<'a> Running<'a> {
+    fn new(shared: &'a ServerShared) -> Self {
         let now = shared.running.fetch_add(1, Ordering::AcqRel) + 1;
         shared.largest.fetch_max(now, Ordering::AcqRel);
-        Running(shared.clone())
+        Running(shared)
     }
 }
 
-impl Drop for Running {
+impl Drop for Running<'_> {
     fn drop(&mut self) {
         self.0.running.fetch_sub(1, Ordering::AcqRel);
     }
