@@ -553,12 +553,21 @@ impl Module {
             .filter(|r| rc.registries.is_empty() || rc.registries.contains(&r.id))
             .cloned()
             .collect();
+        // Java's default proportion: the reference's `migration.promotion` parameter.
+        let proportion = url
+            .parameter("migration.promotion")
+            .and_then(|p| p.trim().parse::<u32>().ok())
+            .map_or(100, |p| p.min(100) as u8);
         let ctx = crate::registry::SubscribeContext {
             consumer: url.clone(),
             registries,
             framework: app.framework().clone(),
-            step: layer.step,
-            threshold: layer.threshold,
+            mode: crate::registry::Mode {
+                step: layer.step,
+                threshold: layer.threshold,
+                proportion,
+            },
+            routers: routers.clone(),
             provided_by,
             refer,
             cache: layer.cache.clone(),
@@ -580,6 +589,7 @@ impl Module {
                     threshold: layer.threshold,
                     force: false,
                     delay: Duration::ZERO,
+                    proportion,
                 },
             };
             Some(crate::governance::follow(

@@ -279,6 +279,84 @@ async fn a_migration_rule_moves_a_running_consumer_to_application_level_discover
     }
 }
 
+/// How many of `n` calls each provider answers; every call must succeed.
+async fn shares(client: &EchoClient, n: usize) -> std::collections::BTreeMap<String, usize> {
+    let mut counts = std::collections::BTreeMap::new();
+    for _ in 0..n {
+        let answer = client.echo("x".into()).await.expect("no call may fail");
+        *counts
+            .entry(answer.trim_end_matches(":x").to_owned())
+            .or_insert(0) += 1;
+    }
+    counts
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_migration_proportion_splits_calls_between_the_two_models() {
+    let dir = Dir::new("proportion");
+    let (i, _) = provider(&[&dir.url()], "gov-interface-only", "interface").await;
+    let (n, _) = provider(&[&dir.url()], "gov-instance-only", "instance").await;
+    let (c, client) = consumer(&dir.url(), "gov-splitting", "FORCE_INTERFACE").await;
+    settles_on(&client, &["gov-interface-only"]).await;
+
+    // APPLICATION_FIRST with both models found picks application level, and `proportion: 30`
+    // keeps 70 % of calls on interface level (Java's `MigrationInvoker`).
+    let rule = |proportion: u32| {
+        format!("key: gov-splitting\nstep: APPLICATION_FIRST\nproportion: {proportion}\n")
+    };
+    let center = dir.center();
+    center
+        .publish_config(
+            "gov-splitting.migration",
+            "DUBBO_SERVICEDISCOVERY_MIGRATION",
+            &rule(30),
+        )
+        .await
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let counts = loop {
+        let counts = shares(&client, 1000).await;
+        let app = counts.get("gov-instance-only").copied().unwrap_or(0);
+        // Once migrated, the instance-level provider's share stays near 30 %.
+        if app > 100 || Instant::now() > deadline {
+            break shares(&client, 2000).await;
+        }
+    };
+    let app = counts.get("gov-instance-only").copied().unwrap_or(0) as f64 / 2000.0;
+    let iface = counts.get("gov-interface-only").copied().unwrap_or(0) as f64 / 2000.0;
+    assert!(
+        (app - 0.3).abs() < 0.06,
+        "application share {app}: {counts:?}"
+    );
+    assert!(
+        (iface - 0.7).abs() < 0.06,
+        "interface share {iface}: {counts:?}"
+    );
+
+    // Raising it to 100 sends every call to application level; 0 sends every call back.
+    center
+        .publish_config(
+            "gov-splitting.migration",
+            "DUBBO_SERVICEDISCOVERY_MIGRATION",
+            &rule(100),
+        )
+        .await
+        .unwrap();
+    settles_on(&client, &["gov-instance-only"]).await;
+    center
+        .publish_config(
+            "gov-splitting.migration",
+            "DUBBO_SERVICEDISCOVERY_MIGRATION",
+            &rule(0),
+        )
+        .await
+        .unwrap();
+    settles_on(&client, &["gov-interface-only"]).await;
+    for app in [c, i, n] {
+        app.shutdown().await;
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn applications_with_different_config_centres_do_not_see_each_others_rules() {
     let (one, two) = (Dir::new("iso-1"), Dir::new("iso-2"));

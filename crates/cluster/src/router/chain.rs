@@ -9,6 +9,7 @@ use dubbo_url::{Url, UrlAddress, UrlParams};
 
 use super::cache::{Lookup, Outcome, RouteCache};
 use super::condition::{ConditionRouter, ConditionRule, RuleScope};
+use super::migration::MigrationSplitRouter;
 use super::tag::{TagRouter, TagRule};
 use super::zone::ZoneRouter;
 use super::{RouteError, RuleError};
@@ -22,6 +23,7 @@ struct Config {
     app_rule: Option<Arc<ConditionRouter>>,
     tag: Option<Arc<TagRouter>>,
     zone: Option<Arc<ZoneRouter>>,
+    migration: Option<Arc<MigrationSplitRouter>>,
 }
 
 /// The routers in force, sorted by priority, and the results cached for them.
@@ -39,6 +41,9 @@ impl Config {
         }
         if let Some(zone) = &self.zone {
             routers.push(Arc::clone(zone) as Arc<dyn Router>);
+        }
+        if let Some(split) = &self.migration {
+            routers.push(Arc::clone(split) as Arc<dyn Router>);
         }
         let rules = [&self.service_rule, &self.provider_app_rule, &self.app_rule];
         for rule in rules.into_iter().flatten() {
@@ -141,6 +146,21 @@ impl RouterChain {
     pub fn set_zone_router(&self, router: Option<ZoneRouter>) {
         let router = router.map(Arc::new);
         self.update(|c| c.zone = router.clone());
+    }
+
+    /// Sends `promotion` percent of calls to application-level providers and the rest to
+    /// the interface-level ones while both are in the list ([`MigrationSplitRouter`]);
+    /// `None` or 100 removes the split. Setting the split in force again changes nothing.
+    pub fn set_migration_split(&self, promotion: Option<u8>) {
+        let wanted = promotion
+            .map(MigrationSplitRouter::new)
+            .filter(|r| r.promotion() < 100);
+        let current = self.config.load().migration.as_deref().copied();
+        if current == wanted {
+            return;
+        }
+        let router = wanted.map(Arc::new);
+        self.update(|c| c.migration = router.clone());
     }
 
     /// Replaces the routers added through the API (the rule routers stay).

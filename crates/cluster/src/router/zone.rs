@@ -53,14 +53,6 @@ impl Router for ZoneRouter {
         invokers: &[Arc<dyn Invoker>],
         invocation: &Invocation,
     ) -> Vec<Arc<dyn Invoker>> {
-        eprintln!(
-            "ZONE {:?} {:?}",
-            self.local_zone,
-            invokers
-                .iter()
-                .map(|i| i.url().to_string())
-                .collect::<Vec<_>>()
-        );
         let preferred: Vec<Arc<dyn Invoker>> = invokers
             .iter()
             .filter(|i| {

@@ -30,6 +30,10 @@ struct Settings {
     /// Seconds to let the new model's addresses arrive before comparing (Java's `delay`).
     #[serde(default)]
     delay: Option<u64>,
+    /// Under `APPLICATION_FIRST`, the percentage of calls sent to application-level
+    /// providers once chosen (Java's `proportion`); the rest go to interface-level ones.
+    #[serde(default)]
+    proportion: Option<u32>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
@@ -49,6 +53,8 @@ pub(crate) struct Migration {
     pub(crate) force: bool,
     /// How long to let the new model's addresses arrive before deciding.
     pub(crate) delay: std::time::Duration,
+    /// The percentage of calls `APPLICATION_FIRST` sends to application-level providers.
+    pub(crate) proportion: u8,
 }
 
 impl MigrationRule {
@@ -110,11 +116,16 @@ impl MigrationRule {
             .iter()
             .find_map(|s| s.delay)
             .map_or(defaults.delay, std::time::Duration::from_secs);
+        let proportion = layers
+            .iter()
+            .find_map(|s| s.proportion)
+            .map_or(defaults.proportion, |p| p.min(100) as u8);
         Migration {
             step,
             threshold,
             force,
             delay,
+            proportion,
         }
     }
 }
@@ -128,6 +139,7 @@ mod tests {
         threshold: 0.0,
         force: false,
         delay: std::time::Duration::ZERO,
+        proportion: 100,
     };
 
     fn keys(k: &[&str]) -> Vec<String> {
@@ -146,6 +158,7 @@ mod tests {
         assert!(a.force);
         assert_eq!(a.threshold, 0.5);
         assert_eq!(a.delay, std::time::Duration::from_secs(3));
+        assert_eq!(a.proportion, 100);
         let b = rule.resolve(&keys(&["org.foo.B"]), &keys(&["provider-b"]), DEFAULTS);
         assert_eq!(b.step, MigrationStep::ApplicationFirst);
         let c = rule.resolve(&keys(&["org.foo.C"]), &keys(&["other"]), DEFAULTS);
@@ -159,5 +172,19 @@ mod tests {
         let err = MigrationRule::from_yaml("step: SIDEWAYS\n").unwrap_err();
         assert!(err.contains("SIDEWAYS"), "{err}");
         assert!(MigrationRule::from_yaml("step: [a\n").is_err());
+    }
+
+    #[test]
+    fn the_proportion_is_read_per_entry_and_capped_at_100() {
+        let rule = MigrationRule::from_yaml(
+            "key: c\nstep: APPLICATION_FIRST\nproportion: 60\ninterfaces:\n  - serviceKey: org.foo.A\n    proportion: 30\n  - serviceKey: org.foo.B\n    proportion: 250\n",
+        )
+        .unwrap();
+        let p = |k: &str| rule.resolve(&keys(&[k]), &[], DEFAULTS).proportion;
+        assert_eq!(
+            (p("org.foo.A"), p("org.foo.B"), p("org.foo.C")),
+            (30, 100, 60)
+        );
+        assert!(MigrationRule::from_yaml("proportion: -1\n").is_err());
     }
 }

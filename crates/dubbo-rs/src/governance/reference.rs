@@ -309,7 +309,15 @@ impl Follower {
         };
         self.rules
             .subscription
-            .migrate(target.step, target.threshold, target.force, target.delay)
+            .migrate(
+                crate::registry::Mode {
+                    step: target.step,
+                    threshold: target.threshold,
+                    proportion: target.proportion,
+                },
+                target.force,
+                target.delay,
+            )
             .await;
     }
 }

@@ -19,7 +19,7 @@ use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
 use super::metadata_service;
-use super::migration::choose;
+use super::migration::{choose, provider_list, Mode};
 use super::modes::MigrationStep;
 use super::registries::AppRegistry;
 use crate::application::lock;
@@ -49,8 +49,9 @@ pub(crate) struct SubscribeContext {
     pub(crate) consumer: Url,
     pub(crate) registries: Vec<Arc<AppRegistry>>,
     pub(crate) framework: Arc<crate::Framework>,
-    pub(crate) step: MigrationStep,
-    pub(crate) threshold: f64,
+    pub(crate) mode: Mode,
+    /// The reference's routers, where a split between the two models is installed.
+    pub(crate) routers: Arc<dubbo_cluster::router::RouterChain>,
     pub(crate) provided_by: Vec<String>,
     pub(crate) refer: ReferFn,
     pub(crate) cache: Arc<MetadataCache>,
@@ -59,8 +60,8 @@ pub(crate) struct SubscribeContext {
 
 /// Both address lists of one reference and where the chosen one goes.
 struct Sources {
-    /// The migration step and threshold in force (a migration rule changes them live).
-    step: Mutex<(MigrationStep, f64)>,
+    /// The migration settings in force (a migration rule changes them live).
+    mode: Mutex<Mode>,
     interface: Mutex<BTreeMap<usize, Vec<Url>>>,
     /// Application-level addresses by registry and application.
     application: Mutex<BTreeMap<(usize, String), Vec<Url>>>,
@@ -71,6 +72,7 @@ struct Sources {
     /// The application of the first provider chosen (where tag rules are read from).
     provider_app: watch::Sender<Option<String>>,
     protocol: Option<String>,
+    routers: Arc<dubbo_cluster::router::RouterChain>,
 }
 
 impl Sources {
@@ -101,8 +103,13 @@ impl Sources {
 
     fn recompute(&self) {
         let (interface, application) = self.lists();
-        let (step, threshold) = *lock(&self.step);
-        let mut chosen = choose(step, threshold, &interface, &application).to_vec();
+        let mode = *lock(&self.mode);
+        let (mut chosen, split) = provider_list(mode, &interface, &application);
+        // Before the list: a call never sees both models without the split that tells them
+        // apart.
+        if split.is_some() {
+            self.routers.set_migration_split(split);
+        }
         let app = chosen
             .iter()
             .find_map(|u| u.parameter("application"))
@@ -119,6 +126,9 @@ impl Sources {
             }
         }
         self.chosen.send_replace(Some(chosen));
+        if split.is_none() {
+            self.routers.set_migration_split(None);
+        }
     }
 
     fn set_overrides(&self, i: usize, urls: Vec<Url>) {
@@ -162,17 +172,25 @@ impl Subscription {
     /// Returns the step in force afterwards.
     pub(crate) async fn migrate(
         &self,
-        step: MigrationStep,
-        threshold: f64,
+        mode: Mode,
         force: bool,
         delay: std::time::Duration,
     ) -> MigrationStep {
+        let Mode {
+            step, threshold, ..
+        } = mode;
         let Some(shared) = lock(&self.shared).upgrade() else {
             return step;
         };
         let sources = &shared.sources;
-        let before = *lock(&sources.step);
-        if before == (step, threshold) {
+        let before = *lock(&sources.mode);
+        if before == mode {
+            return step;
+        }
+        if before.step == step && before.threshold == threshold {
+            // Only the proportion changed: the addresses are there already.
+            *lock(&sources.mode) = mode;
+            sources.recompute();
             return step;
         }
         let connected = lock(&shared.connected).clone();
@@ -181,27 +199,27 @@ impl Subscription {
         }
         if !delay.is_zero() {
             tokio::select! {
-                _ = self.cancel.cancelled() => return before.0,
+                _ = self.cancel.cancelled() => return before.step,
                 _ = tokio::time::sleep(delay) => {}
             }
         }
         let deadline = tokio::time::Instant::now() + MIGRATION_WAIT;
         while !sources.has_providers(step, threshold) && tokio::time::Instant::now() < deadline {
             tokio::select! {
-                _ = self.cancel.cancelled() => return before.0,
+                _ = self.cancel.cancelled() => return before.step,
                 _ = tokio::time::sleep(std::time::Duration::from_millis(20)) => {}
             }
         }
         if !sources.has_providers(step, threshold) && !force {
             tracing::warn!(
-                consumer = %self.consumer, from = ?before.0, to = ?step,
+                consumer = %self.consumer, from = ?before.step, to = ?step,
                 "migration rule not applied: the new step finds no provider (set force: true to switch anyway)"
             );
-            return before.0;
+            return before.step;
         }
-        *lock(&sources.step) = (step, threshold);
+        *lock(&sources.mode) = mode;
         sources.recompute();
-        tracing::info!(consumer = %self.consumer, from = ?before.0, to = ?step, "migrated");
+        tracing::info!(consumer = %self.consumer, from = ?before.step, to = ?step, "migrated");
         step
     }
 
@@ -257,7 +275,7 @@ pub(crate) async fn subscribe(
     let (overrides_out, overrides) = watch::channel(Vec::new());
     let (provider_app_out, provider_app) = watch::channel(None);
     let sources = Arc::new(Sources {
-        step: Mutex::new((ctx.step, ctx.threshold)),
+        mode: Mutex::new(ctx.mode),
         interface: Mutex::new(BTreeMap::new()),
         application: Mutex::new(BTreeMap::new()),
         chosen: tx,
@@ -265,6 +283,7 @@ pub(crate) async fn subscribe(
         overrides_out,
         provider_app: provider_app_out,
         protocol: ctx.consumer.parameter("protocol").map(str::to_owned),
+        routers: ctx.routers.clone(),
     });
     let cancel = CancellationToken::new();
     // Applies the chosen list, latest first: a burst of changes is applied once.
@@ -358,7 +377,7 @@ impl Shared {
     /// The interface-level providers the cache file holds for the consumer's service, as if
     /// registry `i` had pushed them.
     fn feed_from_cache(&self, i: usize, r: &Arc<AppRegistry>) {
-        if !lock(&self.sources.step).0.uses_interface() {
+        if !lock(&self.sources.mode).step.uses_interface() {
             return;
         }
         let Some(path) = dubbo_registry::RegistryCacheFile::path_for(&r.url) else {
@@ -391,7 +410,7 @@ impl Shared {
         conn: super::registries::Connected,
     ) {
         lock(&self.connected).push((i, r.clone(), conn.clone()));
-        let step = lock(&self.sources.step).0;
+        let step = lock(&self.sources.mode).step;
         self.subscribe_models(i, r, conn, step).await;
     }
 

@@ -1,8 +1,50 @@
 //! The consumer's choice between interface-level and application-level addresses.
 
+use dubbo_cluster::router::migration::{INTERFACE_MODEL, MIGRATION_MODEL_KEY};
 use dubbo_url::Url;
 
 use super::modes::MigrationStep;
+
+/// The migration settings a reference follows; a migration rule changes them live.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Mode {
+    pub(crate) step: MigrationStep,
+    pub(crate) threshold: f64,
+    /// Under `APPLICATION_FIRST` with application-level addresses chosen, the percentage of
+    /// calls that go to them (Java's rule `proportion`, default 100); the rest go to the
+    /// interface-level addresses.
+    pub(crate) proportion: u8,
+}
+
+/// The provider list a reference gets under `mode`, and the promotion to split calls by when
+/// it holds both models ([`choose`], then Java's `proportion`).
+///
+/// When a split is in force the list is the application-level addresses plus the
+/// interface-level ones marked with [`MIGRATION_MODEL_KEY`], for the reference's
+/// `MigrationSplitRouter` to tell apart. The mark also keeps an interface-level URL distinct
+/// from an identical application-level one (a provider registering in both models).
+pub(crate) fn provider_list(
+    mode: Mode,
+    interface: &[Url],
+    application: &[Url],
+) -> (Vec<Url>, Option<u8>) {
+    let chosen = choose(mode.step, mode.threshold, interface, application);
+    let split = mode.step == MigrationStep::ApplicationFirst
+        && mode.proportion < 100
+        && !interface.is_empty()
+        && !application.is_empty()
+        && std::ptr::eq(chosen, application);
+    if !split {
+        return (chosen.to_vec(), None);
+    }
+    let mut list = application.to_vec();
+    list.extend(
+        interface
+            .iter()
+            .map(|u| u.with_parameter(MIGRATION_MODEL_KEY, INTERFACE_MODEL)),
+    );
+    (list, Some(mode.proportion))
+}
 
 /// The addresses a consumer uses, given both lists: Java's `MigrationInvoker` with
 /// `DefaultMigrationAddressComparator`.
@@ -78,5 +120,42 @@ mod tests {
         let i = urls(3);
         assert!(choose(MigrationStep::ForceApplication, 0.0, &i, &[]).is_empty());
         assert_eq!(choose(MigrationStep::ForceInterface, 0.0, &i, &[]).len(), 3);
+    }
+
+    #[test]
+    fn a_proportion_below_100_lists_both_models_with_interface_ones_marked() {
+        let (i, a) = (urls(2), urls(1));
+        let mode = |step, proportion| Mode {
+            step,
+            threshold: 0.0,
+            proportion,
+        };
+        let (list, split) = provider_list(mode(MigrationStep::ApplicationFirst, 30), &i, &a);
+        assert_eq!(split, Some(30));
+        assert_eq!(list.len(), 3);
+        let marked = list
+            .iter()
+            .filter(|u| u.parameter(MIGRATION_MODEL_KEY) == Some(INTERFACE_MODEL))
+            .count();
+        assert_eq!(marked, 2);
+        // 100, a forced step, a threshold not reached or one model missing: no split.
+        for (m, i, a) in [
+            (mode(MigrationStep::ApplicationFirst, 100), &i, &a),
+            (mode(MigrationStep::ForceApplication, 30), &i, &a),
+            (mode(MigrationStep::ForceInterface, 30), &i, &a),
+            (mode(MigrationStep::ApplicationFirst, 30), &i, &vec![]),
+            (mode(MigrationStep::ApplicationFirst, 30), &vec![], &a),
+        ] {
+            let (list, split) = provider_list(m, i, a);
+            assert_eq!(split, None, "{m:?}");
+            assert!(list
+                .iter()
+                .all(|u| u.parameter(MIGRATION_MODEL_KEY).is_none()));
+        }
+        let high = Mode {
+            threshold: 0.9,
+            ..mode(MigrationStep::ApplicationFirst, 30)
+        };
+        assert_eq!(provider_list(high, &i, &a), (i.clone(), None));
     }
 }

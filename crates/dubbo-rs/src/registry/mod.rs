@@ -21,6 +21,7 @@ use tokio::sync::{mpsc, oneshot};
 pub(crate) use consumer::{subscribe, MetadataCache, ReferFn, SubscribeContext, Subscription};
 pub(crate) use hooks::install;
 pub(crate) use metadata_service::{MetadataServiceHandler, MetadataState, INTERFACE, VERSION};
+pub(crate) use migration::Mode;
 pub use modes::{MigrationStep, RegisterMode};
 pub(crate) use online::Switch;
 pub(crate) use provider::{
