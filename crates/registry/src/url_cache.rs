@@ -84,6 +84,41 @@ impl ParsedUrlCache {
         if let Some(cached) = self.lock().parsed.get(&digest) {
             return Ok(cached.url.clone());
         }
+        self.parse_new(encoded_name, digest)
+    }
+
+    /// The URLs of a full listing (every child of a ZooKeeper directory), in its order, each
+    /// as [`get_or_parse`](Self::get_or_parse) gives it; then forgets every name not listed,
+    /// as [`retain`](Self::retain) does.
+    ///
+    /// The same as calling those two, at about half the cost on a re-listing of known names:
+    /// each name is digested once and the known ones are looked up under one lock.
+    pub fn parse_listing<'a, I>(&self, names: I) -> Vec<Result<Url, RegistryError>>
+    where
+        I: IntoIterator<Item = &'a str>,
+    {
+        let names: Vec<(&str, u128)> = names.into_iter().map(|n| (n, self.digest.of(n))).collect();
+        let known: Vec<Option<Url>> = {
+            let state = self.lock();
+            names
+                .iter()
+                .map(|(_, d)| state.parsed.get(d).map(|c| c.url.clone()))
+                .collect()
+        };
+        let urls = names
+            .iter()
+            .zip(known)
+            .map(|(&(name, digest), url)| match url {
+                Some(url) => Ok(url),
+                None => self.parse_new(name, digest),
+            })
+            .collect();
+        self.retain_digests(names.iter().map(|&(_, d)| d).collect());
+        urls
+    }
+
+    /// Parses a name not found under `digest` and remembers it.
+    fn parse_new(&self, encoded_name: &str, digest: u128) -> Result<Url, RegistryError> {
         let bad = |e: dubbo_url::UrlError| RegistryError::BadData {
             path: encoded_name.to_owned(),
             reason: e.to_string(),
@@ -130,8 +165,10 @@ impl ParsedUrlCache {
     where
         I: IntoIterator<Item = &'a str>,
     {
-        let keep: HashSet<u128, BuildHasherDefault<Low64>> =
-            names.into_iter().map(|n| self.digest.of(n)).collect();
+        self.retain_digests(names.into_iter().map(|n| self.digest.of(n)).collect());
+    }
+
+    fn retain_digests(&self, keep: HashSet<u128, BuildHasherDefault<Low64>>) {
         let mut state = self.lock();
         state.parsed.retain(|k, _| keep.contains(k));
         let used: HashSet<*const u8> = state
@@ -341,6 +378,26 @@ mod tests {
         assert_eq!(cache.len(), 1);
         assert!(cache.lock().shared.len() <= before);
         assert_eq!(cache.lock().shared.len(), 1);
+    }
+
+    #[test]
+    fn a_listing_is_get_or_parse_then_retain() {
+        let cache = ParsedUrlCache::new();
+        let (one, two, three) = (name(1), name(2), name(3));
+        let a = cache.get_or_parse(&one).unwrap();
+        let listed = cache.parse_listing([
+            two.as_str(),
+            one.as_str(),
+            "dubbo%3A%2F%2Fh%3A1%2Fx%3Fa%3D%ZZ",
+        ]);
+        assert_eq!(listed.len(), 3);
+        assert_eq!(listed[0].as_ref().unwrap().port(), 2);
+        assert!(Url::ptr_eq(listed[1].as_ref().unwrap(), &a));
+        assert!(listed[2].is_err());
+        assert_eq!(cache.len(), 2);
+        let listed = cache.parse_listing([three.as_str()]);
+        assert_eq!(listed[0].as_ref().unwrap().port(), 3);
+        assert_eq!(cache.len(), 1);
     }
 
     #[test]
