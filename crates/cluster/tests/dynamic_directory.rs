@@ -79,7 +79,7 @@ impl InvokerFactory for FakeFactory {
             if fake.slow_port == Some(url.port()) {
                 tokio::time::sleep(Duration::from_millis(200)).await;
             }
-            if fake.fail_port == Some(url.port()) {
+            if fake.fail_port == Some(url.port()) || url.parameter("refuse").is_some() {
                 return Err(RpcError::framework(ErrorCode::Network, "refused"));
             }
             let t = Arc::new(Tracked {
@@ -777,4 +777,79 @@ async fn a_repeated_notification_keeps_the_rule_and_builds_nothing() {
     let after = dir.all();
     assert!(Arc::ptr_eq(&invoker_at(&before, 1), &invoker_at(&after, 1)));
     assert_eq!(weight_of(&after, 2).as_deref(), Some("8"));
+}
+
+/// A re-push of the same `Url` clones with a few providers changed in place (what a registry's
+/// parsed-URL cache produces) is applied by position with the same effects as the general
+/// diff: unchanged providers keep their invokers, changed ones are rebuilt and the old ones
+/// destroyed, a failed rebuild leaves the provider out, and a reordered push still applies.
+#[tokio::test]
+async fn a_push_of_the_same_urls_with_a_few_changed_patches_the_directory() {
+    let fake = Arc::new(Fake::default());
+    let dir = directory(&fake);
+    let mut urls: Vec<Url> = (1..=50).map(|p| url(p, "&timestamp=1")).collect();
+    assert_eq!(dir.notify(urls.clone()).await.added, 50);
+    let first = dir.all();
+    let calls = fake.calls.load(Ordering::SeqCst);
+    assert_eq!(dir.notify(urls.clone()).await.unchanged, 50);
+    assert_eq!(fake.calls.load(Ordering::SeqCst), calls);
+
+    // 7 restarts (new timestamp: unchanged), 9 changes its weight (rebuilt).
+    urls[6] = url(7, "&timestamp=2");
+    urls[8] = url(9, "&timestamp=1&weight=5");
+    let patched = dir.notify(urls.clone()).await;
+    assert_eq!(
+        (
+            patched.added,
+            patched.changed,
+            patched.unchanged,
+            patched.removed
+        ),
+        (0, 1, 49, 0)
+    );
+    assert_eq!(fake.calls.load(Ordering::SeqCst), calls + 1);
+    let after = dir.all();
+    assert_eq!(after.len(), 50);
+    assert_eq!(weight_of(&after, 9).as_deref(), Some("5"));
+    assert!(Arc::ptr_eq(&invoker_at(&first, 7), &invoker_at(&after, 7)));
+    assert!(fake.made_for(9)[0].destroyed.load(Ordering::SeqCst));
+    assert!(!fake.made_for(9)[1].destroyed.load(Ordering::SeqCst));
+    assert!(!fake.made_for(7)[0].destroyed.load(Ordering::SeqCst));
+    // The same clones again: recognised as unchanged, nothing built.
+    assert_eq!(
+        dir.notify(urls.clone()).await,
+        NotifyOutcome {
+            unchanged: 50,
+            ..NotifyOutcome::default()
+        }
+    );
+    assert_eq!(fake.calls.load(Ordering::SeqCst), calls + 1);
+
+    // A rebuild that fails leaves the provider out and destroys its old invoker.
+    urls[2] = url(3, "&timestamp=1&refuse=1");
+    let failed = dir.notify(urls.clone()).await;
+    assert_eq!(
+        (failed.changed, failed.unchanged, failed.removed),
+        (0, 49, 1)
+    );
+    assert_eq!(failed.failed.len(), 1);
+    assert_eq!(dir.all().len(), 49);
+    assert!(fake.made_for(3)[0].destroyed.load(Ordering::SeqCst));
+    // The next push retries it through the general diff.
+    urls[2] = url(3, "&timestamp=1");
+    let retried = dir.notify(urls.clone()).await;
+    assert_eq!((retried.added, retried.unchanged), (1, 49));
+    assert_eq!(dir.all().len(), 50);
+
+    // Another provider at a position, or another order, applies through the general diff.
+    urls[0] = url(51, "");
+    let replaced = dir.notify(urls.clone()).await;
+    assert_eq!(
+        (replaced.added, replaced.removed, replaced.unchanged),
+        (1, 1, 49)
+    );
+    urls.reverse();
+    let reordered = dir.notify(urls.clone()).await;
+    assert_eq!(reordered.unchanged, 50);
+    assert_eq!(dir.all().len(), 50);
 }

@@ -241,14 +241,16 @@ fn matching_urls(
     children: &[String],
     cache: &ParsedUrlCache,
 ) -> Vec<Url> {
-    let mut urls = Vec::with_capacity(children.len());
-    for child in children {
-        // Java only considers names holding an encoded "://".
-        if !child.contains("%3A%2F%2F") {
-            tracing::warn!(path = %format!("{path}/{child}"), "registry node is not a URL; skipped");
-            continue;
-        }
-        match cache.get_or_parse(child) {
+    // Java only considers names holding an encoded "://".
+    let (named, others): (Vec<&String>, Vec<&String>) =
+        children.iter().partition(|c| c.contains("%3A%2F%2F"));
+    for child in others {
+        tracing::warn!(path = %format!("{path}/{child}"), "registry node is not a URL; skipped");
+    }
+    let parsed = cache.parse_listing(named.iter().map(|c| c.as_str()));
+    let mut urls = Vec::with_capacity(parsed.len());
+    for (child, url) in named.into_iter().zip(parsed) {
+        match url {
             Ok(url) if is_match(consumer, &url) => urls.push(url),
             Ok(_) => {}
             Err(e) => {
@@ -256,7 +258,6 @@ fn matching_urls(
             }
         }
     }
-    cache.retain(children.iter().map(String::as_str));
     urls
 }
 

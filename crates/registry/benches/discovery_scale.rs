@@ -9,7 +9,8 @@
 //!   `timestamp` and `pid`. Names go through [`ParsedUrlCache`] (parse + interning) into a
 //!   `Vec<Url>` applied with `DynamicDirectory::notify`.
 //! * `interface re-apply`: the same 100,000 names again with one provider restarted (new
-//!   `timestamp` and `pid`), through the cache and the directory.
+//!   `timestamp` and `pid`), through the cache (`ParsedUrlCache::parse_listing`, what the
+//!   ZooKeeper registry does with each listing) and the directory.
 //! * `application`: 1,000 applications of 1,000 instances each (10 services per application,
 //!   3 metadata revisions per application), delivered as Curator JSON; each JSON becomes a
 //!   [`ServiceInstance`], each instance the provider URLs of the consumer's service through
@@ -296,11 +297,11 @@ fn interface_level(reps: usize) {
             let i = (rep * 7919 + gen * 104_729) % PROVIDERS;
             current[i] = provider_name(&template, i, gen);
             let start = mark();
-            let urls: Vec<Url> = current
-                .iter()
-                .map(|n| cache.get_or_parse(n).unwrap())
+            let urls: Vec<Url> = cache
+                .parse_listing(current.iter().map(String::as_str))
+                .into_iter()
+                .map(Result::unwrap)
                 .collect();
-            cache.retain(current.iter().map(String::as_str));
             reparse.add(since(start), false);
             let m = mark();
             let outcome = futures::executor::block_on(dir.notify(urls));

@@ -77,6 +77,10 @@ struct Providers {
     /// notification (the same `Url` clones, as a registry's parsed-URL cache hands out) is
     /// then recognised by pointer comparisons alone.
     complete: bool,
+    /// Whether `slots[i]` is the provider of `raw[i]` for every `i` (no provider of `raw`
+    /// was disabled or listed twice), so a notification can be matched to the slots by
+    /// position (see [`DynamicDirectory::patch`]).
+    positional: bool,
     /// The override rules of each [`ConfiguratorSource`], in the order they apply.
     rules: [Configurators; 3],
     /// Index into `slots` by provider identity.
@@ -186,6 +190,15 @@ impl DynamicDirectory {
                 ..NotifyOutcome::default()
             };
         }
+        // Before the general checks, which read every provider's URL: a push of the last
+        // one's clones with a few changed is recognised by comparing pointers.
+        if let Some(outcome) = self.patch(&mut current, &providers).await {
+            if !self.is_destroyed() {
+                self.forbidden.store(false, Ordering::Release);
+                current.raw = providers;
+            }
+            return outcome;
+        }
         let empty_push = providers.len() == 1
             && providers
                 .first()
@@ -210,21 +223,142 @@ impl DynamicDirectory {
         self.forbidden
             .store(providers.is_empty(), Ordering::Release);
 
-        if current.complete
-            && !providers.is_empty()
-            && providers.len() == current.raw.len()
-            && providers
-                .iter()
-                .zip(&current.raw)
-                .all(|(a, b)| Url::ptr_eq(a, b))
+        self.apply(&mut current, providers).await
+    }
+
+    /// Most pushes of a large service re-list every provider with one or two changed: a
+    /// registry's parsed-URL cache hands out the very same `Url` for each unchanged one, in
+    /// the order of the last push. Such a push is matched to the slots by position and
+    /// pointer, and only the providers whose `Url` is not the same clone are looked at,
+    /// instead of hashing and comparing every provider twice and rebuilding the provider map.
+    ///
+    /// Applies `providers` that way and returns what it did, or returns `None` having changed
+    /// nothing when the push is not of that shape (another length or order, a provider
+    /// replaced by another at its position, many changes, override rules or consumer merging
+    /// in force, a provider disabled, or the last notification left some provider without an
+    /// invoker); [`apply`](Self::apply) then does the general diff, with the same result.
+    async fn patch(&self, current: &mut Providers, providers: &[Url]) -> Option<NotifyOutcome> {
+        if !current.complete
+            || !current.positional
+            || providers.is_empty()
+            || providers.len() != current.raw.len()
+            || current.slots.len() != providers.len()
+            || self.consumer_merge
+            || !current.rules.iter().all(Configurators::is_empty)
         {
-            return NotifyOutcome {
-                unchanged: current.by_key.len(),
+            return None;
+        }
+        // Beyond a few changes the general diff costs about the same and keeps this simple.
+        let most = (providers.len() / 64).max(16);
+        let mut differ: Vec<usize> = Vec::new();
+        for (i, (new, old)) in providers.iter().zip(&current.raw).enumerate() {
+            if !Url::ptr_eq(new, old) {
+                if differ.len() == most {
+                    return None;
+                }
+                differ.push(i);
+            }
+        }
+        if differ.is_empty() {
+            return Some(NotifyOutcome {
+                unchanged: current.slots.len(),
                 ..NotifyOutcome::default()
-            };
+            });
+        }
+        let consumer = self.url.params();
+        let mut rekeyed: Vec<(usize, ProviderKey, ProviderKey)> = Vec::with_capacity(differ.len());
+        for &i in &differ {
+            let (new, slot) = (providers.get(i)?, current.slots.get(i)?);
+            if new.protocol() == Some(EMPTY_PROTOCOL) {
+                return None;
+            }
+            let value = |key: &str| consumer.get(key).or_else(|| new.parameter(key));
+            if !is_enabled(value(DISABLED_KEY), value(ENABLED_KEY)) {
+                return None;
+            }
+            let (old_key, new_key) = (
+                ProviderKey::of(&self.hasher, &slot.url),
+                ProviderKey::of(&self.hasher, new),
+            );
+            if old_key != new_key {
+                return None;
+            }
+            rekeyed.push((i, old_key, new_key));
         }
 
-        self.apply(&mut current, providers).await
+        let mut outcome = NotifyOutcome::default();
+        let mut to_build: Vec<(usize, Url)> = Vec::new();
+        for (i, old_key, new_key) in rekeyed {
+            let (Some(new), Some(slot)) = (providers.get(i), current.slots.get_mut(i)) else {
+                continue;
+            };
+            if !same_config(&slot.url, new) {
+                to_build.push((i, new.clone()));
+            }
+            slot.url = new.clone();
+            // The key holds a clone of the provider's URL: keep it the current one.
+            current.by_key.remove(&old_key);
+            current.by_key.insert(new_key, i);
+        }
+        outcome.unchanged = current.slots.len() - to_build.len();
+        if to_build.is_empty() {
+            return Some(outcome);
+        }
+
+        let built = futures::future::join_all(to_build.into_iter().map(|(i, url)| async move {
+            let result = self.factory.create(url.clone()).await;
+            (i, url, result)
+        }))
+        .await;
+        let mut replaced: Vec<Arc<dyn Invoker>> = Vec::with_capacity(built.len());
+        for (i, url, result) in built {
+            let Some(slot) = current.slots.get_mut(i) else {
+                continue;
+            };
+            match result {
+                Ok(invoker) => {
+                    outcome.changed += 1;
+                    replaced.extend(slot.invoker.replace(invoker));
+                }
+                Err(e) => {
+                    tracing::error!(
+                        consumer = %self.url,
+                        provider = %url,
+                        error = %e,
+                        "could not build the invoker of a provider; it is left out"
+                    );
+                    outcome.removed += 1;
+                    outcome.failed.push(url);
+                    replaced.extend(slot.invoker.take());
+                }
+            }
+        }
+        current.complete = outcome.failed.is_empty();
+        let list: Vec<Arc<dyn Invoker>> = current
+            .slots
+            .iter()
+            .filter_map(|s| s.invoker.as_ref().map(Arc::clone))
+            .collect();
+        let snapshot: InvokerList = list.into();
+        self.snapshot.store(Arc::new(InvokerList::clone(&snapshot)));
+        if let Some(chain) = &self.router_chain {
+            chain.notify(&snapshot);
+        }
+        for old in replaced {
+            old.destroy();
+        }
+        if self.is_destroyed() {
+            self.release(current);
+        }
+        tracing::info!(
+            consumer = %self.url,
+            providers = snapshot.len(),
+            changed = outcome.changed,
+            removed = outcome.removed,
+            failed = outcome.failed.len(),
+            "provider list refreshed"
+        );
+        Some(outcome)
     }
 
     /// Replaces the override rules of `source` with `configurators`
@@ -404,6 +538,7 @@ impl DynamicDirectory {
         let old_by_key = std::mem::replace(&mut current.by_key, by_key);
         let old_slots = std::mem::replace(&mut current.slots, slots);
         current.complete = outcome.failed.is_empty();
+        current.positional = current.slots.len() == raw.len();
         current.raw = raw;
         let snapshot: InvokerList = list.into();
         self.snapshot.store(Arc::new(InvokerList::clone(&snapshot)));
@@ -456,6 +591,7 @@ impl DynamicDirectory {
         current.by_key.clear();
         current.raw.clear();
         current.complete = false;
+        current.positional = false;
         for slot in current.slots.drain(..) {
             if let Some(invoker) = slot.invoker {
                 invoker.destroy();
