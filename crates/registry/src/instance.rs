@@ -618,7 +618,12 @@ mod tests {
         let keys: Vec<&str> = i.metadata.keys().collect();
         assert_eq!(
             keys,
-            [METADATA_SERVICE_PARAMS_KEY, REVISION_KEY, TIMESTAMP_KEY, "zone"]
+            [
+                METADATA_SERVICE_PARAMS_KEY,
+                REVISION_KEY,
+                TIMESTAMP_KEY,
+                "zone"
+            ]
         );
         // Serialised exactly as the plain map would be.
         assert_eq!(
@@ -650,7 +655,9 @@ mod tests {
         assert!(!a.metadata.shares_with(&c.metadata));
         assert_eq!(b.metadata[TIMESTAMP_KEY], "2");
         assert_eq!(
-            a.metadata_service_params().get("protocol").map(String::as_str),
+            a.metadata_service_params()
+                .get("protocol")
+                .map(String::as_str),
             Some("tri")
         );
 
@@ -659,7 +666,10 @@ mod tests {
         changed.metadata.insert(REVISION_KEY.into(), "r9".into());
         assert_eq!(b.revision(), "r1");
         assert_eq!(changed.revision(), "r9");
-        assert_eq!(changed.metadata.remove("zone").as_deref(), Some("a<b>&'\u{0}\u{e9}"));
+        assert_eq!(
+            changed.metadata.remove("zone").as_deref(),
+            Some("a<b>&'\u{0}\u{e9}")
+        );
         assert!(b.metadata.contains_key("zone"));
 
         // Maps no instance holds any more are forgotten.
@@ -676,7 +686,10 @@ mod tests {
             .read_curator_json("/services/p/good", good.as_bytes())
             .unwrap();
         for bad in [
-            good.replace(r#""dubbo.metadata.revision":"r1""#, r#""dubbo.metadata.revision":1"#),
+            good.replace(
+                r#""dubbo.metadata.revision":"r1""#,
+                r#""dubbo.metadata.revision":1"#,
+            ),
             good.replace(r#""timestamp":"1""#, r#""timestamp":1"#),
             good.replace(r#""timestamp":"1""#, r#""timestamp":null"#),
             good.replace(r#""metadata":{"#, r#""metadata":[{"#),
