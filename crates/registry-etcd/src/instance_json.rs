@@ -1,8 +1,6 @@
 //! An instance as Java's etcd3 discovery stores it: Gson's form of `DefaultServiceInstance`.
 
-use std::collections::BTreeMap;
-
-use dubbo_registry::{RegistryError, ServiceInstance};
+use dubbo_registry::{InstanceMetadata, RegistryError, ServiceInstance};
 use serde::{Deserialize, Serialize};
 
 /// The non-transient fields of Java's `DefaultServiceInstance`, in declaration order (Gson
@@ -18,7 +16,7 @@ struct GsonInstance {
     #[serde(default = "yes")]
     healthy: bool,
     #[serde(default)]
-    metadata: BTreeMap<String, String>,
+    metadata: InstanceMetadata,
 }
 
 fn yes() -> bool {

@@ -5,7 +5,9 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use dubbo_core::BoxFuture;
-use dubbo_registry::{InstancesListener, RegistryError, ServiceDiscovery, ServiceInstance};
+use dubbo_registry::{
+    InstanceReader, InstancesListener, RegistryError, ServiceDiscovery, ServiceInstance,
+};
 use dubbo_url::Url;
 use tokio_util::sync::{CancellationToken, DropGuard};
 use zookeeper_client as zk;
@@ -107,10 +109,11 @@ impl ZookeeperServiceDiscovery {
         let mut children = client.children(&path).await?;
         children.sort();
         let mut out = Vec::with_capacity(children.len());
+        let mut reader = InstanceReader::new();
         for child in children {
             let node = format!("{path}/{child}");
             if let Some((data, _)) = client.data(&node).await? {
-                if let Some(instance) = parse_instance(&node, &data) {
+                if let Some(instance) = parse_instance(&mut reader, &node, &data) {
                     out.push(instance);
                 }
             }
@@ -133,6 +136,7 @@ impl ZookeeperServiceDiscovery {
                 app: app.to_owned(),
                 path: app_path(&self.root, app),
                 listener: listener.clone(),
+                reader: InstanceReader::new(),
             },
         );
         lock(&self.watches).push(AppWatchEntry {
@@ -186,8 +190,8 @@ fn check_name(app: &str) -> Result<(), RegistryError> {
     Ok(())
 }
 
-fn parse_instance(path: &str, data: &[u8]) -> Option<ServiceInstance> {
-    match ServiceInstance::from_curator_json(path, data) {
+fn parse_instance(reader: &mut InstanceReader, path: &str, data: &[u8]) -> Option<ServiceInstance> {
+    match reader.read_curator_json(path, data) {
         Ok(i) => Some(i),
         Err(e) => {
             tracing::warn!(%path, error = %e, "unreadable instance node; skipped");
@@ -201,6 +205,8 @@ struct AppWatch {
     app: String,
     path: String,
     listener: Arc<dyn InstancesListener>,
+    /// Kept across listings: the instances of a revision share one metadata map.
+    reader: InstanceReader,
 }
 
 impl Watched for AppWatch {
@@ -237,7 +243,7 @@ impl Watched for AppWatch {
                         waits.push(Box::pin(async move {
                             watcher.changed().await;
                         }));
-                        if let Some(instance) = parse_instance(&node, &data) {
+                        if let Some(instance) = parse_instance(&mut self.reader, &node, &data) {
                             instances.push(instance);
                         }
                     }
@@ -247,6 +253,7 @@ impl Watched for AppWatch {
                 }
             }
             self.listener.on_instances(&self.app, instances);
+            self.reader.forget_unused();
             Ok(Box::pin(async move {
                 futures::future::select_all(waits).await;
             }) as Changed)

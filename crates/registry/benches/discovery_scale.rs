@@ -13,7 +13,7 @@
 //!   ZooKeeper registry does with each listing) and the directory.
 //! * `application`: 1,000 applications of 1,000 instances each (10 services per application,
 //!   3 metadata revisions per application), delivered as Curator JSON; each JSON becomes a
-//!   [`ServiceInstance`], each instance the provider URLs of the consumer's service through
+//!   [`ServiceInstance`] through the application's [`InstanceReader`], each instance the provider URLs of the consumer's service through
 //!   the [`MetadataInfo`] of its revision (fetched once per revision, outside the timing:
 //!   fetching is network), applied to one directory per application.
 //!
@@ -38,8 +38,9 @@ use std::time::{Duration, Instant};
 use dubbo_cluster::directory::DynamicDirectory;
 use dubbo_core::{BoxFuture, ErrorCode, Invocation, Invoker, RpcError, RpcResult};
 use dubbo_registry::{
-    InstanceUrls, MetadataInfo, ParsedUrlCache, ServiceInfo, ServiceInstance, ENDPOINTS_KEY,
-    METADATA_SERVICE_PARAMS_KEY, METADATA_VERSION_KEY, REVISION_KEY, STORAGE_TYPE_KEY,
+    InstanceReader, InstanceUrls, MetadataInfo, ParsedUrlCache, ServiceInfo, ServiceInstance,
+    ENDPOINTS_KEY, METADATA_SERVICE_PARAMS_KEY, METADATA_VERSION_KEY, REVISION_KEY,
+    STORAGE_TYPE_KEY,
 };
 use dubbo_url::Url;
 
@@ -364,9 +365,13 @@ fn instance_json(app: usize, i: usize, revision: &str) -> String {
     instance.to_curator_json()
 }
 
-/// What the consumer keeps of one application: its last instance list, and per reference the
-/// URL list and the directory.
-type AppState = (Vec<ServiceInstance>, Vec<(Vec<Url>, DynamicDirectory)>);
+/// What the consumer keeps of one application: its last instance list, per reference the URL
+/// list and the directory, and the discovery's reader of the application's instances.
+type AppState = (
+    Vec<ServiceInstance>,
+    Vec<(Vec<Url>, DynamicDirectory)>,
+    InstanceReader,
+);
 
 fn application_level(reps: usize, apps: usize, referred: usize) {
     let template = java_template();
@@ -396,14 +401,13 @@ fn application_level(reps: usize, apps: usize, referred: usize) {
     let mut urls_row = Row::new("instances → URLs (MetadataInfo)", "inst", instances);
     let mut notify_row = Row::new("DynamicDirectory::notify", "inst", instances);
     let mut total_row = Row::new("all applications, end to end", "inst", instances);
-    let mut kept_row = Row::new("  of which the instance lists", "inst", instances);
     for _ in 0..reps {
         let (mut json_c, mut urls_c, mut notify_c) =
             (Cost::default(), Cost::default(), Cost::default());
         let mut retained = 0isize;
-        let mut kept_instances = 0isize;
         // What the consumer keeps: the last instance list of each application (the listener's
-        // watch channel), each reference's URL list and its directory.
+        // watch channel), each reference's URL list and its directory; the discovery keeps
+        // its reader (the shared metadata).
         let mut state: Vec<AppState> = Vec::with_capacity(apps);
         for (a, app_meta) in metadata.iter().enumerate() {
             let by_revision: HashMap<&str, &Arc<MetadataInfo>> =
@@ -413,22 +417,27 @@ fn application_level(reps: usize, apps: usize, referred: usize) {
                 .collect();
             let app_start = mark();
             let m = mark();
+            // One reader per application, as the discovery keeps one per watched application.
+            let mut reader = InstanceReader::new();
             let list: Vec<ServiceInstance> = jsons
                 .iter()
-                .map(|j| ServiceInstance::from_curator_json("/services/x/y", j.as_bytes()).unwrap())
+                .map(|j| {
+                    reader
+                        .read_curator_json("/services/x/y", j.as_bytes())
+                        .unwrap()
+                })
                 .collect();
             add(&mut json_c, since(m));
-            kept_instances += since(m).retained;
             let mut refs = Vec::with_capacity(referred);
             for consumer in &consumers[a] {
                 let m = mark();
                 // One builder per application and reference, as the consumer keeps one per
                 // watched application.
                 let mut builder = InstanceUrls::new();
-                let mut urls = Vec::with_capacity(list.len() * 2);
+                let mut urls = Vec::with_capacity(list.len());
                 for instance in &list {
                     let info = by_revision[instance.revision()];
-                    urls.extend(builder.urls(instance, info, consumer));
+                    builder.push_urls(instance, info, consumer, &mut urls);
                 }
                 add(&mut urls_c, since(m));
                 let m = mark();
@@ -440,11 +449,11 @@ fn application_level(reps: usize, apps: usize, referred: usize) {
             }
             retained += since(app_start).retained;
             drop(jsons);
-            state.push((list, refs));
+            state.push((list, refs, reader));
         }
-        json_row.add(json_c, false);
-        urls_row.add(urls_c, false);
-        notify_row.add(notify_c, false);
+        json_row.add(json_c, true);
+        urls_row.add(urls_c, true);
+        notify_row.add(notify_c, true);
         total_row.add(
             Cost {
                 time: json_c.time + urls_c.time + notify_c.time,
@@ -454,17 +463,10 @@ fn application_level(reps: usize, apps: usize, referred: usize) {
             },
             true,
         );
-        kept_row.add(
-            Cost {
-                retained: kept_instances,
-                ..json_c
-            },
-            true,
-        );
         drop(state);
     }
     header();
-    for row in [&json_row, &urls_row, &notify_row, &total_row, &kept_row] {
+    for row in [&json_row, &urls_row, &notify_row, &total_row] {
         row.print();
     }
 }

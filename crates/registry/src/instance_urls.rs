@@ -1,12 +1,12 @@
 //! [`instance_urls`]: the provider URLs of an application-level instance, from the metadata of
 //! its revision.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use dubbo_url::{Interner, Url, UrlParams};
 
-use crate::{Endpoint, MetadataInfo, ServiceInfo, ServiceInstance, ENDPOINTS_KEY};
+use crate::{Endpoint, MetadataInfo, ServiceInfo, ServiceInstance, ENDPOINTS_KEY, TIMESTAMP_KEY};
 
 /// The provider URLs `instance` serves for the consumer's service: one per protocol of a
 /// matching service in `info`, at the instance's address and that protocol's port.
@@ -25,7 +25,8 @@ pub fn instance_urls(instance: &ServiceInstance, info: &MetadataInfo, consumer: 
 /// (`InstanceAddressURL` = instance address + the revision's `MetadataInfo`). Here each
 /// (revision, service) gets one parameter map, parsed once, and each instance's URL is its
 /// address plus its `timestamp` on top ([`UrlParams::layered`]). The protocols and ports of
-/// `dubbo.endpoints` are read once per distinct text.
+/// `dubbo.endpoints` are read once per distinct text, and looked up once per shared
+/// [`InstanceMetadata`](crate::InstanceMetadata) rather than per instance.
 ///
 /// ```
 /// use dubbo_registry::{InstanceUrls, MetadataInfo, ServiceInfo, ServiceInstance};
@@ -44,10 +45,18 @@ pub fn instance_urls(instance: &ServiceInstance, info: &MetadataInfo, consumer: 
 #[derive(Debug, Default)]
 pub struct InstanceUrls {
     interner: Interner,
-    /// A URL template (protocol, path, parameters; no host) per revision and service.
-    templates: HashMap<(String, String), Url>,
+    /// A URL template (protocol, path, parameters; no host) per revision, then service.
+    templates: HashMap<String, HashMap<String, Url>>,
     endpoints: HashMap<String, Arc<[Endpoint]>>,
+    /// The endpoints of each shared metadata map, keyed by its address; the `Arc` held keeps
+    /// that address from being reused by another map.
+    endpoints_by_shared: HashMap<usize, SharedEndpoints>,
+    /// Reused for the `timestamp=...` text of each instance.
+    text: String,
 }
+
+/// A shared metadata map and the endpoints its `dubbo.endpoints` announces.
+type SharedEndpoints = (Arc<BTreeMap<String, String>>, Option<Arc<[Endpoint]>>);
 
 impl InstanceUrls {
     /// Builds with an empty cache and its own interner.
@@ -62,16 +71,23 @@ impl InstanceUrls {
         info: &MetadataInfo,
         consumer: &Url,
     ) -> Vec<Url> {
-        let iface = consumer.service_interface().unwrap_or_default();
         let mut out = Vec::new();
-        let timestamp = instance.metadata.get("timestamp").map(|t| {
-            if t.bytes().all(|b| b.is_ascii_digit()) {
-                // Parsed, so that the key comes from the interner rather than a fresh copy.
-                UrlParams::parse_with(&format!("timestamp={t}"), &self.interner)
-            } else {
-                UrlParams::from_iter([("timestamp", t.as_str())])
-            }
-        });
+        self.push_urls(instance, info, consumer, &mut out);
+        out
+    }
+
+    /// Like [`urls`](Self::urls), appending to `out`: resolving a whole instance list into one
+    /// URL list needs no list per instance.
+    pub fn push_urls(
+        &mut self,
+        instance: &ServiceInstance,
+        info: &MetadataInfo,
+        consumer: &Url,
+        out: &mut Vec<Url>,
+    ) {
+        let iface = consumer.service_interface().unwrap_or_default();
+        let mut timestamp = None;
+        let mut endpoints = None;
         for (key, service) in &info.services {
             if service.name != iface
                 || !matches_value(consumer.group(), service.group.as_deref())
@@ -83,40 +99,49 @@ impl InstanceUrls {
                 tracing::warn!(instance = %instance.id(), service = %key, "bad service address");
                 continue;
             };
+            let bracketed;
             let host = if instance.host.contains(':') {
-                format!("[{}]", instance.host)
+                bracketed = format!("[{}]", instance.host);
+                bracketed.as_str()
             } else {
-                instance.host.clone()
+                instance.host.as_str()
             };
-            let port = self.port_for(instance, &service.protocol);
+            let endpoints = endpoints.get_or_insert_with(|| self.endpoints_of(instance));
+            let port = endpoints
+                .as_deref()
+                .and_then(|list| list.iter().find(|e| e.protocol == service.protocol))
+                .map_or(instance.port, |e| e.port);
             let url = template.with_address_part(
                 template
                     .address_part()
-                    .with_host(Some(&host))
+                    .with_host(Some(host))
                     .with_port(port),
             );
-            out.push(match &timestamp {
+            if timestamp.is_none() {
+                timestamp = Some(self.timestamp_params(instance));
+            }
+            out.push(match timestamp.as_ref().and_then(Option::as_ref) {
                 Some(t) => url.with_params(url.params().layered(t)),
                 None => url,
             });
         }
-        out
     }
 
     /// Forgets the templates of revisions not in `revisions` (those no instance announces any
     /// more), so a long-lived builder stays the size of the current deployment.
     pub fn retain_revisions<'a>(&mut self, revisions: impl IntoIterator<Item = &'a str>) {
         let keep: std::collections::HashSet<&str> = revisions.into_iter().collect();
-        self.templates.retain(|(r, _), _| keep.contains(r.as_str()));
+        self.templates.retain(|r, _| keep.contains(r.as_str()));
         if self.endpoints.len() > 1024 {
             self.endpoints.clear();
         }
+        self.endpoints_by_shared
+            .retain(|_, (shared, _)| Arc::strong_count(shared) > 1);
     }
 
     /// The URL of `service` without host and port, built once per revision.
     fn template(&mut self, revision: &str, key: &str, service: &ServiceInfo) -> Option<Url> {
-        let id = (revision.to_owned(), key.to_owned());
-        if let Some(found) = self.templates.get(&id) {
+        if let Some(found) = self.templates.get(revision).and_then(|t| t.get(key)) {
             return Some(found.clone());
         }
         let text = format!("{}://0.0.0.0/{}", service.protocol, service.path);
@@ -130,28 +155,51 @@ impl InstanceUrls {
             params.push(("interface", service.name.as_str()));
         }
         let url = url.with_params(UrlParams::from_iter(params));
-        self.templates.insert(id, url.clone());
+        self.templates
+            .entry(revision.to_owned())
+            .or_default()
+            .insert(key.to_owned(), url.clone());
         Some(url)
     }
 
-    /// [`ServiceInstance::port_for`], reading each distinct `dubbo.endpoints` text once.
-    fn port_for(&mut self, instance: &ServiceInstance, protocol: &str) -> u16 {
-        let Some(text) = instance.metadata.get(ENDPOINTS_KEY) else {
-            return instance.port;
-        };
-        let endpoints = match self.endpoints.get(text) {
-            Some(found) => Arc::clone(found),
-            None => {
-                let parsed: Arc<[Endpoint]> = instance.endpoints().into();
-                self.endpoints.insert(text.clone(), Arc::clone(&parsed));
-                parsed
-            }
-        };
-        endpoints
-            .iter()
-            .find(|e| e.protocol == protocol)
-            .map(|e| e.port)
-            .unwrap_or(instance.port)
+    /// The instance's `timestamp` as a one-pair parameter set, or `None` without one.
+    fn timestamp_params(&mut self, instance: &ServiceInstance) -> Option<UrlParams> {
+        let t = instance.metadata.get(TIMESTAMP_KEY)?;
+        Some(if t.bytes().all(|b| b.is_ascii_digit()) {
+            // Parsed, so that the key comes from the interner rather than a fresh copy.
+            self.text.clear();
+            self.text.push_str(TIMESTAMP_KEY);
+            self.text.push('=');
+            self.text.push_str(t);
+            UrlParams::parse_with(&self.text, &self.interner)
+        } else {
+            UrlParams::from_iter([(TIMESTAMP_KEY, t.as_str())])
+        })
+    }
+
+    /// The protocols and ports of `dubbo.endpoints` (see [`ServiceInstance::port_for`]),
+    /// read once per distinct text and found once per shared metadata map.
+    fn endpoints_of(&mut self, instance: &ServiceInstance) -> Option<Arc<[Endpoint]>> {
+        let shared = instance.metadata.shared();
+        let id = Arc::as_ptr(shared) as usize;
+        if let Some((_, found)) = self.endpoints_by_shared.get(&id) {
+            return found.clone();
+        }
+        let found =
+            instance
+                .metadata
+                .get(ENDPOINTS_KEY)
+                .map(|text| match self.endpoints.get(text) {
+                    Some(found) => Arc::clone(found),
+                    None => {
+                        let parsed: Arc<[Endpoint]> = instance.endpoints().into();
+                        self.endpoints.insert(text.clone(), Arc::clone(&parsed));
+                        parsed
+                    }
+                });
+        self.endpoints_by_shared
+            .insert(id, (Arc::clone(shared), found.clone()));
+        found
     }
 }
 

@@ -72,8 +72,9 @@ pub use file::{
     POLL_PERIOD_KEY,
 };
 pub use instance::{
-    Endpoint, ServiceInstance, ENDPOINTS_KEY, METADATA_SERVICE_PARAMS_KEY, METADATA_VERSION_KEY,
-    REVISION_KEY, STORAGE_TYPE_KEY,
+    Endpoint, InstanceMetadata, InstanceReader, ServiceInstance, ENDPOINTS_KEY,
+    METADATA_SERVICE_PARAMS_KEY, METADATA_VERSION_KEY, REVISION_KEY, STORAGE_TYPE_KEY,
+    TIMESTAMP_KEY,
 };
 pub use instance_urls::{instance_urls, InstanceUrls};
 pub use metadata_info::{MetadataInfo, ServiceInfo, EMPTY_REVISION};

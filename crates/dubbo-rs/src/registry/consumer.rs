@@ -647,7 +647,7 @@ impl AppResolver {
         // service), which is most of the memory of a large application's provider list.
         let mut urls = Vec::with_capacity(resolved.len());
         for (instance, info) in &resolved {
-            urls.extend(builder.urls(instance, info, &self.consumer));
+            builder.push_urls(instance, info, &self.consumer, &mut urls);
         }
         builder.retain_revisions(resolved.iter().map(|(i, _)| i.revision()));
         urls

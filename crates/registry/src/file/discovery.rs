@@ -16,7 +16,7 @@ use super::poller;
 use super::scan::{list, Fingerprint};
 use crate::discovery::{InstancesListener, ServiceDiscovery};
 use crate::error::RegistryError;
-use crate::instance::ServiceInstance;
+use crate::instance::{InstanceReader, ServiceInstance};
 
 /// A [`ServiceDiscovery`] kept in a local directory: one file `services/{app}/{host:port}`
 /// per instance, holding the instance in Curator's JSON (what Java Dubbo stores in
@@ -48,6 +48,8 @@ struct AppState {
     fingerprint: Option<Fingerprint>,
     /// Parsed instances by (file name, inode): a rewritten file has a new inode.
     parsed: HashMap<(String, u64), ServiceInstance>,
+    /// The instances of a revision share one metadata map.
+    reader: InstanceReader,
     listeners: Vec<Arc<dyn InstancesListener>>,
 }
 
@@ -107,6 +109,7 @@ impl Inner {
         dir: &Path,
         fp: &Fingerprint,
         parsed: &mut HashMap<(String, u64), ServiceInstance>,
+        reader: &mut InstanceReader,
     ) -> Vec<ServiceInstance> {
         let mut next = HashMap::with_capacity(fp.len());
         let mut out = Vec::with_capacity(fp.len());
@@ -125,7 +128,7 @@ impl Inner {
                             continue;
                         }
                     };
-                    match ServiceInstance::from_curator_json(&path.display().to_string(), &data) {
+                    match reader.read_curator_json(&path.display().to_string(), &data) {
                         Ok(i) => i,
                         Err(e) => {
                             tracing::warn!(code = e.code(), error = %e, "skipping an instance file");
@@ -138,6 +141,7 @@ impl Inner {
             next.insert(key, instance);
         }
         *parsed = next;
+        reader.forget_unused();
         out
     }
 
@@ -158,7 +162,7 @@ impl Inner {
         if st.fingerprint.as_ref() == Some(&fp) {
             return None;
         }
-        let instances = Self::read(&dir, &fp, &mut st.parsed);
+        let instances = Self::read(&dir, &fp, &mut st.parsed, &mut st.reader);
         st.fingerprint = Some(fp);
         Some(instances)
     }
@@ -189,7 +193,12 @@ impl Inner {
         let stale = sweep(&self.layout.owners_dir(), self.owner.id());
         let dir = self.layout.services_dir(app);
         let fp = list(&dir, &stale)?;
-        Ok(Self::read(&dir, &fp, &mut HashMap::new()))
+        Ok(Self::read(
+            &dir,
+            &fp,
+            &mut HashMap::new(),
+            &mut InstanceReader::new(),
+        ))
     }
 
     fn watch(&self, app: &str, listener: Arc<dyn InstancesListener>) -> Result<(), RegistryError> {
