@@ -4,6 +4,7 @@
 #
 #   scripts/bench.sh [--quick] [--no-java] [--out DIR]
 #   scripts/bench.sh --cluster-only        (the cluster row alone, printed; nothing written)
+#   scripts/bench.sh --metrics-only        (the metrics row alone, printed; nothing written)
 #
 # Builds the release binaries of bench/ (dubbo-bench, bench-server, tonic-server) and the Java
 # bench-provider (interop/java/build.sh), then for each server in turn:
@@ -25,6 +26,10 @@
 # The cluster row (after the dubbo-rs points; ~1 min): the consumer's CPU per call through a
 # reference over three providers (a `;`-separated URL list: directory, routers, load balancer,
 # failover) against a reference to one of them, dubbo:// echo128, 32 callers, a fixed rate.
+#
+# The metrics row (after the cluster row; ~1.5 min): CPU per call of the consumer and of the
+# provider with the `metrics` filter on (the default) against off (`filter=-metrics` on both
+# sides, DUBBO_BENCH_FILTER), the same shape and rate as the cluster row.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -33,6 +38,7 @@ cd "$root"
 quick=0
 java=1
 cluster_only=0
+metrics_only=0
 out="$root/docs"
 cmdline="scripts/bench.sh $*"
 while [[ $# -gt 0 ]]; do
@@ -40,9 +46,10 @@ while [[ $# -gt 0 ]]; do
     --quick) quick=1 ;;
     --no-java) java=0 ;;
     --cluster-only) cluster_only=1 ;;
+    --metrics-only) metrics_only=1 ;;
     --out) out="$2"; shift ;;
-    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
-    *) echo "usage: scripts/bench.sh [--quick] [--no-java] [--out DIR] | --cluster-only" >&2; exit 2 ;;
+    -h|--help) sed -n '2,32p' "$0"; exit 0 ;;
+    *) echo "usage: scripts/bench.sh [--quick] [--no-java] [--out DIR] | --cluster-only | --metrics-only" >&2; exit 2 ;;
   esac
   shift
 done
@@ -80,7 +87,7 @@ cargo build --profile perf -q -p dubbo-bench >&2
 bin="${CARGO_TARGET_DIR:-$root/target}/perf"
 
 java_jar=""
-if [[ $java -eq 1 && $cluster_only -eq 0 ]]; then
+if [[ $java -eq 1 && $cluster_only -eq 0 && $metrics_only -eq 0 ]]; then
   if command -v java >/dev/null && command -v mvn >/dev/null; then
     eval "$(interop/java/build.sh)"
     java_jar="${INTEROP_JAVA_BENCH_JAR:-}"
@@ -95,9 +102,10 @@ idle="$work/idle.csv"
 echo "server,idle_rss_mib" > "$idle"
 server_pid=""
 cluster_pids=()
+metrics_pids=()
 cleanup() {
   local p
-  for p in "$server_pid" "${cluster_pids[@]}"; do
+  for p in "$server_pid" "${cluster_pids[@]}" "${metrics_pids[@]}"; do
     if [[ -n "$p" ]] && kill -0 "$p" 2>/dev/null; then
       kill "$p" 2>/dev/null || true
       wait "$p" 2>/dev/null || true
@@ -268,6 +276,84 @@ cluster_row() {
     "$cluster_csv" >&2
 }
 
+# The metrics row. Two providers on the server core, one with the `metrics` filter (the
+# default) and one without (DUBBO_BENCH_FILTER=-metrics); "on" calls the first from a consumer
+# with the filter, "off" the second from a consumer without it. Same open loop as the cluster
+# row: a fixed rate both sustain, the consumer's CPU from /usr/bin/time over every call (warm-up
+# included), the provider's from /proc/<pid>/stat (utime + stime) before and after the run.
+# Alternating runs, $metrics_runs each; on / off of the bests is the row's verdict (the issue's
+# bar: at most 1.05).
+metrics_runs=5
+metrics_csv="$work/metrics.csv"
+proc_cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+metrics_row() {
+  local i log_file
+  local ports=(20884 20885)
+  for i in 0 1; do
+    log_file="$work/metrics-server-$i.log"
+    if [[ $i -eq 0 ]]; then
+      $prio taskset -c "$server_core" "$bin/bench-server" --dubbo-port "${ports[$i]}" \
+        --tri-port "$((50084 + i))" >"$log_file" 2>&1 &
+    else
+      DUBBO_BENCH_FILTER=-metrics $prio taskset -c "$server_core" "$bin/bench-server" \
+        --dubbo-port "${ports[$i]}" --tri-port "$((50084 + i))" >"$log_file" 2>&1 &
+    fi
+    metrics_pids+=($!)
+    for _ in $(seq 1 600); do
+      grep -q READY "$log_file" 2>/dev/null && break
+      sleep 0.1
+    done
+    grep -q READY "$log_file" || { log "metrics provider $i never printed READY"; cat "$log_file" >&2; exit 1; }
+  done
+  local calls=$((cluster_rate * (cluster_duration + cluster_warmup)))
+  local hz
+  hz="$(getconf CLK_TCK)"
+  log "metrics row: metrics filter on vs off (consumer and provider), dubbo echo128 c=32 at $cluster_rate calls/s, $metrics_runs runs each (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+  echo "metrics,run,consumer_cpu_us_per_call,provider_cpu_us_per_call,qps,errors" > "$metrics_csv"
+  local run mode idx filter cpu pcpu qps errors t0 t1
+  for run in $(seq 1 "$metrics_runs"); do
+    for mode in on off; do
+      idx=0; filter=""
+      [[ $mode == off ]] && { idx=1; filter="-metrics"; }
+      rm -f "$work/metrics-point.csv"
+      t0="$(proc_cpu_ticks "${metrics_pids[$idx]}")"
+      if ! DUBBO_BENCH_FILTER="$filter" /usr/bin/time -f "%U %S" -o "$work/metrics-time.txt" \
+          $prio taskset -c "$load_core" \
+          "$bin/dubbo-bench" --target dubbo --addr "127.0.0.1:${ports[$idx]}" --scenario echo128 \
+          --concurrency 32 --rate "$cluster_rate" --duration "${cluster_duration}s" \
+          --warmup "${cluster_warmup}s" \
+          --csv "$work/metrics-point.csv" --quiet >/dev/null 2>"$work/last.err"; then
+        log "metrics row $mode run $run FAILED: $(tail -1 "$work/last.err")"
+        continue
+      fi
+      t1="$(proc_cpu_ticks "${metrics_pids[$idx]}")"
+      cpu="$(awk -v n="$calls" 'END { printf "%.3f", ($1 + $2) * 1e6 / n }' "$work/metrics-time.txt")"
+      pcpu="$(awk -v a="$t0" -v b="$t1" -v hz="$hz" -v n="$calls" 'BEGIN { printf "%.3f", (b - a) / hz * 1e6 / n }')"
+      qps="$(awk -F, 'NR==2 { printf "%d", $10 }' "$work/metrics-point.csv")"
+      errors="$(awk -F, 'NR==2 { print $9 }' "$work/metrics-point.csv")"
+      echo "$mode,$run,$cpu,$pcpu,$qps,$errors" >> "$metrics_csv"
+      log "metrics row run $run: metrics $mode  consumer $cpu us/call  provider $pcpu us/call  qps $qps  errors $errors"
+    done
+  done
+  for i in "${metrics_pids[@]}"; do
+    kill "$i" 2>/dev/null || true
+    wait "$i" 2>/dev/null || true
+  done
+  metrics_pids=()
+  awk -F, 'NR > 1 { n[$1]++; c[$1] += $3; p[$1] += $4
+      if (!($1 in bc) || $3 < bc[$1]) bc[$1] = $3
+      if (!($1 in bp) || $4 < bp[$1]) bp[$1] = $4 }
+    END { if (n["on"] && n["off"]) printf "metrics row: CPU per call, best (mean) of %d: consumer on %.2f us (%.2f), off %.2f us (%.2f), on / off = %.3f best, %.3f mean; provider on %.2f us (%.2f), off %.2f us (%.2f), on / off = %.3f best, %.3f mean\n", n["on"], bc["on"], c["on"] / n["on"], bc["off"], c["off"] / n["off"], bc["on"] / bc["off"], (c["on"] / n["on"]) / (c["off"] / n["off"]), bp["on"], p["on"] / n["on"], bp["off"], p["off"] / n["off"], bp["on"] / bp["off"], (p["on"] / n["on"]) / (p["off"] / n["off"]) }' \
+    "$metrics_csv" >&2
+}
+
+if [[ $metrics_only -eq 1 ]]; then
+  metrics_row
+  cat "$metrics_csv"
+  rm -rf "$work"
+  exit 0
+fi
+
 if [[ $cluster_only -eq 1 ]]; then
   cluster_row
   cat "$cluster_csv"
@@ -279,6 +365,7 @@ start_server dubbo-rs "$bin/bench-server" --dubbo-port 20880 --tri-port 50051
 run_points dubbo-rs
 stop_server
 cluster_row
+metrics_row
 
 start_server tonic "$bin/tonic-server" --port 50052
 run_points tonic
@@ -301,10 +388,10 @@ fi
 
 mkdir -p "$out"
 machine="$(lscpu 2>/dev/null | awk -F: '/Model name/ { gsub(/^ +/, "", $2); print $2; exit }')"
-python3 - "$raw" "$idle" "$out" "$cmdline" "$machine" "$duration" "$warmup" "$quick" "$load_before" "${prio:-normal priority}" "$cluster_csv" <<'PY'
+python3 - "$raw" "$idle" "$out" "$cmdline" "$machine" "$duration" "$warmup" "$quick" "$load_before" "${prio:-normal priority}" "$cluster_csv" "$metrics_csv" <<'PY'
 import csv, datetime, math, os, platform, subprocess, sys
 
-raw, idle_path, out, cmdline, machine, duration, warmup, quick, load_before, prio, cluster_path = sys.argv[1:12]
+raw, idle_path, out, cmdline, machine, duration, warmup, quick, load_before, prio, cluster_path, metrics_path = sys.argv[1:13]
 rows = list(csv.DictReader(open(raw)))
 idle = {r["server"]: float(r["idle_rss_mib"]) for r in csv.DictReader(open(idle_path))}
 
@@ -446,6 +533,22 @@ if cluster_ok:
                  f'{c_best["three"]:.2f} µs vs {c_best["one"]:.2f} µs per call (best of {len(cluster["one"])}): {c_ratio:.3f}×',
                  f'mean {c_mean["three"] / c_mean["one"]:.3f}×; against one provider over 3 connections '
                  f'{c_best["three"] / c_best["one3"]:.3f}×'))
+
+# The metrics row: CPU per call with the metrics filter on (the default) against off.
+metrics = {}
+if os.path.exists(metrics_path):
+    for r in csv.DictReader(open(metrics_path)):
+        metrics.setdefault(r["metrics"], []).append(
+            (float(r["consumer_cpu_us_per_call"]), float(r["provider_cpu_us_per_call"])))
+if metrics.get("on") and metrics.get("off"):
+    for side, i in (("consumer", 0), ("provider", 1)):
+        best = {k: min(v[i] for v in vs) for k, vs in metrics.items()}
+        mean = {k: sum(v[i] for v in vs) / len(vs) for k, vs in metrics.items()}
+        ratio = best["on"] / best["off"]
+        bars.append((f"metrics on by default ≤ 5 % more {side} CPU per call than off (dubbo://, c=32)",
+                     "met" if ratio <= 1.05 else "missed",
+                     f'{best["on"]:.2f} µs vs {best["off"]:.2f} µs per call (best of {len(metrics["on"])}): {ratio:.3f}×',
+                     f'mean {mean["on"] / mean["off"]:.3f}×'))
 
 # Markdown.
 def tool_version(cmd):

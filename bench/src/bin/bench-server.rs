@@ -3,6 +3,9 @@
 //! exits on SIGTERM or SIGINT.
 //!
 //! `bench-server [--dubbo-port 20880] [--tri-port 50051]`
+//!
+//! `DUBBO_BENCH_FILTER` sets the services' `filter` list (e.g. `-metrics`), as it does the
+//! references of `dubbo-bench`, to measure the provider with a filter left out.
 
 // mimalloc: decoding allocates every string, list and map of a call, and it is faster at
 // that than glibc's malloc (docs/performance-hessian.md).
@@ -56,12 +59,16 @@ async fn run(args: &[String]) -> Result<(), String> {
         .build()
         .map_err(|e| e.to_string())?;
     let module = app.default_module();
+    let options = || match std::env::var("DUBBO_BENCH_FILTER") {
+        Ok(filter) => ServiceOptions::new().parameter("filter", filter),
+        Err(_) => ServiceOptions::new(),
+    };
     module
-        .export(EchoServiceServer::new(EchoProvider), ServiceOptions::new())
+        .export(EchoServiceServer::new(EchoProvider), options())
         .await
         .map_err(|e| e.to_string())?;
     module
-        .export_idl(BenchServiceServer::new(TripleBench), ServiceOptions::new())
+        .export_idl(BenchServiceServer::new(TripleBench), options())
         .await
         .map_err(|e| e.to_string())?;
     println!("READY");

@@ -80,11 +80,15 @@ impl Histogram {
         }
     }
 
-    /// Adds this histogram's counts into `into`.
-    pub(crate) fn add_to(&self, into: &mut [u64]) {
+    /// Adds this histogram's counts into `into`; returns how many values it holds.
+    pub(crate) fn add_to(&self, into: &mut [u64]) -> u64 {
+        let mut n = 0;
         for (acc, c) in into.iter_mut().zip(self.counts.iter()) {
-            *acc += c.load(Ordering::Relaxed);
+            let v = c.load(Ordering::Relaxed);
+            *acc += v;
+            n += v;
         }
+        n
     }
 }
 

@@ -1,7 +1,7 @@
 //! The numbers of one key: counters since start, the last and extreme response times, and
 //! the sliding window.
 
-use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use crate::failure::FailureKind;
@@ -15,7 +15,12 @@ const KINDS: usize = FailureKind::ALL.len();
 pub struct MethodMetrics {
     succeeded: AtomicU64,
     failed: [AtomicU64; KINDS],
-    processing: AtomicI64,
+    /// Calls counted as started. In flight is started less completed less abandoned, so a
+    /// call pays one locked add to enter and none extra to leave (its outcome's counter
+    /// already says it completed).
+    started: AtomicU64,
+    /// Started calls the caller gave up on.
+    abandoned: AtomicU64,
     rt_last: AtomicU64,
     rt_min: AtomicU64,
     rt_max: AtomicU64,
@@ -67,7 +72,8 @@ impl MethodMetrics {
         Self {
             succeeded: AtomicU64::new(0),
             failed: Default::default(),
-            processing: AtomicI64::new(0),
+            started: AtomicU64::new(0),
+            abandoned: AtomicU64::new(0),
             rt_last: AtomicU64::new(0),
             rt_min: AtomicU64::new(u64::MAX),
             rt_max: AtomicU64::new(0),
@@ -78,24 +84,29 @@ impl MethodMetrics {
 
     /// Counts a call as started (in flight).
     pub fn begin(&self) {
-        self.processing.fetch_add(1, Ordering::Relaxed);
+        self.started.fetch_add(1, Ordering::Relaxed);
     }
 
     /// Counts a started call as no longer in flight without recording an outcome (the caller
     /// gave up on it).
     pub fn abandon(&self) {
-        self.processing.fetch_sub(1, Ordering::Relaxed);
+        self.abandoned.fetch_add(1, Ordering::Relaxed);
     }
 
     /// Records a started call that ended at `ended` after `micros` microseconds, successfully
     /// or with `failure`.
     pub fn end(&self, ended: Instant, micros: u64, failure: Option<FailureKind>) {
-        self.processing.fetch_sub(1, Ordering::Relaxed);
-        self.record(ended, micros, failure);
+        self.complete(ended, micros, failure);
     }
 
     /// Records a call that was not counted as started.
     pub fn record(&self, ended: Instant, micros: u64, failure: Option<FailureKind>) {
+        // Counted as started too, so that it is not taken for a call in flight.
+        self.started.fetch_add(1, Ordering::Relaxed);
+        self.complete(ended, micros, failure);
+    }
+
+    fn complete(&self, ended: Instant, micros: u64, failure: Option<FailureKind>) {
         // No separate total: it is succeeded plus failed, one locked add fewer per call.
         match failure {
             None => {
@@ -123,19 +134,24 @@ impl MethodMetrics {
     /// The numbers as of `now`.
     pub fn snapshot(&self, now: Instant) -> MetricsSnapshot {
         let ms = |us: u64| us as f64 / 1000.0;
+        // Completions are read before the starts: a call always starts before it completes,
+        // so read in this order the difference cannot count a call that is not there.
+        let abandoned = self.abandoned.load(Ordering::Acquire);
         let mut failed = [0; KINDS];
         for (o, f) in failed.iter_mut().zip(self.failed.iter()) {
             *o = f.load(Ordering::Relaxed);
         }
         let succeeded = self.succeeded.load(Ordering::Relaxed);
         let total = succeeded + failed.iter().sum::<u64>();
+        let started = self.started.load(Ordering::Acquire);
+        let processing = started.saturating_sub(total + abandoned);
         let sum = self.rt_sum.load(Ordering::Relaxed);
         let min = self.rt_min.load(Ordering::Relaxed);
         MetricsSnapshot {
             total,
             succeeded,
             failed,
-            processing: self.processing.load(Ordering::Relaxed),
+            processing: i64::try_from(processing).unwrap_or(i64::MAX),
             rt_last_ms: ms(self.rt_last.load(Ordering::Relaxed)),
             rt_min_ms: if min == u64::MAX { 0.0 } else { ms(min) },
             rt_max_ms: ms(self.rt_max.load(Ordering::Relaxed)),

@@ -52,7 +52,8 @@ const KINDS: usize = FailureKind::ALL.len();
 struct Slot {
     /// The period number plus one; 0 for a slot never used.
     period: AtomicU64,
-    succeeded: AtomicU64,
+    // No count of successes: it is the histogram's count less the failures, one locked add
+    // fewer per call.
     failed: [AtomicU64; KINDS],
     rt_sum: AtomicU64,
     rt_min: AtomicU64,
@@ -64,7 +65,6 @@ impl Default for Slot {
     fn default() -> Self {
         Self {
             period: AtomicU64::new(0),
-            succeeded: AtomicU64::new(0),
             failed: Default::default(),
             rt_sum: AtomicU64::new(0),
             rt_min: AtomicU64::new(u64::MAX),
@@ -76,7 +76,6 @@ impl Default for Slot {
 
 impl Slot {
     fn reset(&self) {
-        self.succeeded.store(0, Ordering::Relaxed);
         for f in &self.failed {
             f.store(0, Ordering::Relaxed);
         }
@@ -165,16 +164,8 @@ impl Window {
                 slot.reset();
             }
         }
-        // The total is succeeded plus failed: one locked add fewer per call.
-        match failure {
-            None => {
-                slot.succeeded.fetch_add(1, Ordering::Relaxed);
-            }
-            Some(kind) => {
-                if let Some(f) = slot.failed.get(kind.index()) {
-                    f.fetch_add(1, Ordering::Relaxed);
-                }
-            }
+        if let Some(f) = failure.and_then(|kind| slot.failed.get(kind.index())) {
+            f.fetch_add(1, Ordering::Relaxed);
         }
         slot.rt_sum.fetch_add(micros, Ordering::Relaxed);
         if micros < slot.rt_min.load(Ordering::Relaxed) {
@@ -209,14 +200,19 @@ impl Window {
             if p == 0 || p - 1 < oldest || p - 1 > period {
                 continue;
             }
-            snap.succeeded += slot.succeeded.load(Ordering::Relaxed);
+            let mut slot_failed = 0;
             for (acc, f) in snap.failed.iter_mut().zip(slot.failed.iter()) {
-                *acc += f.load(Ordering::Relaxed);
+                let n = f.load(Ordering::Relaxed);
+                *acc += n;
+                slot_failed += n;
             }
+            let counted = slot.rt.add_to(&mut counts);
+            // A failure counted while its histogram add is not yet visible would make this
+            // negative for a moment.
+            snap.succeeded += counted.saturating_sub(slot_failed);
             sum += slot.rt_sum.load(Ordering::Relaxed);
             min = min.min(slot.rt_min.load(Ordering::Relaxed));
             max = max.max(slot.rt_max.load(Ordering::Relaxed));
-            slot.rt.add_to(&mut counts);
         }
         snap.total = snap.succeeded + snap.failed.iter().sum::<u64>();
         // The part of the window that has elapsed: the whole window once it has run that
