@@ -12,7 +12,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, OnceLock, RwLock};
 
 use arc_swap::ArcSwap;
 use std::time::{Duration, Instant};
@@ -130,6 +130,10 @@ impl CallStats {
 #[derive(Debug, Default)]
 pub struct ProviderStats {
     methods: ArcSwap<HashMap<String, Arc<CallStats>>>,
+    /// The first method given counters, also in `methods`: most references call one or a few
+    /// methods, and the consumer looks its method up on every attempt; a comparison of the
+    /// name here saves hashing it.
+    first: OnceLock<(Box<str>, Arc<CallStats>)>,
 }
 
 /// Most methods whose statistics one provider keeps (generic calls may name any method).
@@ -167,7 +171,15 @@ impl ProviderStats {
     /// Counters of `method`, created on first use. The lookup takes no lock: a method seen
     /// for the first time swaps in a new table.
     pub fn method(&self, method: &str) -> Arc<CallStats> {
+        if let Some((name, stats)) = self.first.get() {
+            if **name == *method {
+                return stats.clone();
+            }
+        }
         if let Some(s) = self.methods.load().get(method) {
+            if self.first.get().is_none() {
+                let _ = self.first.set((Box::from(method), s.clone()));
+            }
             return s.clone();
         }
         let mut found = None;

@@ -27,6 +27,10 @@ struct Entries {
     snapshot: Option<InvokerList>,
     /// The snapshot before it: calls that started before the change still route it.
     previous: Option<InvokerList>,
+    /// The first key cached for the snapshot and its result, also in `entries`: most
+    /// references route every call under one key (no tag, no per-method rule), and comparing
+    /// a few bytes is cheaper than hashing them on every call.
+    first: Option<(Box<str>, Arc<Outcome>)>,
     entries: HashMap<String, Arc<Outcome>>,
 }
 
@@ -53,10 +57,17 @@ impl RouteCache {
     pub(crate) fn lookup(&self, snapshot: &InvokerList, key: &str) -> Lookup {
         let current = self.current.load();
         match &current.snapshot {
-            Some(s) if Arc::ptr_eq(s, snapshot) => match current.entries.get(key) {
-                Some(hit) => Lookup::Hit(Arc::clone(hit)),
-                None => Lookup::Miss,
-            },
+            Some(s) if Arc::ptr_eq(s, snapshot) => {
+                if let Some((first, hit)) = &current.first {
+                    if **first == *key {
+                        return Lookup::Hit(Arc::clone(hit));
+                    }
+                }
+                match current.entries.get(key) {
+                    Some(hit) => Lookup::Hit(Arc::clone(hit)),
+                    None => Lookup::Miss,
+                }
+            }
             _ if current
                 .previous
                 .as_ref()
@@ -75,6 +86,7 @@ impl RouteCache {
             _ => Arc::new(Entries {
                 snapshot: Some(InvokerList::clone(snapshot)),
                 previous: old.snapshot.clone(),
+                first: None,
                 entries: HashMap::new(),
             }),
         });
@@ -92,9 +104,14 @@ impl RouteCache {
             }
             let mut entries = old.entries.clone();
             entries.insert(key.to_owned(), Arc::clone(outcome));
+            let first = match &old.first {
+                Some(first) => Some(first.clone()),
+                None => Some((Box::from(key), Arc::clone(outcome))),
+            };
             Arc::new(Entries {
                 snapshot: old.snapshot.clone(),
                 previous: old.previous.clone(),
+                first,
                 entries,
             })
         });

@@ -69,11 +69,25 @@ struct ConnState {
     pending: Arc<PendingCalls>,
     readonly: AtomicBool,
     close: CancellationToken,
+    /// Set with every close of the connection. Callers test liveness on every call (picking a
+    /// connection, and every provider's availability when the cluster lists its providers);
+    /// the token's own `is_cancelled` takes a mutex, this flag is one atomic load.
+    closed: AtomicBool,
+}
+
+impl ConnState {
+    /// Closes the connection: callers see it dead at once, its reader and writer stop.
+    fn shut(&self) {
+        self.closed.store(true, Ordering::Release);
+        self.close.cancel();
+    }
 }
 
 impl Connection {
+    /// Whether the connection can still carry calls. A writer that failed cancels the token
+    /// only; the reader, which waits on the token first, then shuts the state.
     fn is_alive(&self) -> bool {
-        !self.state.close.is_cancelled()
+        !self.state.closed.load(Ordering::Acquire)
     }
 
     fn is_readonly(&self) -> bool {
@@ -301,7 +315,7 @@ impl ClientInner {
         self.closed.store(true, Ordering::Release);
         for s in &self.slots {
             if let Some(c) = s.current.swap(None) {
-                c.state.close.cancel();
+                c.state.shut();
             }
         }
     }
@@ -383,7 +397,7 @@ impl ClientInner {
                 slot.current.store(Some(c.clone()));
                 // A close that raced with the connect must not leave the connection open.
                 if self.closed.load(Ordering::Acquire) {
-                    c.state.close.cancel();
+                    c.state.shut();
                 }
                 Ok(c)
             }
@@ -438,6 +452,7 @@ impl Connection {
             pending: PendingCalls::new(),
             readonly: AtomicBool::new(false),
             close: CancellationToken::new(),
+            closed: AtomicBool::new(false),
         });
         tokio::spawn(write_loop(wr, rx, state.close.clone()));
         tokio::spawn(read_loop(
@@ -480,11 +495,17 @@ async fn read_loop(
     let idle = config.idle_timeout;
     let mut last_read = Instant::now();
     let mut last_heartbeat = last_read;
+    // Frames only mark that something was read; the check that follows takes its own time as
+    // the last read. That saves a clock read per response, and costs the idle state at most
+    // one check interval (a quarter of the shorter period) of precision, finer than Java's
+    // heartbeat timer (a third of the period).
+    let mut read_since_check = false;
     let timer = tokio::time::sleep_until(tokio::time::Instant::from_std(next_check(
         last_read,
         last_heartbeat,
         heartbeat,
         idle,
+        last_read,
     )));
     tokio::pin!(timer);
     let reason = loop {
@@ -494,7 +515,7 @@ async fn read_loop(
                 break RpcError::framework(ErrorCode::Network, format!("connection to {address} closed"));
             }
             item = frames.next() => {
-                last_read = Instant::now();
+                read_since_check = true;
                 match item {
                     None => break RpcError::framework(
                         ErrorCode::Network,
@@ -518,6 +539,9 @@ async fn read_loop(
             }
             _ = &mut timer => {
                 let now = Instant::now();
+                if std::mem::take(&mut read_since_check) {
+                    last_read = now;
+                }
                 let silent = now.saturating_duration_since(last_read);
                 if !idle.is_zero() && silent >= idle {
                     tracing::warn!(provider = %address, silent_ms = silent.as_millis() as u64, "no data from provider within the idle timeout; closing connection");
@@ -528,29 +552,34 @@ async fn read_loop(
                     tracing::trace!(provider = %address, "sending heartbeat");
                     let _ = tx.try_send(body::heartbeat_request(next_request_id(), HESSIAN2));
                 }
-                timer.as_mut().reset(tokio::time::Instant::from_std(next_check(last_read, last_heartbeat, heartbeat, idle)));
+                timer.as_mut().reset(tokio::time::Instant::from_std(next_check(last_read, last_heartbeat, heartbeat, idle, now)));
             }
         }
     };
-    state.close.cancel();
+    state.shut();
     state.pending.fail_all(&reason);
 }
 
-/// When the reader must next look at the idle state.
+/// When the reader must next look at the idle state: when a heartbeat or the idle timeout
+/// falls due, and at least every quarter of the shorter period, so that the last read (only
+/// noted at checks) is never older than that.
 fn next_check(
     last_read: Instant,
     last_heartbeat: Instant,
     heartbeat: Duration,
     idle: Duration,
+    now: Instant,
 ) -> Instant {
     let far = Duration::from_secs(3600);
     let hb = if heartbeat.is_zero() { far } else { heartbeat };
     let idle = if idle.is_zero() { far } else { idle };
     let next_hb = last_read.max(last_heartbeat) + hb;
     let next_idle = last_read + idle;
+    let tick = hb.min(idle) / 4;
     next_hb
         .min(next_idle)
-        .max(Instant::now() + Duration::from_millis(5))
+        .min(now + tick)
+        .max(now + Duration::from_millis(5))
 }
 
 fn on_frame(f: Frame, tx: &mpsc::Sender<Bytes>, state: &ConnState, address: &str) {

@@ -2,7 +2,7 @@
 
 use std::collections::hash_map::RandomState;
 use std::collections::HashMap;
-use std::hash::{BuildHasher, Hasher};
+use std::hash::{BuildHasher, BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -32,12 +32,38 @@ fn random_i64() -> i64 {
 
 const SHARDS: usize = 8;
 
+/// Hashes request ids. The ids in a map are this process's own (sequential, from
+/// [`next_request_id`]); a peer only looks ids up, so a keyed hash buys nothing here and its
+/// cost is paid twice per call. A folded multiply spreads sequential ids, whose low bits are
+/// the same within a shard, over all buckets.
+#[derive(Default)]
+struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0 << 8) | u64::from(*b);
+        }
+    }
+
+    fn write_i64(&mut self, id: i64) {
+        let product = u128::from(id as u64) * 0x9E37_79B9_7F4A_7C15;
+        self.0 = (product as u64) ^ ((product >> 64) as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type Waiting = HashMap<i64, oneshot::Sender<Reply>, BuildHasherDefault<IdHasher>>;
+
 /// The calls of one connection that wait for a response.
 ///
 /// Sharded by id so that many concurrent callers and the connection's reader rarely contend.
 #[derive(Debug)]
 pub(crate) struct PendingCalls {
-    shards: [Mutex<HashMap<i64, oneshot::Sender<Reply>>>; SHARDS],
+    shards: [Mutex<Waiting>; SHARDS],
     closed: AtomicBool,
 }
 
@@ -49,7 +75,7 @@ impl PendingCalls {
         })
     }
 
-    fn shard(&self, id: i64) -> &Mutex<HashMap<i64, oneshot::Sender<Reply>>> {
+    fn shard(&self, id: i64) -> &Mutex<Waiting> {
         &self.shards[(id as u64 as usize) % SHARDS]
     }
 
@@ -69,6 +95,7 @@ impl PendingCalls {
             calls: self.clone(),
             id,
             rx,
+            answered: false,
         })
     }
 
@@ -116,17 +143,27 @@ pub(crate) struct PendingCall {
     calls: Arc<PendingCalls>,
     id: i64,
     rx: oneshot::Receiver<Reply>,
+    /// The sender has left the map: whoever took it out (a response, or the connection
+    /// failing every call) answered or dropped it, so there is nothing left to remove.
+    answered: bool,
 }
 
 impl PendingCall {
     /// Waits for the reply; `None` if the connection dropped the call without a reason.
     pub(crate) async fn wait(&mut self) -> Option<Reply> {
-        (&mut self.rx).await.ok()
+        let reply = (&mut self.rx).await.ok();
+        self.answered = true;
+        reply
     }
 }
 
 impl Drop for PendingCall {
     fn drop(&mut self) {
+        // A call that got its answer saves a lock and a lookup per call; one dropped while
+        // waiting (timeout, cancelled caller) removes its sender so a late response finds none.
+        if self.answered {
+            return;
+        }
         if let Ok(mut shard) = self.calls.shard(self.id).lock() {
             shard.remove(&self.id);
         }
