@@ -334,16 +334,7 @@ impl DynamicDirectory {
             }
         }
         current.complete = outcome.failed.is_empty();
-        let list: Vec<Arc<dyn Invoker>> = current
-            .slots
-            .iter()
-            .filter_map(|s| s.invoker.as_ref().map(Arc::clone))
-            .collect();
-        let snapshot: InvokerList = list.into();
-        self.snapshot.store(Arc::new(InvokerList::clone(&snapshot)));
-        if let Some(chain) = &self.router_chain {
-            chain.notify(&snapshot);
-        }
+        let snapshot = self.publish(&current.slots);
         for old in replaced {
             old.destroy();
         }
@@ -531,20 +522,12 @@ impl DynamicDirectory {
             }
         }
 
-        let list: Vec<Arc<dyn Invoker>> = slots
-            .iter()
-            .filter_map(|s| s.invoker.as_ref().map(Arc::clone))
-            .collect();
         let old_by_key = std::mem::replace(&mut current.by_key, by_key);
         let old_slots = std::mem::replace(&mut current.slots, slots);
         current.complete = outcome.failed.is_empty();
         current.positional = current.slots.len() == raw.len();
         current.raw = raw;
-        let snapshot: InvokerList = list.into();
-        self.snapshot.store(Arc::new(InvokerList::clone(&snapshot)));
-        if let Some(chain) = &self.router_chain {
-            chain.notify(&snapshot);
-        }
+        let snapshot = self.publish(&current.slots);
 
         // Destroy what the new snapshot no longer holds: removed providers and the replaced
         // invokers of changed (or failed) ones.
@@ -580,6 +563,20 @@ impl DynamicDirectory {
             "provider list refreshed"
         );
         outcome
+    }
+
+    /// Makes the invokers of `slots` the snapshot calls read, and tells the router chain.
+    fn publish(&self, slots: &[Slot]) -> InvokerList {
+        let list: Vec<Arc<dyn Invoker>> = slots
+            .iter()
+            .filter_map(|s| s.invoker.as_ref().map(Arc::clone))
+            .collect();
+        let snapshot: InvokerList = list.into();
+        self.snapshot.store(Arc::new(InvokerList::clone(&snapshot)));
+        if let Some(chain) = &self.router_chain {
+            chain.notify(&snapshot);
+        }
+        snapshot
     }
 
     fn is_destroyed(&self) -> bool {
