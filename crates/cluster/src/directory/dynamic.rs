@@ -184,17 +184,10 @@ impl DynamicDirectory {
             }
             Err(providers) => providers,
         };
-        let empty_push = providers.len() == 1 && providers.first().is_some_and(is_empty_url);
-        let providers: Arc<[Url]> = if providers.iter().any(is_empty_url) {
-            providers
-                .iter()
-                .filter(|u| !is_empty_url(u))
-                .cloned()
-                .collect()
-        } else {
-            providers
-        };
-        if providers.is_empty() && !empty_push && self.empty_protection {
+        // Stops at the first real provider: O(1) for any list but an empty one.
+        let none = providers.iter().all(is_empty_url);
+        let empty_push = none && providers.len() == 1;
+        if none && !empty_push && self.empty_protection {
             if current.len() > 0 {
                 tracing::warn!(
                     consumer = %self.url,
@@ -207,8 +200,9 @@ impl DynamicDirectory {
                 ..NotifyOutcome::default()
             };
         }
-        self.forbidden
-            .store(providers.is_empty(), Ordering::Release);
+        self.forbidden.store(none, Ordering::Release);
+        // `empty://` among real providers is skipped where they are applied.
+        let providers = if none { Arc::default() } else { providers };
 
         self.apply(&mut current, providers).await
     }
@@ -289,13 +283,16 @@ impl DynamicDirectory {
 
         let mut rebuilt: Vec<(usize, Arc<dyn Invoker>)> = Vec::with_capacity(to_build.len());
         let mut failed: Vec<usize> = Vec::new();
-        for (i, url, result) in create_all(self.factory.as_ref(), to_build).await {
+        for (i, result) in create_all(self.factory.as_ref(), to_build).await {
             match result {
                 Ok(invoker) => {
                     outcome.changed += 1;
                     rebuilt.push((i, invoker));
                 }
                 Err(e) => {
+                    let Some(url) = current.raw.get(i).cloned() else {
+                        continue;
+                    };
                     tracing::error!(
                         consumer = %self.url,
                         provider = %url,
@@ -460,13 +457,20 @@ impl DynamicDirectory {
         // The slots to build whose provider had an invoker before (changed, not added), in
         // increasing order.
         let mut existed: Vec<usize> = Vec::new();
+        let (consumer_disabled, consumer_enabled) =
+            (consumer.get(DISABLED_KEY), consumer.get(ENABLED_KEY));
+        let known = current.len() > 0;
         for (src, notified) in raw.iter().enumerate() {
             let Ok(src) = u32::try_from(src) else {
                 break;
             };
+            if is_empty_url(notified) {
+                continue;
+            }
             let own: Option<Url> = if plain {
-                let value = |key: &str| consumer.get(key).or_else(|| notified.parameter(key));
-                if !is_enabled(value(DISABLED_KEY), value(ENABLED_KEY)) {
+                let disabled = consumer_disabled.or_else(|| notified.parameter(DISABLED_KEY));
+                let enabled = consumer_enabled.or_else(|| notified.parameter(ENABLED_KEY));
+                if !is_enabled(disabled, enabled) {
                     tracing::debug!(provider = %notified, "provider disabled; left out");
                     continue;
                 }
@@ -495,7 +499,7 @@ impl DynamicDirectory {
             };
             let mut invoker = None;
             let mut had_invoker = false;
-            if let Some(old) = current.find(hash, url) {
+            if let Some(old) = known.then(|| current.find(hash, url)).flatten() {
                 if let Some(m) = moved.get_mut(old as usize) {
                     *m = position;
                 }
@@ -530,7 +534,7 @@ impl DynamicDirectory {
             });
         }
 
-        for (slot, url, result) in create_all(self.factory.as_ref(), to_build).await {
+        for (slot, result) in create_all(self.factory.as_ref(), to_build).await {
             match result {
                 Ok(invoker) => {
                     if let Some(entry) = slots.get_mut(slot) {
@@ -538,6 +542,13 @@ impl DynamicDirectory {
                     }
                 }
                 Err(e) => {
+                    let Some(url) = u32::try_from(slot)
+                        .ok()
+                        .and_then(|at| listed_url(&slots, &raw, at))
+                        .cloned()
+                    else {
+                        continue;
+                    };
                     tracing::error!(
                         consumer = %self.url,
                         provider = %url,

@@ -30,8 +30,8 @@ where
     }
 }
 
-/// What [`create_all`] made of one job: its position, its URL and the factory's answer.
-pub(super) type Built = (usize, Url, Result<Arc<dyn Invoker>, RpcError>);
+/// What [`create_all`] made of one job: its position and the factory's answer.
+pub(super) type Built = (usize, Result<Arc<dyn Invoker>, RpcError>);
 
 /// Builds the invoker of every `(position, url)` job with `factory`, starting them all before
 /// waiting for any.
@@ -52,12 +52,10 @@ pub(super) async fn create_all(
         // Not held across the await below: a `Context` is neither `Send` nor `Sync`.
         let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
         for (position, url) in jobs {
-            let mut future = factory.create(url.clone());
+            let mut future = factory.create(url);
             match future.as_mut().poll(&mut cx) {
-                std::task::Poll::Ready(result) => done.push((position, url, result)),
-                std::task::Poll::Pending => {
-                    pending.push(async move { (position, url, future.await) })
-                }
+                std::task::Poll::Ready(result) => done.push((position, result)),
+                std::task::Poll::Pending => pending.push(async move { (position, future.await) }),
             }
         }
     }
