@@ -853,3 +853,143 @@ async fn a_push_of_the_same_urls_with_a_few_changed_patches_the_directory() {
     assert_eq!(reordered.unchanged, 50);
     assert_eq!(dir.all().len(), 50);
 }
+
+/// A router that keeps a summary of the last snapshot it was told of.
+#[derive(Default)]
+struct LastSnapshot(Mutex<Vec<String>>);
+
+impl dubbo_core::Router for LastSnapshot {
+    fn route(&self, invokers: &[Arc<dyn Invoker>], _: &Invocation) -> Vec<Arc<dyn Invoker>> {
+        invokers.to_vec()
+    }
+    fn notify(&self, snapshot: &dubbo_core::InvokerList) {
+        *self.0.lock().unwrap() = summary(snapshot);
+    }
+}
+
+/// Every provider of `list`, in order, as the URL its invoker was built from.
+fn summary(list: &[Arc<dyn Invoker>]) -> Vec<String> {
+    list.iter().map(|i| i.url().to_string()).collect()
+}
+
+/// What one push did to a directory, in terms that must not depend on the path it took.
+#[derive(Debug, PartialEq)]
+struct Effect {
+    outcome: (usize, usize, usize, usize, usize, bool),
+    snapshot: Vec<String>,
+    /// Per provider of the new snapshot, whether it kept the invoker it had before the push.
+    kept: Vec<bool>,
+    /// How many invokers the factory made and how many of them are destroyed.
+    made: (usize, usize),
+    /// What the router chain was last told.
+    routed: Vec<String>,
+}
+
+async fn push(
+    dir: &DynamicDirectory,
+    fake: &Fake,
+    router: &LastSnapshot,
+    list: Arc<[Url]>,
+) -> Effect {
+    let before = dir.all();
+    let o = dir.notify(list).await;
+    let after = dir.all();
+    let made = fake.made.lock().unwrap();
+    Effect {
+        outcome: (
+            o.added,
+            o.changed,
+            o.unchanged,
+            o.removed,
+            o.failed.len(),
+            o.ignored,
+        ),
+        snapshot: summary(&after),
+        kept: after
+            .iter()
+            .map(|i| before.iter().any(|b| Arc::ptr_eq(b, i)))
+            .collect(),
+        made: (
+            made.len(),
+            made.iter()
+                .filter(|t| t.destroyed.load(Ordering::SeqCst))
+                .count(),
+        ),
+        routed: router.0.lock().unwrap().clone(),
+    }
+}
+
+/// The positional patch (a push of the last one's `Url` clones with a few changed) and the
+/// general diff (the same URLs parsed anew) have the same effects push after push: the same
+/// outcome, snapshot, kept and destroyed invokers, and router notifications, through
+/// successive patches that reuse the spare snapshot, a failed rebuild, `empty://`, and lists
+/// the caller keeps as well as lists it hands over.
+#[tokio::test]
+async fn the_positional_patch_and_the_general_diff_agree() {
+    let make = || {
+        let fake = Arc::new(Fake::default());
+        let router = Arc::new(LastSnapshot::default());
+        let chain = Arc::new(RouterChain::new());
+        chain.set_routers(vec![router.clone() as Arc<dyn dubbo_core::Router>]);
+        let dir = directory(&fake).with_router_chain(chain);
+        (fake, router, dir)
+    };
+    let (fast_fake, fast_router, fast) = make();
+    let (slow_fake, slow_router, slow) = make();
+    let mut spec: Vec<(u16, String)> = (1..=40).map(|p| (p, "&timestamp=1".to_owned())).collect();
+    // `fast` is handed the same clones but where the spec changed; `slow` fresh URLs each time.
+    let mut fast_urls: Vec<Url> = spec.iter().map(|(p, e)| url(*p, e)).collect();
+    let steps: Vec<Vec<(usize, &str)>> = vec![
+        vec![],
+        vec![(6, "&timestamp=2")],
+        vec![(8, "&timestamp=1&weight=5")],
+        vec![(11, "&timestamp=1&weight=7"), (8, "&timestamp=3&weight=6")],
+        vec![(19, "&timestamp=1&weight=9")],
+        vec![(8, "&timestamp=3&weight=6")],
+        vec![(2, "&timestamp=1&refuse=1")],
+        vec![(2, "&timestamp=1")],
+        vec![(4, "&timestamp=1&weight=2"), (30, "&timestamp=4")],
+        vec![(4, "&timestamp=1&weight=3")],
+    ];
+    let mut kept_lists: Vec<Arc<[Url]>> = Vec::new();
+    for (n, changes) in steps.iter().enumerate() {
+        for &(i, extra) in changes {
+            spec[i].1 = extra.to_owned();
+            fast_urls[i] = url(spec[i].0, extra);
+        }
+        let fast_list: Arc<[Url]> = fast_urls.clone().into();
+        if n % 2 == 0 {
+            // The caller keeps this one (as the consumer's watch channel does).
+            kept_lists.push(Arc::clone(&fast_list));
+        } else {
+            kept_lists.clear();
+        }
+        let slow_list: Arc<[Url]> = spec.iter().map(|(p, e)| url(*p, e)).collect();
+        let a = push(&fast, &fast_fake, &fast_router, fast_list).await;
+        let b = push(&slow, &slow_fake, &slow_router, slow_list).await;
+        assert_eq!(a, b, "step {n}");
+        assert_eq!(
+            a.routed, a.snapshot,
+            "step {n}: the router chain saw the snapshot"
+        );
+    }
+    let weights: Vec<Option<String>> = [5u16, 9, 12, 20]
+        .iter()
+        .map(|&p| weight_of(&fast.all(), p))
+        .collect();
+    assert_eq!(
+        weights,
+        [Some("3"), Some("6"), Some("7"), Some("9")].map(|w| w.map(str::to_owned))
+    );
+
+    // `empty://` clears both; the next push rebuilds both alike.
+    let empty = Url::parse(&format!("empty://127.0.0.1/{SERVICE}?interface={SERVICE}")).unwrap();
+    let a = push(&fast, &fast_fake, &fast_router, vec![empty.clone()].into()).await;
+    let b = push(&slow, &slow_fake, &slow_router, vec![empty].into()).await;
+    assert_eq!(a, b);
+    assert!(a.snapshot.is_empty() && fast.is_forbidden());
+    let a = push(&fast, &fast_fake, &fast_router, fast_urls.clone().into()).await;
+    let b = push(&slow, &slow_fake, &slow_router, fast_urls.into()).await;
+    assert_eq!(a, b);
+    assert_eq!(a.outcome.0, 40);
+}

@@ -6,8 +6,8 @@
 //! * `interface`: 100,000 provider node names, as ZooKeeper lists the children of
 //!   `/dubbo/{interface}/providers`, each a real Java 3.3.6 provider URL (the fixture
 //!   `tests/fixtures/java-3.3/nodes.json`, plus `pid` and three other common parameters: 20) at its own host, port,
-//!   `timestamp` and `pid`. Names go through [`ParsedUrlCache`] (parse + interning) into a
-//!   `Vec<Url>` applied with `DynamicDirectory::notify`.
+//!   `timestamp` and `pid`. Names go through [`ParsedUrlCache`] (parse + interning) into an
+//!   `Arc<[Url]>` applied with `DynamicDirectory::notify` (the consumer keeps it too).
 //! * `interface re-apply`: the same 100,000 names again with one provider restarted (new
 //!   `timestamp` and `pid`), through the cache (`ParsedUrlCache::parse_listing`, what the
 //!   ZooKeeper registry does with each listing) and the directory.
@@ -274,6 +274,7 @@ fn interface_level(reps: usize) {
     let mut notify = Row::new("DynamicDirectory::notify", "URL", PROVIDERS);
     let mut total = Row::new("first push, end to end", "URL", PROVIDERS);
     let mut reparse = Row::new("re-apply 1 changed: names → URLs", "URL", PROVIDERS);
+    let mut release = Row::new("re-apply 1 changed: release last list", "URL", PROVIDERS);
     let mut renotify = Row::new("re-apply 1 changed: notify", "URL", PROVIDERS);
     let mut retotal = Row::new("re-apply 1 changed: end to end", "URL", PROVIDERS);
     for rep in 0..reps {
@@ -281,16 +282,19 @@ fn interface_level(reps: usize) {
         let cache = ParsedUrlCache::new();
         let dir = directory(&consumer);
         let m = mark();
-        let urls: Vec<Url> = names
+        let urls: Arc<[Url]> = names
             .iter()
             .map(|n| cache.get_or_parse(n).unwrap())
             .collect();
         parse.add(since(m), false);
         let m = mark();
-        let outcome = futures::executor::block_on(dir.notify(urls));
+        let outcome = futures::executor::block_on(dir.notify(Arc::clone(&urls)));
         notify.add(since(m), false);
         assert_eq!(outcome.added, PROVIDERS);
         total.add(since(start), true);
+        // The consumer keeps the latest list (its watch channel holds it) and shares it with
+        // the directory.
+        let mut last = urls;
 
         // One provider restarts (new timestamp and pid) per re-apply.
         let mut current = names.clone();
@@ -298,22 +302,29 @@ fn interface_level(reps: usize) {
             let i = (rep * 7919 + gen * 104_729) % PROVIDERS;
             current[i] = provider_name(&template, i, gen);
             let start = mark();
-            let urls: Vec<Url> = cache
+            let urls: Arc<[Url]> = cache
                 .parse_listing(current.iter().map(String::as_str))
                 .into_iter()
                 .map(Result::unwrap)
                 .collect();
             reparse.add(since(start), false);
+            // The watch channel takes the new list and lets the previous one go: whoever
+            // holds it last (the channel or the directory) releases every `Url` in it.
+            let m = mark();
+            drop(std::mem::replace(&mut last, Arc::clone(&urls)));
+            release.add(since(m), false);
             let m = mark();
             let outcome = futures::executor::block_on(dir.notify(urls));
             renotify.add(since(m), false);
             retotal.add(since(start), false);
             assert_eq!((outcome.changed, outcome.unchanged), (1, PROVIDERS - 1));
         }
-        drop((dir, cache));
+        drop((dir, cache, last));
     }
     header();
-    for row in [&parse, &notify, &total, &reparse, &renotify, &retotal] {
+    for row in [
+        &parse, &notify, &total, &reparse, &release, &renotify, &retotal,
+    ] {
         row.print();
     }
 }
@@ -369,7 +380,7 @@ fn instance_json(app: usize, i: usize, revision: &str) -> String {
 /// list and the directory, and the discovery's reader of the application's instances.
 type AppState = (
     Vec<ServiceInstance>,
-    Vec<(Vec<Url>, DynamicDirectory)>,
+    Vec<(Arc<[Url]>, DynamicDirectory)>,
     InstanceReader,
 );
 
@@ -442,7 +453,9 @@ fn application_level(reps: usize, apps: usize, referred: usize) {
                 add(&mut urls_c, since(m));
                 let m = mark();
                 let dir = directory(consumer);
-                let outcome = futures::executor::block_on(dir.notify(urls.clone()));
+                // The consumer keeps the list it hands over; the directory shares it.
+                let urls: Arc<[Url]> = urls.into();
+                let outcome = futures::executor::block_on(dir.notify(Arc::clone(&urls)));
                 add(&mut notify_c, since(m));
                 assert_eq!(outcome.added, urls.len());
                 refs.push((urls, dir));

@@ -1,6 +1,6 @@
 //! [`DynamicDirectory`]: the providers of one service, as a registry last notified them.
 
-use std::collections::hash_map::{Entry, RandomState};
+use std::collections::hash_map::RandomState;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -8,14 +8,17 @@ use arc_swap::ArcSwap;
 use dubbo_core::{Directory, Invocation, Invoker, InvokerList};
 use dubbo_url::Url;
 
-use super::factory::InvokerFactory;
-use super::provider_key::{same_config, KeyMap, ProviderKey};
+use super::factory::{create_all, InvokerFactory};
+use super::provider_key::{same_config, same_provider, KeyIndex};
+use super::providers::{listed_url, Layout, Providers, Slot, Spare};
 use crate::configurator::{ConfiguratorSource, Configurators};
 use crate::router::RouterChain;
 
 /// The protocol of the URL a registry pushes when a service has no provider left (Java
 /// `empty://`).
 const EMPTY_PROTOCOL: &str = "empty";
+/// How many earlier snapshots are kept to be patched into later ones (see `patched_snapshot`).
+const SPARES: usize = 2;
 /// A provider whose effective URL says `disabled=true` gets no invoker.
 const DISABLED_KEY: &str = "disabled";
 /// Without `disabled`, `enabled=false` does the same (Java `RegistryDirectory.toInvokers`).
@@ -65,34 +68,6 @@ pub struct DynamicDirectory {
     hasher: RandomState,
     forbidden: AtomicBool,
     destroyed: AtomicBool,
-}
-
-/// The writer's view: every provider of the last notification, in its order, with the URL
-/// it was built from, and what that URL was made from (the notified list and the rules).
-#[derive(Default)]
-struct Providers {
-    /// The last notification as given (without `empty://`), kept to re-apply rules to.
-    raw: Vec<Url>,
-    /// Whether every provider of `raw` got an invoker under the rules in force: an identical
-    /// notification (the same `Url` clones, as a registry's parsed-URL cache hands out) is
-    /// then recognised by pointer comparisons alone.
-    complete: bool,
-    /// Whether `slots[i]` is the provider of `raw[i]` for every `i` (no provider of `raw`
-    /// was disabled or listed twice), so a notification can be matched to the slots by
-    /// position (see [`DynamicDirectory::patch`]).
-    positional: bool,
-    /// The override rules of each [`ConfiguratorSource`], in the order they apply.
-    rules: [Configurators; 3],
-    /// Index into `slots` by provider identity.
-    by_key: KeyMap<usize>,
-    /// One per distinct provider of the last notification; `invoker` is `None` when it could
-    /// not be built (it is built again on the next notification).
-    slots: Vec<Slot>,
-}
-
-struct Slot {
-    url: Url,
-    invoker: Option<Arc<dyn Invoker>>,
 }
 
 /// What one [`DynamicDirectory::notify`] did.
@@ -179,10 +154,16 @@ impl DynamicDirectory {
 
     /// Replaces the provider set with `providers` (a registry's full list for the service).
     ///
+    /// The list is taken as an `Arc<[Url]>` (a `Vec<Url>` converts) and kept, shared, as the
+    /// last notification: a caller that keeps its list too (a watch channel holding the
+    /// latest list) hands it over without copying, and the directory never releases the
+    /// `Url`s of a list someone else still holds.
+    ///
     /// Returns once the new snapshot is in place and removed invokers are destroyed.
     /// Concurrent calls are applied one after another, in the order they take the writer lock
     /// (the order they are called in, for calls from one task or registry listener).
-    pub async fn notify(&self, providers: Vec<Url>) -> NotifyOutcome {
+    pub async fn notify(&self, providers: impl Into<Arc<[Url]>>) -> NotifyOutcome {
+        let providers: Arc<[Url]> = providers.into();
         let mut current = self.writer.lock().await;
         if self.is_destroyed() {
             return NotifyOutcome {
@@ -192,26 +173,25 @@ impl DynamicDirectory {
         }
         // Before the general checks, which read every provider's URL: a push of the last
         // one's clones with a few changed is recognised by comparing pointers.
-        if let Some(outcome) = self.patch(&mut current, &providers).await {
-            if !self.is_destroyed() {
-                self.forbidden.store(false, Ordering::Release);
-                current.raw = providers;
+        let providers = match self.patch(&mut current, providers).await {
+            Ok(outcome) => {
+                if self.is_destroyed() {
+                    self.release(&mut current);
+                } else {
+                    self.forbidden.store(false, Ordering::Release);
+                }
+                return outcome;
             }
-            return outcome;
-        }
-        let empty_push = providers.len() == 1
-            && providers
-                .first()
-                .is_some_and(|u| u.protocol() == Some(EMPTY_PROTOCOL));
-        let providers: Vec<Url> = providers
-            .into_iter()
-            .filter(|u| u.protocol() != Some(EMPTY_PROTOCOL))
-            .collect();
-        if providers.is_empty() && !empty_push && self.empty_protection {
-            if !current.by_key.is_empty() {
+            Err(providers) => providers,
+        };
+        // Stops at the first real provider: O(1) for any list but an empty one.
+        let none = providers.iter().all(is_empty_url);
+        let empty_push = none && providers.len() == 1;
+        if none && !empty_push && self.empty_protection {
+            if current.len() > 0 {
                 tracing::warn!(
                     consumer = %self.url,
-                    kept = current.by_key.len(),
+                    kept = current.len(),
                     "empty provider list without empty://; keeping the known providers"
                 );
             }
@@ -220,107 +200,99 @@ impl DynamicDirectory {
                 ..NotifyOutcome::default()
             };
         }
-        self.forbidden
-            .store(providers.is_empty(), Ordering::Release);
+        self.forbidden.store(none, Ordering::Release);
+        // `empty://` among real providers is skipped where they are applied.
+        let providers = if none { Arc::default() } else { providers };
 
         self.apply(&mut current, providers).await
     }
 
     /// Most pushes of a large service re-list every provider with one or two changed: a
     /// registry's parsed-URL cache hands out the very same `Url` for each unchanged one, in
-    /// the order of the last push. Such a push is matched to the slots by position and
-    /// pointer, and only the providers whose `Url` is not the same clone are looked at,
-    /// instead of hashing and comparing every provider twice and rebuilding the provider map.
+    /// the order of the last push. Such a push is matched to the last one by position and
+    /// pointer, and only the providers whose `Url` is not the same clone are looked at: no
+    /// provider is hashed, the provider index is kept as it is, and the snapshot is patched
+    /// (see [`Spare`]) rather than rebuilt.
     ///
     /// Applies `providers` that way and returns what it did, or returns `None` having changed
     /// nothing when the push is not of that shape (another length or order, a provider
-    /// replaced by another at its position, many changes, override rules or consumer merging
-    /// in force, a provider disabled, or the last notification left some provider without an
-    /// invoker); [`apply`](Self::apply) then does the general diff, with the same result.
-    async fn patch(&self, current: &mut Providers, providers: &[Url]) -> Option<NotifyOutcome> {
-        if !current.complete
-            || !current.positional
+    /// replaced by another at its position, many changes, `empty://`, a provider disabled)
+    /// or the directory is not [`Layout::Aligned`] (override rules or consumer merging in
+    /// force, or the last notification left some provider out);
+    /// [`apply`](Self::apply) then does the general diff, with the same result.
+    async fn patch(
+        &self,
+        current: &mut Providers,
+        providers: Arc<[Url]>,
+    ) -> Result<NotifyOutcome, Arc<[Url]>> {
+        if !matches!(current.layout, Layout::Aligned)
             || providers.is_empty()
             || providers.len() != current.raw.len()
-            || current.slots.len() != providers.len()
-            || self.consumer_merge
-            || !current.rules.iter().all(Configurators::is_empty)
+            || current.snapshot.len() != providers.len()
+            || !self.is_plain(current)
         {
-            return None;
+            return Err(providers);
         }
         // Beyond a few changes the general diff costs about the same and keeps this simple.
         let most = (providers.len() / 64).max(16);
         let mut differ: Vec<usize> = Vec::new();
-        for (i, (new, old)) in providers.iter().zip(&current.raw).enumerate() {
-            if !Url::ptr_eq(new, old) {
-                if differ.len() == most {
-                    return None;
+        if !Arc::ptr_eq(&providers, &current.raw) {
+            for (i, (new, old)) in providers.iter().zip(current.raw.iter()).enumerate() {
+                if !Url::ptr_eq(new, old) {
+                    if differ.len() == most {
+                        return Err(providers);
+                    }
+                    differ.push(i);
                 }
-                differ.push(i);
             }
         }
+        let n = providers.len();
         if differ.is_empty() {
-            return Some(NotifyOutcome {
-                unchanged: current.slots.len(),
+            adopt(current, providers, &differ);
+            return Ok(NotifyOutcome {
+                unchanged: n,
                 ..NotifyOutcome::default()
             });
         }
         let consumer = self.url.params();
-        let mut rekeyed: Vec<(usize, ProviderKey, ProviderKey)> = Vec::with_capacity(differ.len());
-        for &i in &differ {
-            let (new, slot) = (providers.get(i)?, current.slots.get(i)?);
-            if new.protocol() == Some(EMPTY_PROTOCOL) {
-                return None;
-            }
-            let value = |key: &str| consumer.get(key).or_else(|| new.parameter(key));
-            if !is_enabled(value(DISABLED_KEY), value(ENABLED_KEY)) {
-                return None;
-            }
-            let (old_key, new_key) = (
-                ProviderKey::of(&self.hasher, &slot.url),
-                ProviderKey::of(&self.hasher, new),
-            );
-            if old_key != new_key {
-                return None;
-            }
-            rekeyed.push((i, old_key, new_key));
-        }
-
-        let mut outcome = NotifyOutcome::default();
         let mut to_build: Vec<(usize, Url)> = Vec::new();
-        for (i, old_key, new_key) in rekeyed {
-            let (Some(new), Some(slot)) = (providers.get(i), current.slots.get_mut(i)) else {
-                continue;
+        for &i in &differ {
+            let (Some(new), Some(old)) = (providers.get(i), current.raw.get(i)) else {
+                return Err(providers);
             };
-            if !same_config(&slot.url, new) {
+            let value = |key: &str| consumer.get(key).or_else(|| new.parameter(key));
+            if is_empty_url(new)
+                || !is_enabled(value(DISABLED_KEY), value(ENABLED_KEY))
+                || !same_provider(old, new)
+            {
+                return Err(providers);
+            }
+            if !same_config(old, new) {
                 to_build.push((i, new.clone()));
             }
-            slot.url = new.clone();
-            // The key holds a clone of the provider's URL: keep it the current one.
-            current.by_key.remove(&old_key);
-            current.by_key.insert(new_key, i);
         }
-        outcome.unchanged = current.slots.len() - to_build.len();
+        // The push is of the patchable shape: from here on it is applied.
+        adopt(current, providers, &differ);
+        let mut outcome = NotifyOutcome {
+            unchanged: n - to_build.len(),
+            ..NotifyOutcome::default()
+        };
         if to_build.is_empty() {
-            return Some(outcome);
+            return Ok(outcome);
         }
 
-        let built = futures::future::join_all(to_build.into_iter().map(|(i, url)| async move {
-            let result = self.factory.create(url.clone()).await;
-            (i, url, result)
-        }))
-        .await;
-        let mut replaced: Vec<Arc<dyn Invoker>> = Vec::with_capacity(built.len());
-        for (i, url, result) in built {
-            let Some(slot) = current.slots.get_mut(i) else {
-                continue;
-            };
+        let mut rebuilt: Vec<(usize, Arc<dyn Invoker>)> = Vec::with_capacity(to_build.len());
+        let mut failed: Vec<usize> = Vec::new();
+        for (i, result) in create_all(self.factory.as_ref(), to_build).await {
             match result {
                 Ok(invoker) => {
                     outcome.changed += 1;
-                    replaced.extend(slot.invoker.replace(invoker));
+                    rebuilt.push((i, invoker));
                 }
                 Err(e) => {
+                    let Some(url) = current.raw.get(i).cloned() else {
+                        continue;
+                    };
                     tracing::error!(
                         consumer = %self.url,
                         provider = %url,
@@ -329,12 +301,46 @@ impl DynamicDirectory {
                     );
                     outcome.removed += 1;
                     outcome.failed.push(url);
-                    replaced.extend(slot.invoker.take());
+                    failed.push(i);
                 }
             }
         }
-        current.complete = outcome.failed.is_empty();
-        let snapshot = self.publish(&current.slots);
+        let replaced: Vec<Arc<dyn Invoker>> = rebuilt
+            .iter()
+            .map(|(i, _)| *i)
+            .chain(failed.iter().copied())
+            .filter_map(|i| current.snapshot.get(i).cloned())
+            .collect();
+        let snapshot = if failed.is_empty() {
+            patched_snapshot(current, &rebuilt)
+        } else {
+            // A provider is left out: positions no longer line up with the snapshot.
+            let mut slots: Vec<Slot> = current
+                .snapshot
+                .iter()
+                .enumerate()
+                .map(|(i, invoker)| Slot {
+                    src: u32::try_from(i).unwrap_or(u32::MAX),
+                    url: None,
+                    invoker: Some(Arc::clone(invoker)),
+                })
+                .collect();
+            for (i, invoker) in &rebuilt {
+                if let Some(slot) = slots.get_mut(*i) {
+                    slot.invoker = Some(Arc::clone(invoker));
+                }
+            }
+            for &i in &failed {
+                if let Some(slot) = slots.get_mut(i) {
+                    slot.invoker = None;
+                }
+            }
+            let snapshot: InvokerList = slots.iter().filter_map(|s| s.invoker.clone()).collect();
+            current.layout = Layout::Listed(slots);
+            current.spares.clear();
+            snapshot
+        };
+        let providers = self.publish(current, snapshot);
         for old in replaced {
             old.destroy();
         }
@@ -343,13 +349,18 @@ impl DynamicDirectory {
         }
         tracing::info!(
             consumer = %self.url,
-            providers = snapshot.len(),
+            providers,
             changed = outcome.changed,
             removed = outcome.removed,
             failed = outcome.failed.len(),
             "provider list refreshed"
         );
-        Some(outcome)
+        Ok(outcome)
+    }
+
+    /// Whether provider URLs are built as notified: no consumer merging, no override rule.
+    fn is_plain(&self, current: &Providers) -> bool {
+        !self.consumer_merge && current.rules.iter().all(Configurators::is_empty)
     }
 
     /// Replaces the override rules of `source` with `configurators`
@@ -370,7 +381,7 @@ impl DynamicDirectory {
         if self.is_destroyed() || current.rules.get(slot) == Some(&configurators) {
             return NotifyOutcome {
                 ignored: true,
-                unchanged: current.by_key.len(),
+                unchanged: current.len(),
                 ..NotifyOutcome::default()
             };
         }
@@ -388,7 +399,7 @@ impl DynamicDirectory {
             // next notification.
             return NotifyOutcome::default();
         }
-        let raw = std::mem::take(&mut current.raw);
+        let raw = Arc::clone(&current.raw);
         self.apply(&mut current, raw).await
     }
 
@@ -434,66 +445,96 @@ impl DynamicDirectory {
     /// effective URLs against the providers known, builds what is new or changed, publishes
     /// the snapshot and destroys what it no longer holds. Keeps `raw` as the last
     /// notification.
-    async fn apply(&self, current: &mut Providers, raw: Vec<Url>) -> NotifyOutcome {
-        let providers: Vec<Url> = raw
-            .iter()
-            .filter_map(|u| {
-                let effective = self.effective(u, &current.rules);
-                if effective.is_none() {
-                    tracing::debug!(provider = %u, "provider disabled; left out");
-                }
-                effective
-            })
-            .collect();
+    async fn apply(&self, current: &mut Providers, raw: Arc<[Url]>) -> NotifyOutcome {
+        let plain = self.is_plain(current);
+        let consumer = self.url.params();
         let mut outcome = NotifyOutcome::default();
-        let mut by_key: KeyMap<usize> =
-            KeyMap::with_capacity_and_hasher(providers.len(), Default::default());
-        let mut slots: Vec<Slot> = Vec::with_capacity(providers.len());
+        let mut keys = KeyIndex::with_capacity(raw.len());
+        let mut slots: Vec<Slot> = Vec::with_capacity(raw.len());
+        // For each provider known so far, the slot it is in now (`u32::MAX`: none).
+        let mut moved: Vec<u32> = vec![u32::MAX; current.len()];
         let mut to_build: Vec<(usize, Url)> = Vec::new();
-        for url in &providers {
-            let key = ProviderKey::of(&self.hasher, url);
-            let Entry::Vacant(vacant) = by_key.entry(key) else {
+        // The slots to build whose provider had an invoker before (changed, not added), in
+        // increasing order.
+        let mut existed: Vec<usize> = Vec::new();
+        let (consumer_disabled, consumer_enabled) =
+            (consumer.get(DISABLED_KEY), consumer.get(ENABLED_KEY));
+        let known = current.len() > 0;
+        for (src, notified) in raw.iter().enumerate() {
+            let Ok(src) = u32::try_from(src) else {
+                break;
+            };
+            if is_empty_url(notified) {
+                continue;
+            }
+            let own: Option<Url> = if plain {
+                let disabled = consumer_disabled.or_else(|| notified.parameter(DISABLED_KEY));
+                let enabled = consumer_enabled.or_else(|| notified.parameter(ENABLED_KEY));
+                if !is_enabled(disabled, enabled) {
+                    tracing::debug!(provider = %notified, "provider disabled; left out");
+                    continue;
+                }
+                None
+            } else {
+                match self.effective(notified, &current.rules) {
+                    None => {
+                        tracing::debug!(provider = %notified, "provider disabled; left out");
+                        continue;
+                    }
+                    Some(u) if Url::ptr_eq(&u, notified) => None,
+                    Some(u) => Some(u),
+                }
+            };
+            let url = own.as_ref().unwrap_or(notified);
+            let hash = KeyIndex::hash(&self.hasher, url);
+            if keys
+                .find(hash, url, |j| listed_url(&slots, &raw, j))
+                .is_some()
+            {
                 tracing::debug!(provider = %url, "duplicate provider in notification; first kept");
                 continue;
+            }
+            let Ok(position) = u32::try_from(slots.len()) else {
+                break;
             };
-            let old = current
-                .by_key
-                .get(vacant.key())
-                .and_then(|&i| current.slots.get(i));
-            let slot = slots.len();
-            vacant.insert(slot);
-            match old {
-                Some(Slot {
-                    url: old_url,
-                    invoker: Some(invoker),
-                }) if same_config(old_url, url) => {
-                    outcome.unchanged += 1;
-                    slots.push(Slot {
-                        url: url.clone(),
-                        invoker: Some(Arc::clone(invoker)),
-                    });
+            let mut invoker = None;
+            let mut had_invoker = false;
+            if let Some(old) = known.then(|| current.find(hash, url)).flatten() {
+                if let Some(m) = moved.get_mut(old as usize) {
+                    *m = position;
                 }
-                existing => {
-                    if existing.is_some_and(|s| s.invoker.is_some()) {
-                        outcome.changed += 1;
-                    } else {
-                        outcome.added += 1;
+                let old_invoker = current.invoker_of(old);
+                had_invoker = old_invoker.is_some();
+                if let (Some(old_url), Some(old_invoker)) = (current.url_of(old), old_invoker) {
+                    if same_config(old_url, url) {
+                        invoker = Some(Arc::clone(old_invoker));
                     }
-                    to_build.push((slot, url.clone()));
-                    slots.push(Slot {
-                        url: url.clone(),
-                        invoker: None,
-                    });
                 }
             }
+            if invoker.is_some() {
+                outcome.unchanged += 1;
+            } else {
+                if had_invoker {
+                    outcome.changed += 1;
+                } else {
+                    outcome.added += 1;
+                }
+                if had_invoker {
+                    existed.push(slots.len());
+                }
+                to_build.push((slots.len(), url.clone()));
+            }
+            keys.insert(hash, position, |&j| {
+                listed_url(&slots, &raw, j).map_or(0, |u| KeyIndex::hash(&self.hasher, u))
+            });
+            slots.push(Slot {
+                src,
+                url: own,
+                invoker,
+            });
         }
 
-        let built = futures::future::join_all(to_build.into_iter().map(|(slot, url)| async move {
-            let result = self.factory.create(url.clone()).await;
-            (slot, url, result)
-        }))
-        .await;
-        for (slot, url, result) in built {
+        for (slot, result) in create_all(self.factory.as_ref(), to_build).await {
             match result {
                 Ok(invoker) => {
                     if let Some(entry) = slots.get_mut(slot) {
@@ -501,18 +542,20 @@ impl DynamicDirectory {
                     }
                 }
                 Err(e) => {
+                    let Some(url) = u32::try_from(slot)
+                        .ok()
+                        .and_then(|at| listed_url(&slots, &raw, at))
+                        .cloned()
+                    else {
+                        continue;
+                    };
                     tracing::error!(
                         consumer = %self.url,
                         provider = %url,
                         error = %e,
                         "could not build the invoker of a provider; it is left out"
                     );
-                    let existed = current
-                        .by_key
-                        .get(&ProviderKey::of(&self.hasher, &url))
-                        .and_then(|&i| current.slots.get(i))
-                        .is_some_and(|s| s.invoker.is_some());
-                    if existed {
+                    if existed.binary_search(&slot).is_ok() {
                         outcome.changed -= 1;
                     } else {
                         outcome.added -= 1;
@@ -522,32 +565,40 @@ impl DynamicDirectory {
             }
         }
 
-        let old_by_key = std::mem::replace(&mut current.by_key, by_key);
-        let old_slots = std::mem::replace(&mut current.slots, slots);
-        current.complete = outcome.failed.is_empty();
-        current.positional = current.slots.len() == raw.len();
-        current.raw = raw;
-        let snapshot = self.publish(&current.slots);
-
-        // Destroy what the new snapshot no longer holds: removed providers and the replaced
-        // invokers of changed (or failed) ones.
-        for (key, i) in old_by_key {
-            let Some(old) = old_slots.get(i).and_then(|s| s.invoker.as_ref()) else {
+        // What the new snapshot no longer holds: removed providers and the replaced invokers
+        // of changed (or failed) ones; destroyed once it is in place.
+        let mut retired: Vec<Arc<dyn Invoker>> = Vec::new();
+        for (old, &now) in moved.iter().enumerate() {
+            let Some(old_invoker) = u32::try_from(old).ok().and_then(|o| current.invoker_of(o))
+            else {
                 continue;
             };
-            let now = current
-                .by_key
-                .get(&key)
-                .and_then(|&j| current.slots.get(j))
-                .and_then(|s| s.invoker.as_ref());
-            match now {
-                Some(invoker) if Arc::ptr_eq(invoker, old) => {}
-                Some(_) => old.destroy(),
+            match slots.get(now as usize).and_then(|s| s.invoker.as_ref()) {
+                Some(invoker) if Arc::ptr_eq(invoker, old_invoker) => {}
+                Some(_) => retired.push(Arc::clone(old_invoker)),
                 None => {
                     outcome.removed += 1;
-                    old.destroy();
+                    retired.push(Arc::clone(old_invoker));
                 }
             }
+        }
+
+        let aligned =
+            plain && slots.len() == raw.len() && slots.iter().all(|s| s.invoker.is_some());
+        let snapshot: InvokerList = if aligned {
+            current.layout = Layout::Aligned;
+            slots.into_iter().filter_map(|s| s.invoker).collect()
+        } else {
+            let snapshot = slots.iter().filter_map(|s| s.invoker.clone()).collect();
+            current.layout = Layout::Listed(slots);
+            snapshot
+        };
+        current.keys = keys;
+        current.raw = raw;
+        current.spares.clear();
+        let providers = self.publish(current, snapshot);
+        for old in retired {
+            old.destroy();
         }
         if self.is_destroyed() {
             // `destroy` ran while this notification was building invokers.
@@ -555,7 +606,7 @@ impl DynamicDirectory {
         }
         tracing::info!(
             consumer = %self.url,
-            providers = snapshot.len(),
+            providers,
             added = outcome.added,
             changed = outcome.changed,
             removed = outcome.removed,
@@ -565,18 +616,15 @@ impl DynamicDirectory {
         outcome
     }
 
-    /// Makes the invokers of `slots` the snapshot calls read, and tells the router chain.
-    fn publish(&self, slots: &[Slot]) -> InvokerList {
-        let list: Vec<Arc<dyn Invoker>> = slots
-            .iter()
-            .filter_map(|s| s.invoker.as_ref().map(Arc::clone))
-            .collect();
-        let snapshot: InvokerList = list.into();
+    /// Makes `snapshot` the list calls read, tells the router chain, and returns its length.
+    fn publish(&self, current: &mut Providers, snapshot: InvokerList) -> usize {
         self.snapshot.store(Arc::new(InvokerList::clone(&snapshot)));
         if let Some(chain) = &self.router_chain {
             chain.notify(&snapshot);
         }
-        snapshot
+        let len = snapshot.len();
+        current.snapshot = snapshot;
+        len
     }
 
     fn is_destroyed(&self) -> bool {
@@ -585,14 +633,17 @@ impl DynamicDirectory {
 
     /// Destroys every invoker the writer holds and publishes an empty snapshot.
     fn release(&self, current: &mut Providers) {
-        current.by_key.clear();
-        current.raw.clear();
-        current.complete = false;
-        current.positional = false;
-        for slot in current.slots.drain(..) {
-            if let Some(invoker) = slot.invoker {
-                invoker.destroy();
-            }
+        current.keys.clear();
+        current.raw = Arc::default();
+        current.spares.clear();
+        let layout = std::mem::take(&mut current.layout);
+        let snapshot = std::mem::replace(&mut current.snapshot, InvokerList::from(Vec::new()));
+        match layout {
+            Layout::Aligned => snapshot.iter().for_each(|i| i.destroy()),
+            Layout::Listed(slots) => slots
+                .iter()
+                .filter_map(|s| s.invoker.as_ref())
+                .for_each(|i| i.destroy()),
         }
         self.publish_empty();
     }
@@ -616,6 +667,85 @@ fn is_enabled(disabled: Option<&str>, enabled: Option<&str>) -> bool {
             .filter(|e| !e.is_empty())
             .is_none_or(|e| e.eq_ignore_ascii_case("true")),
     }
+}
+
+/// Whether `url` is the registry saying the service has no provider.
+fn is_empty_url(url: &Url) -> bool {
+    url.protocol() == Some(EMPTY_PROTOCOL)
+}
+
+/// Makes `providers`, a push that matched the last one but at the positions `differ`, the
+/// last notification.
+///
+/// When the caller still holds `providers` and nobody else holds the last list, the last list
+/// is patched at those positions and `providers` let go: releasing either list costs one
+/// reference count per `Url`, and this way the directory does not pay it for a list its
+/// caller keeps anyway.
+fn adopt(current: &mut Providers, providers: Arc<[Url]>, differ: &[usize]) {
+    if Arc::ptr_eq(&providers, &current.raw) {
+        return;
+    }
+    if Arc::strong_count(&providers) > 1 {
+        if let Some(last) = Arc::get_mut(&mut current.raw) {
+            for &i in differ {
+                if let (Some(old), Some(new)) = (last.get_mut(i), providers.get(i)) {
+                    *old = new.clone();
+                }
+            }
+            return;
+        }
+    }
+    current.raw = providers;
+}
+
+/// The current snapshot with the invokers at the positions of `rebuilt` replaced, made from
+/// a spare no reader holds any more (rewriting only the positions where it is stale), else
+/// copied. The current snapshot becomes a spare.
+///
+/// Two spares are kept because a router chain's route cache holds the snapshot before the
+/// current one (calls that started before a change still route it): with a chain, the one
+/// before that is the first nobody holds.
+fn patched_snapshot(current: &mut Providers, rebuilt: &[(usize, Arc<dyn Invoker>)]) -> InvokerList {
+    let len = current.snapshot.len();
+    let free = current
+        .spares
+        .iter_mut()
+        .position(|s| s.list.len() == len && Arc::get_mut(&mut s.list).is_some());
+    let mut next = match free {
+        Some(at) => {
+            let mut spare = current.spares.remove(at);
+            if let Some(list) = Arc::get_mut(&mut spare.list) {
+                for &i in &spare.stale {
+                    if let (Some(slot), Some(now)) = (list.get_mut(i), current.snapshot.get(i)) {
+                        *slot = Arc::clone(now);
+                    }
+                }
+            }
+            spare.list
+        }
+        None => current.snapshot.iter().cloned().collect(),
+    };
+    if let Some(list) = Arc::get_mut(&mut next) {
+        for (i, invoker) in rebuilt {
+            if let Some(slot) = list.get_mut(*i) {
+                *slot = Arc::clone(invoker);
+            }
+        }
+    }
+    // The spares left now also differ from the next snapshot where it was rebuilt; one that
+    // differs in many places is no cheaper to patch than a copy.
+    for spare in &mut current.spares {
+        spare.stale.extend(rebuilt.iter().map(|(i, _)| *i));
+    }
+    current.spares.retain(|s| s.stale.len() <= len / 8 + 16);
+    if current.spares.len() >= SPARES {
+        current.spares.remove(0);
+    }
+    current.spares.push(Spare {
+        list: InvokerList::clone(&current.snapshot),
+        stale: rebuilt.iter().map(|(i, _)| *i).collect(),
+    });
+    next
 }
 
 impl Directory for DynamicDirectory {

@@ -7,6 +7,7 @@
 mod dynamic;
 mod factory;
 mod provider_key;
+mod providers;
 
 pub use dynamic::{DynamicDirectory, NotifyOutcome};
 pub use factory::InvokerFactory;

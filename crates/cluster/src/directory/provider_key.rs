@@ -1,40 +1,63 @@
-//! [`ProviderKey`]: what makes two notified URLs the same provider.
+//! [`KeyIndex`]: what makes two notified URLs the same provider, and where it sits.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasher, BuildHasherDefault, Hash, Hasher};
+use std::hash::BuildHasher;
 
 use dubbo_url::Url;
+use hashbrown::HashTable;
 
 /// The parameter a registry stamps on each registration; it changes without the provider
 /// changing, so it is ignored when comparing URLs.
 const TIMESTAMP_KEY: &str = "timestamp";
 
-/// The identity of a provider across notifications: protocol, host, port and service key
-/// (group/interface:version, or the path when the URL names no interface).
+/// Where each provider of a directory sits, found by its identity: protocol, host, port and
+/// service key (group/interface:version, or the path when the URL names no interface).
 ///
-/// Two URLs with the same key are the same provider; whether it *changed* is told by
+/// Two URLs of the same identity are the same provider; whether it *changed* is told by
 /// [`same_config`], which compares everything but the registration `timestamp`.
 ///
-/// The key holds the URL itself and the hash of its identity, computed once: a notification
-/// of 100,000 providers looks every key up several times, and recomputing (or copying the
-/// parts into owned strings, as an earlier version did) dominated the cost of applying it.
-#[derive(Debug, Clone)]
-pub(crate) struct ProviderKey {
-    hash: u64,
-    url: Url,
+/// The index stores only positions (4 bytes each); the URL a position stands for is the
+/// caller's, handed to every lookup, so the index neither copies nor holds a URL. Hashes are
+/// computed with the directory's own random keys, so registry data cannot aim at collisions.
+#[derive(Default)]
+pub(crate) struct KeyIndex {
+    table: HashTable<u32>,
 }
 
-/// Hashes of provider identities are computed by [`ProviderKey::of`] with the directory's
-/// own random keys; the map only passes them through.
-pub(crate) type KeyMap<V> = HashMap<ProviderKey, V, BuildHasherDefault<PassThrough>>;
-
-impl ProviderKey {
-    /// The key of the provider `url`, hashed with `hasher` (one per directory).
-    pub(crate) fn of(hasher: &impl BuildHasher, url: &Url) -> Self {
+impl KeyIndex {
+    /// An empty index with room for `n` providers.
+    pub(crate) fn with_capacity(n: usize) -> Self {
         Self {
-            hash: hasher.hash_one(identity(url)),
-            url: url.clone(),
+            table: HashTable::with_capacity(n),
         }
+    }
+
+    /// The hash of `url`'s identity under `hasher` (one per directory).
+    pub(crate) fn hash(hasher: &impl BuildHasher, url: &Url) -> u64 {
+        hasher.hash_one(identity(url))
+    }
+
+    /// The position of the provider with `url`'s identity (`hash` its [`hash`](Self::hash)),
+    /// `url_of` telling the URL at each position.
+    pub(crate) fn find<'a>(
+        &self,
+        hash: u64,
+        url: &Url,
+        url_of: impl Fn(u32) -> Option<&'a Url>,
+    ) -> Option<u32> {
+        self.table
+            .find(hash, |&i| url_of(i).is_some_and(|u| same_provider(u, url)))
+            .copied()
+    }
+
+    /// Records provider `position` under `hash`; `rehash` tells the hash of any position
+    /// recorded so far, for when the table grows.
+    pub(crate) fn insert(&mut self, hash: u64, position: u32, rehash: impl Fn(&u32) -> u64) {
+        self.table.insert_unique(hash, position, rehash);
+    }
+
+    /// Forgets every provider.
+    pub(crate) fn clear(&mut self) {
+        self.table.clear();
     }
 }
 
@@ -50,38 +73,9 @@ fn identity(url: &Url) -> (&str, &str, u16, &str, &str, &str) {
     )
 }
 
-impl PartialEq for ProviderKey {
-    fn eq(&self, other: &Self) -> bool {
-        self.hash == other.hash
-            && (Url::ptr_eq(&self.url, &other.url) || identity(&self.url) == identity(&other.url))
-    }
-}
-
-impl Eq for ProviderKey {}
-
-impl Hash for ProviderKey {
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        state.write_u64(self.hash);
-    }
-}
-
-/// A hasher that hands back the `u64` written to it (see [`KeyMap`]).
-#[derive(Default)]
-pub(crate) struct PassThrough(u64);
-
-impl Hasher for PassThrough {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        // Only `write_u64` is used; fold anything else in rather than dropping it.
-        for &b in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(b);
-        }
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.0 = n;
-    }
+/// Whether `a` and `b` are URLs of the same provider (see [`KeyIndex`]).
+pub(crate) fn same_provider(a: &Url, b: &Url) -> bool {
+    Url::ptr_eq(a, b) || identity(a) == identity(b)
 }
 
 /// Whether two URLs of one provider describe it alike: equal but for the registration
@@ -118,7 +112,6 @@ mod tests {
     #[test]
     fn identity_ignores_parameters_and_config_ignores_timestamp() {
         let s = RandomState::new();
-        let key = |u: &Url| ProviderKey::of(&s, u);
         let a =
             Url::parse("dubbo://10.0.0.1:20880/a.B?interface=a.B&weight=100&timestamp=1").unwrap();
         let b =
@@ -127,13 +120,46 @@ mod tests {
         let d = Url::parse("dubbo://10.0.0.1:20880/a.B?interface=a.B&weight=100").unwrap();
         let other_group = Url::parse("dubbo://10.0.0.1:20880/a.B?interface=a.B&group=g").unwrap();
         let no_interface = Url::parse("dubbo://10.0.0.1:20880/a.B?group=").unwrap();
-        assert_eq!(key(&a), key(&b));
-        assert_eq!(key(&a), key(&c));
-        assert_eq!(key(&a), key(&no_interface));
-        assert_ne!(key(&a), key(&other_group));
+        let hash = |u: &Url| KeyIndex::hash(&s, u);
+        assert_eq!(hash(&a), hash(&b));
+        assert_eq!(hash(&a), hash(&c));
+        assert_eq!(hash(&a), hash(&no_interface));
+        assert!(same_provider(&a, &b) && same_provider(&a, &c) && same_provider(&a, &no_interface));
+        assert!(!same_provider(&a, &other_group));
         assert!(same_config(&a, &b));
         assert!(same_config(&a, &d));
         assert!(!same_config(&a, &c));
         assert!(same_config(&a, &a.clone()));
+    }
+
+    #[test]
+    fn the_index_finds_providers_by_identity_through_growth() {
+        let s = RandomState::new();
+        let urls: Vec<Url> = (0..200u16)
+            .map(|p| {
+                Url::parse(&format!("dubbo://10.0.0.1:{}/a.B?interface=a.B", 1000 + p)).unwrap()
+            })
+            .collect();
+        // Start small so the table rehashes through `rehash`.
+        let mut index = KeyIndex::with_capacity(1);
+        for (i, u) in urls.iter().enumerate() {
+            let at = |j: &u32| KeyIndex::hash(&s, &urls[*j as usize]);
+            index.insert(KeyIndex::hash(&s, u), i as u32, at);
+        }
+        let url_of = |j: u32| urls.get(j as usize);
+        for (i, u) in urls.iter().enumerate() {
+            let same = Url::parse(&format!("{u}&timestamp=9")).unwrap();
+            assert_eq!(
+                index.find(KeyIndex::hash(&s, &same), &same, url_of),
+                Some(i as u32)
+            );
+        }
+        let other = Url::parse("dubbo://10.0.0.2:1000/a.B?interface=a.B").unwrap();
+        assert_eq!(index.find(KeyIndex::hash(&s, &other), &other, url_of), None);
+        index.clear();
+        assert_eq!(
+            index.find(KeyIndex::hash(&s, &urls[0]), &urls[0], url_of),
+            None
+        );
     }
 }

@@ -65,7 +65,8 @@ struct Sources {
     interface: Mutex<BTreeMap<usize, Vec<Url>>>,
     /// Application-level addresses by registry and application.
     application: Mutex<BTreeMap<(usize, String), Vec<Url>>>,
-    chosen: watch::Sender<Option<Vec<Url>>>,
+    /// Shared with the directory, which keeps the list it was handed: neither copies it.
+    chosen: watch::Sender<Option<Arc<[Url]>>>,
     /// The `override://` URLs each registry pushes in the `configurators` category.
     overrides: Mutex<BTreeMap<usize, Vec<Url>>>,
     overrides_out: watch::Sender<Vec<Url>>,
@@ -125,7 +126,7 @@ impl Sources {
                 chosen.push(empty.with_parameter("category", "providers"));
             }
         }
-        self.chosen.send_replace(Some(chosen));
+        self.chosen.send_replace(Some(chosen.into()));
         if split.is_none() {
             self.routers.set_migration_split(None);
         }
@@ -271,7 +272,7 @@ pub(crate) async fn subscribe(
     ctx: SubscribeContext,
     directory: Arc<DynamicDirectory>,
 ) -> Result<Arc<Subscription>, RpcError> {
-    let (tx, mut rx) = watch::channel::<Option<Vec<Url>>>(None);
+    let (tx, mut rx) = watch::channel::<Option<Arc<[Url]>>>(None);
     let (overrides_out, overrides) = watch::channel(Vec::new());
     let (provider_app_out, provider_app) = watch::channel(None);
     let sources = Arc::new(Sources {
