@@ -210,6 +210,48 @@ async fn timeout_names_method_and_address_and_late_response_is_dropped() {
 }
 
 #[tokio::test]
+async fn concurrent_calls_each_time_out_at_their_own_deadline() {
+    // The pending map's sweep, not a timer per call, ends these waits: each call must fail at
+    // its own deadline (within a sweep tick and scheduling slack), not at the first one's or
+    // the last one's, and a call with time to spare must still be answered.
+    let server = server().await;
+    let client = client_for(&server, ClientConfig::default()).await;
+    let started = Instant::now();
+    let timed = |ms: u64| {
+        let client = client.clone();
+        async move {
+            let mut inv = call("sleep", vec![Value::Long(400)]);
+            inv.context_mut().set_timeout(Duration::from_millis(ms));
+            let r = client.invoke(inv).await;
+            (ms, r, started.elapsed())
+        }
+    };
+    let answered = {
+        let client = client.clone();
+        async move {
+            let mut inv = call("sleep", vec![Value::Long(20)]);
+            inv.context_mut().set_timeout(Duration::from_secs(5));
+            client.invoke(inv).await
+        }
+    };
+    let (a, b, c, ok) = tokio::join!(timed(40), timed(120), timed(220), answered);
+    for (ms, r, elapsed) in [a, b, c] {
+        let err = r.unwrap_err();
+        assert_eq!(err.code(), Some(ErrorCode::Timeout), "{err}");
+        assert!(
+            elapsed >= Duration::from_millis(ms),
+            "{ms} ms call failed after {elapsed:?}"
+        );
+        assert!(
+            elapsed < Duration::from_millis(ms + 80),
+            "{ms} ms call failed only after {elapsed:?}"
+        );
+    }
+    assert!(ok.is_ok(), "{ok:?}");
+    assert_eq!(client.pending_calls(), 0);
+}
+
+#[tokio::test]
 async fn provider_sees_deadline_from_timeout_attachment() {
     let server = server().await;
     let client = client_for(&server, ClientConfig::default()).await;

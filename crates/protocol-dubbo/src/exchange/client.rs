@@ -18,7 +18,7 @@ use tokio_util::sync::CancellationToken;
 use crate::body::{self, EventData};
 use crate::codec::{Frame, FrameDecoder, Inbound};
 use crate::config::ClientConfig;
-use crate::exchange::pending::{next_request_id, PendingCalls};
+use crate::exchange::pending::{next_request_id, PendingCalls, SWEEP_TICK};
 use crate::exchange::{write_loop, WRITE_QUEUE};
 use crate::header::{HEADER_LEN, HESSIAN2};
 use crate::status::{error_for_status, Status};
@@ -246,28 +246,38 @@ impl DubboClient {
                 ),
             ));
         }
-        let deadline = tokio::time::Instant::from_std(started + timeout);
-        let exchange = async {
-            let conn = inner.pick().await?;
-            if !two_way {
-                conn.send(frame).await?;
-                return Ok(None);
-            }
-            let mut call = conn.state.pending.register(id)?;
-            conn.send(frame).await?;
-            match call.wait().await {
-                Some(reply) => reply.map(Some),
-                None => Err(RpcError::framework(
-                    ErrorCode::Network,
-                    format!("connection to {} closed", inner.address),
-                )),
-            }
+        // A timeout too large for the clock means no deadline in practice.
+        let deadline = started
+            .checked_add(timeout)
+            .unwrap_or_else(|| started + Duration::from_secs(100 * 365 * 24 * 3600));
+        let timed_out = || inner.timeout_error(method, started, timeout);
+        // Only the steps that may wait (connecting, a full write queue) get a timer of their
+        // own; the wait for the response is bounded by the reader's sweep of the pending map.
+        let conn = match inner.pick_live() {
+            Some(c) => c,
+            None => tokio::time::timeout_at(deadline.into(), inner.pick())
+                .await
+                .map_err(|_| timed_out())??,
         };
-        match tokio::time::timeout_at(deadline, exchange).await {
-            Ok(Ok(Some(frame))) => decode_response(frame, &invocation, &inner.address),
-            Ok(Ok(None)) => Ok(RpcResponse::new(dubbo_core::Value::Null)),
-            Ok(Err(e)) => Err(e),
-            Err(_) => Err(inner.timeout_error(method, started, timeout)),
+        if !two_way {
+            conn.send_before(frame, deadline)
+                .await
+                .map_err(|e| e.unwrap_or_else(timed_out))?;
+            return Ok(RpcResponse::new(dubbo_core::Value::Null));
+        }
+        let mut call = conn.state.pending.register(id, deadline)?;
+        conn.send_before(frame, deadline)
+            .await
+            .map_err(|e| e.unwrap_or_else(timed_out))?;
+        match call.wait().await {
+            Some(Ok(frame)) => decode_response(frame, &invocation, &inner.address),
+            // Only the sweep answers a waiting call with a timeout.
+            Some(Err(e)) if e.code() == Some(ErrorCode::Timeout) => Err(timed_out()),
+            Some(Err(e)) => Err(e),
+            None => Err(RpcError::framework(
+                ErrorCode::Network,
+                format!("connection to {} closed", inner.address),
+            )),
         }
     }
 
@@ -276,9 +286,9 @@ impl DubboClient {
     pub async fn send_heartbeat(&self) {
         for s in &self.inner.slots {
             if let Some(c) = s.current.load_full() {
-                let _ = c
-                    .send(body::heartbeat_request(next_request_id(), HESSIAN2))
-                    .await;
+                let _ =
+                    c.tx.send(body::heartbeat_request(next_request_id(), HESSIAN2))
+                        .await;
             }
         }
     }
@@ -330,6 +340,19 @@ impl ClientInner {
                 timeout.as_millis()
             ),
         )
+    }
+
+    /// The next live connection that is not read-only, when one is open and the client is not
+    /// closed: the usual case, with nothing to wait for.
+    fn pick_live(&self) -> Option<Arc<Connection>> {
+        if self.closed.load(Ordering::Acquire) {
+            return None;
+        }
+        let n = self.slots.len();
+        let start = self.next.fetch_add(1, Ordering::Relaxed) % n;
+        (0..n)
+            .filter_map(|i| self.slots[(start + i) % n].live())
+            .find(|c| !c.is_readonly())
     }
 
     /// A live connection, round-robin, preferring ones not marked read-only.
@@ -466,13 +489,26 @@ impl Connection {
         Ok(Arc::new(Connection { tx, state, peer }))
     }
 
-    async fn send(&self, frame: Bytes) -> Result<(), RpcError> {
-        self.tx.send(frame).await.map_err(|_| {
-            RpcError::framework(
+    /// Queues `frame` for the writer, waiting for room until `deadline`. `Err(None)` means
+    /// the deadline passed first.
+    async fn send_before(&self, frame: Bytes, deadline: Instant) -> Result<(), Option<RpcError>> {
+        let closed = || {
+            Some(RpcError::framework(
                 ErrorCode::Network,
                 format!("connection to {:?} is closed", self.peer),
-            )
-        })
+            ))
+        };
+        match self.tx.try_send(frame) {
+            Ok(()) => Ok(()),
+            Err(mpsc::error::TrySendError::Closed(_)) => Err(closed()),
+            Err(mpsc::error::TrySendError::Full(frame)) => {
+                match tokio::time::timeout_at(deadline.into(), self.tx.send(frame)).await {
+                    Ok(Ok(())) => Ok(()),
+                    Ok(Err(_)) => Err(closed()),
+                    Err(_) => Err(None),
+                }
+            }
+        }
     }
 }
 
@@ -508,11 +544,25 @@ async fn read_loop(
         last_read,
     )));
     tokio::pin!(timer);
+    // The pending map's sweep for calls past their deadline: armed while calls wait.
+    let mut sweeping = false;
+    let sweep = tokio::time::sleep(SWEEP_TICK);
+    tokio::pin!(sweep);
     let reason = loop {
         tokio::select! {
             biased;
             _ = state.close.cancelled() => {
                 break RpcError::framework(ErrorCode::Network, format!("connection to {address} closed"));
+            }
+            _ = state.pending.sweep_needed(), if !sweeping => {
+                sweeping = true;
+                sweep.as_mut().reset(tokio::time::Instant::now() + SWEEP_TICK);
+            }
+            _ = &mut sweep, if sweeping => {
+                sweeping = state.pending.sweep(Instant::now());
+                if sweeping {
+                    sweep.as_mut().reset(tokio::time::Instant::now() + SWEEP_TICK);
+                }
             }
             item = frames.next() => {
                 read_since_check = true;

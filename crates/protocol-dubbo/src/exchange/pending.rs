@@ -1,13 +1,19 @@
 //! Calls waiting for their response, by request id, and the request id generator.
+//!
+//! A waiting call carries its deadline in the map, and the connection's reader sweeps the map
+//! for expired calls every [`SWEEP_TICK`] while any call waits (Java's `DefaultFuture` does the
+//! same with one wheel timer per process). A timer per call would register and deregister
+//! with the runtime's timer wheel on every call; the sweep costs one atomic load per call.
 
 use std::collections::hash_map::RandomState;
 use std::collections::HashMap;
 use std::hash::{BuildHasher, BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
 
 use dubbo_core::{ErrorCode, RpcError};
-use tokio::sync::oneshot;
+use tokio::sync::{oneshot, Notify};
 
 use crate::codec::Frame;
 
@@ -56,7 +62,24 @@ impl Hasher for IdHasher {
     }
 }
 
-type Waiting = HashMap<i64, oneshot::Sender<Reply>, BuildHasherDefault<IdHasher>>;
+/// How often the reader looks for expired calls while some call waits: a call fails at most
+/// this much after its deadline (Java's timeout timer ticks every 30 ms).
+pub(crate) const SWEEP_TICK: Duration = Duration::from_millis(10);
+
+/// What a sweep hands a call past its deadline. Only the sweep answers with
+/// [`ErrorCode::Timeout`]; the caller replaces it with the error that names the method,
+/// provider and elapsed time.
+fn expired() -> RpcError {
+    RpcError::framework(ErrorCode::Timeout, "deadline passed")
+}
+
+#[derive(Debug)]
+struct Waiter {
+    deadline: Instant,
+    tx: oneshot::Sender<Reply>,
+}
+
+type Waiting = HashMap<i64, Waiter, BuildHasherDefault<IdHasher>>;
 
 /// The calls of one connection that wait for a response.
 ///
@@ -65,6 +88,10 @@ type Waiting = HashMap<i64, oneshot::Sender<Reply>, BuildHasherDefault<IdHasher>
 pub(crate) struct PendingCalls {
     shards: [Mutex<Waiting>; SHARDS],
     closed: AtomicBool,
+    /// Whether the reader is sweeping (some call was registered since the map was last seen
+    /// empty). A registration that finds it unset sets it and wakes the reader.
+    sweeping: AtomicBool,
+    wake_sweeper: Notify,
 }
 
 impl PendingCalls {
@@ -72,6 +99,8 @@ impl PendingCalls {
         Arc::new(PendingCalls {
             shards: Default::default(),
             closed: AtomicBool::new(false),
+            sweeping: AtomicBool::new(false),
+            wake_sweeper: Notify::new(),
         })
     }
 
@@ -79,9 +108,14 @@ impl PendingCalls {
         &self.shards[(id as u64 as usize) % SHARDS]
     }
 
-    /// Registers a call; the returned guard removes it again when dropped (after a timeout or
-    /// a cancelled caller), so a late response finds nothing and is dropped.
-    pub(crate) fn register(self: &Arc<Self>, id: i64) -> Result<PendingCall, RpcError> {
+    /// Registers a call that expires at `deadline` (a sweep then answers it with
+    /// [`ErrorCode::Timeout`]); the returned guard removes it again when dropped (a cancelled
+    /// caller), so a late response finds nothing and is dropped.
+    pub(crate) fn register(
+        self: &Arc<Self>,
+        id: i64,
+        deadline: Instant,
+    ) -> Result<PendingCall, RpcError> {
         let (tx, rx) = oneshot::channel();
         {
             let mut shard = self.shard(id).lock().unwrap_or_else(|p| p.into_inner());
@@ -89,7 +123,12 @@ impl PendingCalls {
             if self.closed.load(Ordering::Acquire) {
                 return Err(RpcError::framework(ErrorCode::Network, "connection closed"));
             }
-            shard.insert(id, tx);
+            shard.insert(id, Waiter { deadline, tx });
+        }
+        // Relaxed is enough: the sweeper clears the flag before it counts the calls under the
+        // shard locks, so either it sees this call or this load sees the cleared flag.
+        if !self.sweeping.load(Ordering::Relaxed) && !self.sweeping.swap(true, Ordering::AcqRel) {
+            self.wake_sweeper.notify_one();
         }
         Ok(PendingCall {
             calls: self.clone(),
@@ -108,9 +147,47 @@ impl PendingCalls {
             .unwrap_or_else(|p| p.into_inner())
             .remove(&id);
         match tx {
-            Some(tx) => tx.send(reply).is_ok(),
+            Some(w) => w.tx.send(reply).is_ok(),
             None => false,
         }
+    }
+
+    /// Waits until a call is registered while no sweep is running.
+    pub(crate) async fn sweep_needed(&self) {
+        self.wake_sweeper.notified().await;
+    }
+
+    /// Answers every call whose deadline is at or before `now` with [`ErrorCode::Timeout`].
+    /// Returns whether calls still wait (keep sweeping); when none does, the next
+    /// registration wakes the sweeper again through [`sweep_needed`](Self::sweep_needed).
+    pub(crate) fn sweep(&self, now: Instant) -> bool {
+        let mut due = Vec::new();
+        let mut waiting = false;
+        for shard in &self.shards {
+            let mut map = shard.lock().unwrap_or_else(|p| p.into_inner());
+            due.extend(
+                map.iter()
+                    .filter(|(_, w)| w.deadline <= now)
+                    .map(|(id, _)| *id),
+            );
+            let expired_here: Vec<Waiter> =
+                due.drain(..).filter_map(|id| map.remove(&id)).collect();
+            waiting |= !map.is_empty();
+            drop(map);
+            for w in expired_here {
+                let _ = w.tx.send(Err(expired()));
+            }
+        }
+        if waiting {
+            return true;
+        }
+        // Nothing waits: stop until the next registration. A registration racing with this
+        // either is seen by the second count or sees the cleared flag and wakes the sweeper.
+        self.sweeping.store(false, Ordering::SeqCst);
+        if self.len() > 0 && !self.sweeping.swap(true, Ordering::AcqRel) {
+            return true;
+        }
+        false
     }
 
     /// Fails every waiting call with `err` and refuses new registrations.
@@ -122,8 +199,8 @@ impl PendingCalls {
                 .unwrap_or_else(|p| p.into_inner())
                 .drain()
                 .collect();
-            for (_, tx) in drained {
-                let _ = tx.send(Err(err.clone()));
+            for (_, w) in drained {
+                let _ = w.tx.send(Err(err.clone()));
             }
         }
     }
@@ -186,8 +263,8 @@ mod tests {
     #[tokio::test]
     async fn complete_and_drop() {
         let p = PendingCalls::new();
-        let mut a = p.register(1).unwrap();
-        let b = p.register(2).unwrap();
+        let mut a = p.register(1, far()).unwrap();
+        let b = p.register(2, far()).unwrap();
         assert_eq!(p.len(), 2);
         assert!(p.complete(1, Ok(frame(1))));
         assert_eq!(a.wait().await.unwrap().unwrap().header.id, 1);
@@ -199,10 +276,39 @@ mod tests {
     #[tokio::test]
     async fn fail_all_closes() {
         let p = PendingCalls::new();
-        let mut a = p.register(i64::MIN).unwrap();
+        let mut a = p.register(i64::MIN, far()).unwrap();
         p.fail_all(&RpcError::framework(ErrorCode::Network, "gone"));
         assert!(a.wait().await.unwrap().is_err());
-        assert!(p.register(3).is_err());
+        assert!(p.register(3, far()).is_err());
+    }
+
+    fn far() -> Instant {
+        Instant::now() + Duration::from_secs(3600)
+    }
+
+    #[tokio::test]
+    async fn sweep_answers_only_expired_calls_and_stops_when_none_wait() {
+        let p = PendingCalls::new();
+        let now = Instant::now();
+        let mut due = p.register(10, now).unwrap();
+        let mut later = p.register(11, now + Duration::from_secs(60)).unwrap();
+        // The first registration asked for a sweep.
+        tokio::time::timeout(Duration::from_secs(1), p.sweep_needed())
+            .await
+            .unwrap();
+        assert!(p.sweep(now), "a call still waits");
+        let err = due.wait().await.unwrap().unwrap_err();
+        assert_eq!(err.code(), Some(ErrorCode::Timeout));
+        assert_eq!(p.len(), 1);
+        assert!(p.complete(11, Ok(frame(11))));
+        assert_eq!(later.wait().await.unwrap().unwrap().header.id, 11);
+        assert!(!p.sweep(Instant::now()), "nothing waits: the sweep stops");
+        // The next registration wakes the sweeper again.
+        let _again = p.register(12, far()).unwrap();
+        tokio::time::timeout(Duration::from_secs(1), p.sweep_needed())
+            .await
+            .unwrap();
+        assert!(p.sweep(Instant::now()));
     }
 
     #[test]
