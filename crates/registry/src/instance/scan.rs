@@ -86,6 +86,14 @@ impl<'a> RawStr<'a> {
     }
 }
 
+/// The high bit of each byte of `word` equal to `byte`, exact for the lowest such byte (a
+/// borrow can only flag bytes above a real match, so the lowest flag is always real).
+fn bytes_equal(word: u64, byte: u8) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    let x = word ^ (ONES * u64::from(byte));
+    x.wrapping_sub(ONES) & !x & (ONES << 7)
+}
+
 /// Whether a string's text is printable ASCII without escapes: then it is valid and stands
 /// for itself.
 fn plain(inner: &[u8]) -> bool {
@@ -363,17 +371,31 @@ impl<'a> Scanner<'a> {
     }
 
     /// The offset after the string starting at `self.pos` (its opening quote): the next
-    /// quote not escaped. Most strings are short, so bytes are looked at one by one.
+    /// quote not escaped. Eight bytes are looked at at once (most strings are too short for
+    /// a call to `memchr` to pay).
     fn string_end(&self) -> Result<usize, ScanError> {
+        let data = self.data;
         let mut i = self.pos + 1;
-        while let Some(&b) = self.data.get(i) {
-            match b {
-                b'"' => return Ok(i + 1),
-                b'\\' => i += 2,
-                _ => i += 1,
+        loop {
+            while let Some(chunk) = data.get(i..i + 8) {
+                let Ok(chunk) = <[u8; 8]>::try_from(chunk) else {
+                    break;
+                };
+                let word = u64::from_le_bytes(chunk);
+                let found = bytes_equal(word, b'"') | bytes_equal(word, b'\\');
+                if found != 0 {
+                    i += (found.trailing_zeros() / 8) as usize;
+                    break;
+                }
+                i += 8;
+            }
+            match data.get(i) {
+                Some(b'"') => return Ok(i + 1),
+                Some(b'\\') => i += 2,
+                Some(_) => i += 1,
+                None => return Err(self.err("unterminated string")),
             }
         }
-        Err(self.err("unterminated string"))
     }
 
     /// Matches the metadata object at `self.pos` against `known` texts: the index of the one
