@@ -398,7 +398,7 @@ impl<'de> Deserialize<'de> for InstanceMetadata {
 pub struct InstanceReader {
     /// Shared metadata by the text of its pairs (`timestamp` left out; see [`scan::scan`]).
     shared: HashMap<Arc<[u8]>, Arc<BTreeMap<String, String>>>,
-    /// The metadata texts of the maps used last, most recent first: the instances of a
+    /// The metadata texts of the last maps read pair by pair, newest first: the instances of a
     /// listing come in a few revisions, so a document's metadata is nearly always one of
     /// these but for its timestamp, and is found by comparing bytes, without reading its
     /// pairs or hashing them.
@@ -454,11 +454,9 @@ impl InstanceReader {
             None => None,
         };
         let shared = match doc.metadata {
-            scan::Metadata::Known(index) => {
-                self.recent[..=index].rotate_right(1);
-                self.recent_maps[..=index].rotate_right(1);
-                Ok(Arc::clone(&self.recent_maps[0]))
-            }
+            // Not moved to the front: a listing's revisions usually alternate, and the
+            // order they were first seen in makes a match as likely at any position.
+            scan::Metadata::Known(index) => Ok(Arc::clone(&self.recent_maps[index])),
             scan::Metadata::Absent => self.by_pairs(None),
             scan::Metadata::Read { text, timestamp } => {
                 let map = self.by_pairs(Some(text));
