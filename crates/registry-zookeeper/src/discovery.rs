@@ -1,7 +1,7 @@
 //! [`ZookeeperServiceDiscovery`]: application-level instances as Curator's service discovery
 //! writes them, so Java and Rust applications see each other.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use dubbo_core::BoxFuture;
@@ -9,6 +9,8 @@ use dubbo_registry::{
     InstanceReader, InstancesListener, RegistryError, ServiceDiscovery, ServiceInstance,
 };
 use dubbo_url::Url;
+use futures::stream::{FuturesUnordered, StreamExt};
+use futures::FutureExt;
 use tokio_util::sync::{CancellationToken, DropGuard};
 use zookeeper_client as zk;
 
@@ -132,12 +134,7 @@ impl ZookeeperServiceDiscovery {
         spawn_watch(
             client,
             stop.clone(),
-            AppWatch {
-                app: app.to_owned(),
-                path: app_path(&self.root, app),
-                listener: listener.clone(),
-                reader: InstanceReader::new(),
-            },
+            AppWatch::new(app, app_path(&self.root, app), listener.clone()),
         );
         lock(&self.watches).push(AppWatchEntry {
             app: app.to_owned(),
@@ -201,12 +198,88 @@ fn parse_instance(reader: &mut InstanceReader, path: &str, data: &[u8]) -> Optio
 }
 
 /// Watches the instances of one application: the children, and each child's data.
+///
+/// A change of one instance (or one instance more or less) re-reads only that node: the
+/// instance read from each child is kept with the modification (`mzxid`) it was read at, and
+/// the data watch armed by that read is kept alive across listings, so a child is read again
+/// only when it is new, when its watch fired, or when a new session lost the watches; and it
+/// is parsed again only when its `mzxid` moved.
 struct AppWatch {
     app: String,
     path: String,
     listener: Arc<dyn InstancesListener>,
     /// Kept across listings: the instances of a revision share one metadata map.
     reader: InstanceReader,
+    /// What each child held when last read, by child name.
+    known: HashMap<String, KnownChild>,
+    /// The data watches armed on children; the future returned by a read waits on them.
+    armed: Arc<tokio::sync::Mutex<ArmedWatches>>,
+    /// The session the armed watches belong to.
+    session: Option<zk::SessionId>,
+}
+
+/// A child as last read.
+struct KnownChild {
+    /// The zxid of the node's last modification when it was read.
+    mzxid: i64,
+    /// Its instance (`None`: unreadable, skipped with a warning when read).
+    instance: Option<ServiceInstance>,
+    /// Whether a data watch on it is armed (it has not changed since it was read).
+    armed: bool,
+}
+
+/// Data watches on children, each resolving to its child's name when it fires, and the
+/// names of those that fired since the last read.
+#[derive(Default)]
+struct ArmedWatches {
+    watches: FuturesUnordered<BoxFuture<'static, String>>,
+    fired: Vec<String>,
+}
+
+impl ArmedWatches {
+    fn arm(&mut self, child: &str, watcher: zk::OneshotWatcher) {
+        let child = child.to_owned();
+        self.watches.push(Box::pin(async move {
+            watcher.changed().await;
+            child
+        }));
+    }
+}
+
+impl AppWatch {
+    fn new(app: &str, path: String, listener: Arc<dyn InstancesListener>) -> Self {
+        Self {
+            app: app.to_owned(),
+            path,
+            listener,
+            reader: InstanceReader::new(),
+            known: HashMap::new(),
+            armed: Arc::default(),
+            session: None,
+        }
+    }
+
+    /// The children whose data must be read again: those whose watch fired, or all of them
+    /// when the session changed (its watches are gone).
+    fn disarm_changed(&mut self, session: zk::SessionId, armed: &mut ArmedWatches) {
+        if self.session != Some(session) {
+            self.session = Some(session);
+            armed.watches.clear();
+            armed.fired.clear();
+            for known in self.known.values_mut() {
+                known.armed = false;
+            }
+            return;
+        }
+        while let Some(Some(child)) = armed.watches.next().now_or_never() {
+            armed.fired.push(child);
+        }
+        for child in armed.fired.drain(..) {
+            if let Some(known) = self.known.get_mut(&child) {
+                known.armed = false;
+            }
+        }
+    }
 }
 
 impl Watched for AppWatch {
@@ -224,38 +297,75 @@ impl Watched for AppWatch {
                     if stat.is_some() {
                         return Ok(Box::pin(async {}) as Changed);
                     }
+                    self.known.clear();
                     self.listener.on_instances(&self.app, Vec::new());
+                    self.reader.forget_unused();
                     return Ok(Box::pin(async move {
                         watcher.changed().await;
                     }) as Changed);
                 }
                 other => other?,
             };
+            // The future of the last read no longer runs, so the lock is free; if it were
+            // not, a fresh set (everything read again) is as correct.
+            let mut armed = match Arc::clone(&self.armed).try_lock_owned() {
+                Ok(armed) => armed,
+                Err(_) => {
+                    self.armed = Arc::default();
+                    self.session = None;
+                    Arc::clone(&self.armed).lock_owned().await
+                }
+            };
+            self.disarm_changed(zk.session_id(), &mut armed);
             children.sort();
-            let mut waits: Vec<Changed> = vec![Box::pin(async move {
-                watcher.changed().await;
-            })];
+            self.known
+                .retain(|name, _| children.binary_search(name).is_ok());
             let mut instances = Vec::with_capacity(children.len());
             for child in children {
+                if let Some(known) = self.known.get(&child).filter(|k| k.armed) {
+                    instances.extend(known.instance.clone());
+                    continue;
+                }
                 let node = format!("{}/{child}", self.path);
                 match zk.get_and_watch_data(&node).await {
-                    Ok((data, _, watcher)) => {
-                        waits.push(Box::pin(async move {
-                            watcher.changed().await;
-                        }));
-                        if let Some(instance) = parse_instance(&mut self.reader, &node, &data) {
-                            instances.push(instance);
-                        }
+                    Ok((data, stat, watcher)) => {
+                        armed.arm(&child, watcher);
+                        let known = match self.known.remove(&child) {
+                            // Changed back, or the watch fired for the session only.
+                            Some(k) if k.mzxid == stat.mzxid => k,
+                            _ => KnownChild {
+                                mzxid: stat.mzxid,
+                                instance: parse_instance(&mut self.reader, &node, &data),
+                                armed: true,
+                            },
+                        };
+                        instances.extend(known.instance.clone());
+                        self.known.insert(
+                            child,
+                            KnownChild {
+                                armed: true,
+                                ..known
+                            },
+                        );
                     }
                     // Gone since the listing; the children watch reports it.
-                    Err(zk::Error::NoNode) => {}
+                    Err(zk::Error::NoNode) => {
+                        self.known.remove(&child);
+                    }
                     Err(e) => return Err(e),
                 }
             }
             self.listener.on_instances(&self.app, instances);
             self.reader.forget_unused();
+            drop(armed);
+            let armed = Arc::clone(&self.armed);
             Ok(Box::pin(async move {
-                futures::future::select_all(waits).await;
+                let mut armed = armed.lock_owned().await;
+                let ArmedWatches { watches, fired } = &mut *armed;
+                tokio::select! {
+                    _ = watcher.changed() => {}
+                    Some(child) = watches.next() => fired.push(child),
+                }
             }) as Changed)
         })
     }

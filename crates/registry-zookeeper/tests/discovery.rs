@@ -134,3 +134,65 @@ async fn root_path_parameter_moves_instances() {
     assert_eq!(d.instances(APP).await.unwrap(), vec![i]);
     d.destroy().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_change_rereads_only_new_and_changed_instances() {
+    let Some(server) = ZkServer::start() else {
+        return;
+    };
+    let url = server.url("");
+    let provider = ZookeeperServiceDiscovery::connect(&url).await.unwrap();
+    let consumer = ZookeeperServiceDiscovery::connect(&url).await.unwrap();
+    let (a, b) = (instance(20880, "rev1"), instance(20881, "rev1"));
+    provider.register(&a).await.unwrap();
+    provider.register(&b).await.unwrap();
+    let seen = Collector::new();
+    consumer.watch(APP, listener(&seen)).await.unwrap();
+    seen.wait_latest("a and b", |_| true, |p| p.1 == [a.clone(), b.clone()])
+        .await;
+
+    // Nobody may read `a` any more. An ACL change fires no watch, so a consumer that read
+    // every child again on each change could not list the application after this (its read
+    // of `a` would fail and be retried); one that keeps what it read can.
+    let zk = raw(&server).await;
+    let a_path = provider.node_path(&a);
+    let unreadable = [zk::Acl::new(
+        zk::Permission::WRITE | zk::Permission::DELETE | zk::Permission::ADMIN,
+        zk::AuthId::anyone(),
+    )];
+    zk.set_acl(&a_path, &unreadable, None).await.unwrap();
+    assert!(zk.get_data(&a_path).await.is_err(), "the ACL denies reads");
+
+    // A new instance: only it is read.
+    let c = instance(20882, "rev1");
+    provider.register(&c).await.unwrap();
+    seen.wait_latest(
+        "a kept, b kept, c read",
+        |_| true,
+        |p| p.1 == [a.clone(), b.clone(), c.clone()],
+    )
+    .await;
+
+    // A changed instance: only it is read again.
+    let b2 = instance(20881, "rev2");
+    provider.register(&b2).await.unwrap();
+    seen.wait_latest(
+        "b read again",
+        |_| true,
+        |p| p.1 == [a.clone(), b2.clone(), c.clone()],
+    )
+    .await;
+
+    // A removed instance is dropped without reading the others.
+    provider.unregister(&c).await.unwrap();
+    seen.wait_latest("c gone", |_| true, |p| p.1 == [a.clone(), b2.clone()])
+        .await;
+
+    // A consumer that never read `a` cannot list it: the ACL is in force.
+    assert!(consumer.instances(APP).await.is_err());
+    zk.set_acl(&a_path, &zk::Acls::anyone_all(), None)
+        .await
+        .unwrap();
+    provider.destroy().await;
+    consumer.destroy().await;
+}

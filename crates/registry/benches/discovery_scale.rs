@@ -25,7 +25,8 @@
 //!
 //! `DISCOVERY_SCALE_REPS` (default 5) sets the repetitions; `DISCOVERY_SCALE_APPS` (default
 //! 1000) the number of applications; `DISCOVERY_SCALE_SERVICES_REFERRED` (default 1) how many
-//! of each application's services the consumer refers to.
+//! of each application's services the consumer refers to; `DISCOVERY_SCALE_THREADS` (default
+//! 1) above 1 adds the JSON step alone with the applications split between that many threads.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
@@ -376,13 +377,10 @@ fn instance_json(app: usize, i: usize, revision: &str) -> String {
     instance.to_curator_json()
 }
 
-/// What the consumer keeps of one application: its last instance list, per reference the URL
-/// list and the directory, and the discovery's reader of the application's instances.
-type AppState = (
-    Vec<ServiceInstance>,
-    Vec<(Arc<[Url]>, DynamicDirectory)>,
-    InstanceReader,
-);
+/// What the consumer keeps of one application: per reference the URL list and the
+/// directory, and the discovery's reader of the application's instances. (The instance list
+/// is handed to the resolving task and dropped once resolved.)
+type AppState = (Vec<(Arc<[Url]>, DynamicDirectory)>, InstanceReader);
 
 fn application_level(reps: usize, apps: usize, referred: usize) {
     let template = java_template();
@@ -412,13 +410,14 @@ fn application_level(reps: usize, apps: usize, referred: usize) {
     let mut urls_row = Row::new("instances → URLs (MetadataInfo)", "inst", instances);
     let mut notify_row = Row::new("DynamicDirectory::notify", "inst", instances);
     let mut total_row = Row::new("all applications, end to end", "inst", instances);
+    let mut handed_over = 0isize;
     for _ in 0..reps {
         let (mut json_c, mut urls_c, mut notify_c) =
             (Cost::default(), Cost::default(), Cost::default());
         let mut retained = 0isize;
-        // What the consumer keeps: the last instance list of each application (the listener's
-        // watch channel), each reference's URL list and its directory; the discovery keeps
-        // its reader (the shared metadata).
+        handed_over = 0;
+        // What the consumer keeps: each reference's URL list and its directory; the discovery
+        // keeps its reader (the shared metadata).
         let mut state: Vec<AppState> = Vec::with_capacity(apps);
         for (a, app_meta) in metadata.iter().enumerate() {
             let by_revision: HashMap<&str, &Arc<MetadataInfo>> =
@@ -460,9 +459,16 @@ fn application_level(reps: usize, apps: usize, referred: usize) {
                 assert_eq!(outcome.added, urls.len());
                 refs.push((urls, dir));
             }
+            // The consumer resolves the list and keeps the URLs only; the instances' bytes
+            // are reported apart (what a discovery keeps per node is its own business).
+            let m = mark();
+            drop(list);
+            let freed = -since(m).retained;
+            json_c.retained -= freed;
+            handed_over += freed;
             retained += since(app_start).retained;
             drop(jsons);
-            state.push((list, refs, reader));
+            state.push((refs, reader));
         }
         json_row.add(json_c, true);
         urls_row.add(urls_c, true);
@@ -482,6 +488,86 @@ fn application_level(reps: usize, apps: usize, referred: usize) {
     for row in [&json_row, &urls_row, &notify_row, &total_row] {
         row.print();
     }
+    println!(
+        "\ninstance lists resolved and dropped by the consumer (not retained): {:.0} B/inst",
+        handed_over as f64 / instances as f64
+    );
+}
+
+/// The JSON step alone with the applications split between `threads` threads, as a
+/// consumer's multi-threaded runtime decodes them (one watch task per application). JSON is
+/// made for 50 applications at a time outside the timing; wall time is the decoding of all
+/// chunks, CPU time the sum of the threads'.
+fn application_json_parallel(reps: usize, apps: usize, threads: usize) {
+    let template = java_template();
+    let revisions: Vec<Vec<String>> = (0..apps)
+        .map(|a| {
+            (0..REVISIONS_PER_APP)
+                .map(|r| app_metadata(&template, a, r).revision)
+                .collect()
+        })
+        .collect();
+    let instances = apps * INSTANCES_PER_APP;
+    println!(
+        "\napplication level, Curator JSON → ServiceInstance on {threads} threads \
+         ({apps} applications × {INSTANCES_PER_APP} instances, applications split)\n"
+    );
+    let mut row = Row::new(
+        &format!("Curator JSON → ServiceInstance, {threads} threads"),
+        "inst",
+        instances,
+    );
+    let app_ids: Vec<usize> = (0..apps).collect();
+    for _ in 0..reps {
+        let mut total = Cost::default();
+        for chunk in app_ids.chunks(50) {
+            let jsons: Vec<Vec<String>> = chunk
+                .iter()
+                .map(|&a| {
+                    (0..INSTANCES_PER_APP)
+                        .map(|i| instance_json(a, i, &revisions[a][i % REVISIONS_PER_APP]))
+                        .collect()
+                })
+                .collect();
+            let start = Instant::now();
+            // The allocation counter is global: counted around all threads at once.
+            let allocs = ALLOCS.load(Ordering::Relaxed);
+            let per_thread = jsons.len().div_ceil(threads);
+            let done: Vec<(Cost, _)> = std::thread::scope(|scope| {
+                let handles: Vec<_> = jsons
+                    .chunks(per_thread)
+                    .map(|part| {
+                        scope.spawn(move || {
+                            let m = mark();
+                            let mut kept = Vec::with_capacity(part.len());
+                            for app in part {
+                                let mut reader = InstanceReader::new();
+                                let list: Vec<ServiceInstance> = app
+                                    .iter()
+                                    .map(|j| {
+                                        reader
+                                            .read_curator_json("/services/x/y", j.as_bytes())
+                                            .unwrap()
+                                    })
+                                    .collect();
+                                kept.push((list, reader));
+                            }
+                            // Dropped outside the timing, as the rows above do.
+                            (since(m), kept)
+                        })
+                    })
+                    .collect();
+                handles.into_iter().map(|h| h.join().unwrap()).collect()
+            });
+            total.time += start.elapsed();
+            total.allocs += ALLOCS.load(Ordering::Relaxed) - allocs;
+            total.cpu += done.iter().map(|(c, _)| c.cpu).sum::<Duration>();
+            drop(done);
+        }
+        row.add(total, false);
+    }
+    header();
+    row.print();
 }
 
 fn add(into: &mut Cost, c: Cost) {
@@ -505,6 +591,10 @@ fn main() {
     let wants = |s: &str| filter.as_deref().is_none_or(|f| s.contains(f));
     if wants("interface") {
         interface_level(reps);
+    }
+    let threads = env("DISCOVERY_SCALE_THREADS", 1);
+    if threads > 1 && wants("application") {
+        application_json_parallel(reps, env("DISCOVERY_SCALE_APPS", 1000).max(1), threads);
     }
     if wants("application") {
         application_level(

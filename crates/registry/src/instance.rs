@@ -1,15 +1,16 @@
 //! [`ServiceInstance`]: one running instance of an application, and its Curator JSON form.
 
-use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use serde::de::{MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use serde_json::value::RawValue;
 
 use crate::error::RegistryError;
+
+#[cfg(test)]
+mod reference;
+mod scan;
 
 /// Metadata key: the instance's metadata revision (`"0"` when it exports nothing).
 pub const REVISION_KEY: &str = "dubbo.metadata.revision";
@@ -372,9 +373,11 @@ impl<'de> Deserialize<'de> for InstanceMetadata {
 ///
 /// A discovery keeps one per watched application: a large application's listing is
 /// thousands of nearly identical documents, and the shared metadata is most of an instance's
-/// size. Strings are borrowed from the input where the JSON has no escapes, and the parts of
-/// the document the consumer does not use (`id`, `payload.id`, `serviceType`, `uriSpec`, ...)
-/// are skipped without being copied.
+/// size. The document is scanned once, its structure checked but only the fields the consumer
+/// keeps read (`id`, `payload.id`, `serviceType`, `uriSpec`, ... are skipped, their strings
+/// neither validated nor unescaped). A map is found by the raw text of its pairs, compared
+/// with the maps the last few instances used before anything is hashed, and unescaped and
+/// built only the first time that text is seen.
 ///
 /// ```
 /// use dubbo_registry::{InstanceReader, ServiceInstance};
@@ -393,12 +396,22 @@ impl<'de> Deserialize<'de> for InstanceMetadata {
 /// ```
 #[derive(Debug, Default)]
 pub struct InstanceReader {
-    /// Shared metadata by the JSON text of its pairs (`timestamp` left out).
-    shared: HashMap<Box<[u8]>, Arc<BTreeMap<String, String>>>,
+    /// Shared metadata by the text of its pairs (`timestamp` left out; see [`scan::scan`]).
+    shared: HashMap<Arc<[u8]>, Arc<BTreeMap<String, String>>>,
+    /// The metadata texts of the last maps read pair by pair, newest first: the instances of a
+    /// listing come in a few revisions, so a document's metadata is nearly always one of
+    /// these but for its timestamp, and is found by comparing bytes, without reading its
+    /// pairs or hashing them.
+    recent: Vec<scan::Pattern>,
+    /// The maps of `recent`, position by position.
+    recent_maps: Vec<Arc<BTreeMap<String, String>>>,
     /// Reused for the text of each instance's pairs, so a known map is found without
     /// allocating.
     key: Vec<u8>,
 }
+
+/// How many recently used metadata texts are compared before the pairs are read.
+const RECENT_MAPS: usize = 4;
 
 impl InstanceReader {
     /// A reader with nothing shared yet.
@@ -417,130 +430,86 @@ impl InstanceReader {
             path: path.to_owned(),
             reason,
         };
-        let node: CuratorIn<'_> =
-            serde_json::from_slice(data).map_err(|e| bad(format!("not instance JSON: {e}")))?;
-        let port = node
+        let not_json = |e: scan::ScanError| bad(format!("not instance JSON: {e}"));
+        self.key.clear();
+        let doc = scan::scan(data, &mut self.key, &self.recent).map_err(not_json)?;
+        let (Some(name), Some(address)) = (doc.name, doc.address) else {
+            return Err(bad("not instance JSON: no name or address".to_owned()));
+        };
+        let port = doc
             .port
-            .or(node.ssl_port)
+            .or(doc.ssl_port)
             .ok_or_else(|| bad("the instance has no port".to_owned()))?;
-        if node.address.0.is_empty() {
+        let address = address.text().map_err(not_json)?;
+        if address.is_empty() {
             return Err(bad("the instance has no address".to_owned()));
         }
-        let host = node
-            .address
-            .0
+        let host = address
             .trim_start_matches('[')
             .trim_end_matches(']')
             .to_owned();
-        let pairs = node.payload.map(|p| p.metadata.0).unwrap_or_default();
-        let metadata = self
-            .metadata(pairs)
-            .map_err(|e| bad(format!("bad instance metadata: {e}")))?;
+        let app = name.text().map_err(not_json)?.into_owned();
+        let timestamp = match doc.timestamp {
+            Some(t) => Some(t.text().map_err(not_json)?.into_owned()),
+            None => None,
+        };
+        let shared = match doc.metadata {
+            // Not moved to the front: a listing's revisions usually alternate, and the
+            // order they were first seen in makes a match as likely at any position.
+            scan::Metadata::Known(index) => Ok(Arc::clone(&self.recent_maps[index])),
+            scan::Metadata::Absent => self.by_pairs(None),
+            scan::Metadata::Read { text, timestamp } => {
+                let map = self.by_pairs(Some(text));
+                if let Ok(map) = &map {
+                    self.recent.truncate(RECENT_MAPS - 1);
+                    self.recent_maps.truncate(RECENT_MAPS - 1);
+                    self.recent.insert(0, scan::Pattern::new(text, timestamp));
+                    self.recent_maps.insert(0, Arc::clone(map));
+                }
+                map
+            }
+        }
+        .map_err(|e| bad(format!("bad instance metadata: {e}")))?;
         Ok(ServiceInstance {
-            app: node.name.0.into_owned(),
+            app,
             host,
             port,
-            metadata,
-            registration_time: node.registration_time_utc,
+            metadata: InstanceMetadata { shared, timestamp },
+            registration_time: doc.registration_time,
         })
     }
 
     /// Forgets shared metadata no instance uses any more, so a long-lived reader stays the
     /// size of the current deployment.
     pub fn forget_unused(&mut self) {
+        self.recent.clear();
+        self.recent_maps.clear();
         self.shared.retain(|_, m| Arc::strong_count(m) > 1);
     }
 
-    fn metadata(
+    /// The shared map for the pairs whose text is in `self.key`, found by that text; `text`
+    /// is the metadata object they came from, read only when the map is new.
+    fn by_pairs(
         &mut self,
-        pairs: Vec<(Text<'_>, &RawValue)>,
-    ) -> Result<InstanceMetadata, serde_json::Error> {
-        // The key is the pairs as they arrived, values still JSON-quoted and escaped, each
-        // preceded by its length so that no two different lists give the same bytes.
-        self.key.clear();
-        let mut timestamp = None;
-        for (k, v) in &pairs {
-            if k.0 == TIMESTAMP_KEY {
-                timestamp = Some(*v);
-            } else {
-                for part in [k.0.as_bytes(), v.get().as_bytes()] {
-                    self.key.extend_from_slice(&part.len().to_le_bytes());
-                    self.key.extend_from_slice(part);
-                }
-            }
+        text: Option<&[u8]>,
+    ) -> Result<Arc<BTreeMap<String, String>>, scan::ScanError> {
+        if let Some(found) = self.shared.get(self.key.as_slice()) {
+            return Ok(Arc::clone(found));
         }
-        let timestamp = match timestamp {
-            Some(v) => Some(serde_json::from_str::<Text<'_>>(v.get())?.0.into_owned()),
-            None => None,
-        };
-        let shared = match self.shared.get(self.key.as_slice()) {
-            Some(found) => Arc::clone(found),
-            None => {
-                let mut map = BTreeMap::new();
-                for (k, v) in pairs {
-                    if k.0 != TIMESTAMP_KEY {
-                        map.insert(k.0.into_owned(), serde_json::from_str(v.get())?);
-                    }
+        let mut map = BTreeMap::new();
+        if let Some(text) = text {
+            scan::metadata_pairs(text, |k, v| {
+                let k = k.text()?;
+                if k != TIMESTAMP_KEY {
+                    map.insert(k.into_owned(), v.text()?.into_owned());
                 }
-                let map = Arc::new(map);
-                self.shared
-                    .insert(self.key.as_slice().into(), Arc::clone(&map));
-                map
-            }
-        };
-        Ok(InstanceMetadata { shared, timestamp })
-    }
-}
-
-/// What the consumer reads of Curator's `OldServiceInstance`; other fields are skipped.
-#[derive(Deserialize)]
-struct CuratorIn<'a> {
-    #[serde(borrow)]
-    name: Text<'a>,
-    #[serde(borrow)]
-    address: Text<'a>,
-    port: Option<u16>,
-    #[serde(rename = "sslPort")]
-    ssl_port: Option<u16>,
-    #[serde(borrow)]
-    payload: Option<PayloadIn<'a>>,
-    #[serde(rename = "registrationTimeUTC", default)]
-    registration_time_utc: u64,
-}
-
-#[derive(Deserialize)]
-struct PayloadIn<'a> {
-    #[serde(borrow, default)]
-    metadata: Pairs<'a>,
-}
-
-/// A JSON string, borrowed from the input unless it has escapes.
-#[derive(Deserialize)]
-struct Text<'a>(#[serde(borrow)] Cow<'a, str>);
-
-/// A JSON object of strings, in document order, the values as they are in the document (read
-/// as strings only when they are not known yet).
-#[derive(Default)]
-struct Pairs<'a>(Vec<(Text<'a>, &'a RawValue)>);
-
-impl<'de: 'a, 'a> Deserialize<'de> for Pairs<'a> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct PairsVisitor<'a>(std::marker::PhantomData<&'a ()>);
-        impl<'de: 'a, 'a> Visitor<'de> for PairsVisitor<'a> {
-            type Value = Pairs<'a>;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a map of strings")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Pairs<'a>, A::Error> {
-                // Java writes six to eight keys.
-                let mut pairs = Vec::with_capacity(map.size_hint().unwrap_or(8).min(64));
-                while let Some(pair) = map.next_entry::<Text<'a>, &'a RawValue>()? {
-                    pairs.push(pair);
-                }
-                Ok(Pairs(pairs))
-            }
+                Ok(())
+            })?;
         }
-        deserializer.deserialize_map(PairsVisitor(std::marker::PhantomData))
+        let map = Arc::new(map);
+        self.shared
+            .insert(self.key.as_slice().into(), Arc::clone(&map));
+        Ok(map)
     }
 }
 
@@ -706,5 +675,180 @@ mod tests {
             .read_curator_json("/services/p/esc", escaped.as_bytes())
             .unwrap();
         assert_eq!(i.metadata[TIMESTAMP_KEY], "1");
+    }
+
+    /// Documents as Java writes them, and variants a general parser reads the same way.
+    fn documents() -> Vec<String> {
+        let java = java_like("10.0.0.1", "r1", "17").to_curator_json();
+        let mut ipv6 = java_like("::1", "r2", "18");
+        ipv6.metadata.insert(
+            ENDPOINTS_KEY.into(),
+            r#"[{"port":20880,"protocol":"dubbo"}]"#.into(),
+        );
+        vec![
+            java.clone(),
+            ipv6.to_curator_json(),
+            // Whitespace, fields in another order, unknown fields of every kind.
+            java.replace(r#"",""#, "\" ,\n\t\"")
+                .replace(r#"":""#, "\" : \""),
+            java.replace(
+                r#""name":"p","#,
+                r#""enabled":true,"extra":{"a":[1,{"b":"}"}],"c":-1.5e3},"name":"p","#,
+            ),
+            // sslPort only, null payload, no metadata, escapes where they are kept.
+            java.replace(r#""port":20880,"sslPort":null"#, r#""sslPort":443"#),
+            r#"{"name":"a\u0070p","address":"h\"1","port":1,"payload":null}"#.to_owned(),
+            r#"{"name":"p","address":"h","port":1,"payload":{"@class":"x"}}"#.to_owned(),
+            r#"{"name":"p","address":"h","port":1,"payload":{"metadata":{}},"registrationTimeUTC":0}"#
+                .to_owned(),
+            // Duplicate metadata keys: the last wins.
+            r#"{"name":"p","address":"h","port":1,"payload":{"metadata":{"a":"1","timestamp":"1","a":"2","timestamp":"2"}}}"#
+                .to_owned(),
+            r#"{"name":"p","address":"h","port":1,"payload":{"metadata":{"k\u00e9":"\ud83d\ude00"}}}"#
+                .to_owned(),
+        ]
+    }
+
+    /// The spans of values the scanner skips without reading (the ends of `"key":` values
+    /// in these documents, which hold no `,"` or `}`).
+    fn skipped_spans(doc: &str) -> Vec<std::ops::Range<usize>> {
+        let mut spans = Vec::new();
+        for key in [
+            r#""id""#,
+            r#""@class""#,
+            r#""serviceType""#,
+            r#""uriSpec""#,
+            r#""enabled""#,
+            r#""extra""#,
+        ] {
+            for (at, _) in doc.match_indices(key) {
+                let from = at + key.len();
+                // The nested `extra` object ends with the one exponent in the documents.
+                let stop = if key == r#""extra""# { "e3}" } else { "" };
+                let end = match doc[from..].find(stop) {
+                    Some(e) if !stop.is_empty() => from + e + stop.len(),
+                    _ => doc[from..].find([',', '}']).map_or(doc.len(), |e| from + e),
+                };
+                spans.push(at..end);
+            }
+        }
+        // payload.name, the second "name".
+        if let Some((at, _)) = doc.match_indices(r#""name""#).nth(1) {
+            let end = doc[at..].find(',').map_or(doc.len(), |e| at + e);
+            spans.push(at..end);
+        }
+        spans
+    }
+
+    #[test]
+    fn the_scanner_reads_what_serde_json_reads() {
+        for doc in documents() {
+            let expected = reference::read(doc.as_bytes()).unwrap();
+            let mut reader = InstanceReader::new();
+            let got = reader
+                .read_curator_json("/services/p/x", doc.as_bytes())
+                .unwrap();
+            assert_eq!(got, expected, "{doc}");
+            assert_eq!(got.to_curator_json(), expected.to_curator_json());
+            // A second read finds the map it built.
+            let again = reader
+                .read_curator_json("/services/p/x", doc.as_bytes())
+                .unwrap();
+            assert!(again.metadata.shares_with(&got.metadata));
+            // ... by comparing its text, once it has read it pair by pair.
+            let mut key = Vec::new();
+            let scanned = scan::scan(doc.as_bytes(), &mut key, &reader.recent).unwrap();
+            if doc.contains(r#""metadata""#) {
+                assert!(
+                    matches!(scanned.metadata, scan::Metadata::Known(0)),
+                    "{doc}"
+                );
+                assert!(key.is_empty());
+            }
+        }
+    }
+
+    #[test]
+    fn the_scanner_refuses_what_serde_json_refuses_where_it_reads() {
+        let mut checked = 0;
+        for doc in documents() {
+            let bytes = doc.as_bytes();
+            // Every proper prefix is partial data.
+            for end in 0..bytes.len() {
+                let e = ServiceInstance::from_curator_json("/services/p/cut", &bytes[..end])
+                    .unwrap_err();
+                assert_eq!(e.code(), "REGISTRY_BAD_DATA");
+                assert!(e.to_string().contains("/services/p/cut"), "{e}");
+            }
+            // Every byte replaced: where the scanner reads, it agrees with serde_json; in a
+            // skipped value it may accept what serde_json refuses, never the reverse.
+            let skipped = skipped_spans(&doc);
+            let mut warmed = InstanceReader::new();
+            for at in 0..bytes.len() {
+                for b in [
+                    b'"', b'\\', b'{', b'}', b'[', b',', b':', b'1', b'x', b' ', 0x01, 0xff,
+                ] {
+                    let mut mutated = bytes.to_vec();
+                    mutated[at] = b;
+                    let expected = reference::read(&mutated);
+                    // A fresh reader reads the pairs; one that has just read the document
+                    // compares the metadata with it first.
+                    let fresh = InstanceReader::new().read_curator_json("/services/p/m", &mutated);
+                    warmed.read_curator_json("/services/p/x", bytes).unwrap();
+                    let after_base = warmed.read_curator_json("/services/p/m", &mutated);
+                    for got in [fresh, after_base] {
+                        match (&expected, &got) {
+                            (Ok(e), Ok(g)) => assert_eq!(e, g),
+                            (Ok(_), Err(e)) => {
+                                panic!("refused {:?}: {e}", String::from_utf8_lossy(&mutated))
+                            }
+                            (Err(_), Ok(_)) => assert!(
+                                skipped.iter().any(|s| s.contains(&at)),
+                                "accepted {:?}",
+                                String::from_utf8_lossy(&mutated)
+                            ),
+                            (Err(_), Err(e)) => {
+                                assert!(e.to_string().contains("/services/p/m"), "{e}");
+                            }
+                        }
+                    }
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 10_000);
+    }
+
+    #[test]
+    fn many_revisions_interleaved_each_share_one_map() {
+        let mut reader = InstanceReader::new();
+        // More revisions than the reader compares before hashing.
+        let revisions: Vec<String> = (0..RECENT_MAPS * 2 + 1).map(|r| format!("r{r}")).collect();
+        let mut read = Vec::new();
+        for i in 0..revisions.len() * 5 {
+            let want = java_like(
+                &format!("10.0.0.{i}"),
+                &revisions[i * 7 % revisions.len()],
+                &i.to_string(),
+            );
+            let got = reader
+                .read_curator_json("/services/p/x", want.to_curator_json().as_bytes())
+                .unwrap();
+            assert_eq!(got, want);
+            read.push(got);
+        }
+        for a in &read {
+            for b in &read {
+                assert_eq!(
+                    a.metadata.shares_with(&b.metadata),
+                    a.revision() == b.revision()
+                );
+            }
+        }
+        assert_eq!(reader.shared.len(), revisions.len());
+        read.retain(|i| i.revision() == "r0");
+        reader.forget_unused();
+        assert_eq!(reader.shared.len(), 1);
+        assert!(reader.recent.is_empty());
     }
 }

@@ -581,11 +581,9 @@ impl AppResolver {
         if app.trim().is_empty() || !lock(&self.watched).insert(app.clone()) {
             return;
         }
-        let (tx, mut rx) = watch::channel::<Option<Vec<ServiceInstance>>>(None);
+        let (latest, mut taker) = handoff();
         let listener: Arc<dyn InstancesListener> =
-            Arc::new(move |_: &str, instances: Vec<ServiceInstance>| {
-                tx.send_replace(Some(instances));
-            });
+            Arc::new(move |_: &str, instances: Vec<ServiceInstance>| latest.put(instances));
         let listener: Arc<dyn InstancesListener> =
             Arc::new(CoalescingInstancesListener::new(listener, self.coalesce));
         let me = self.clone();
@@ -610,12 +608,14 @@ impl AppResolver {
                 backoff = (backoff * 2).min(std::time::Duration::from_secs(30));
             }
             loop {
-                tokio::select! {
+                let instances = tokio::select! {
                     _ = stop.cancelled() => break,
                     _ = me.cancel.cancelled() => break,
-                    changed = rx.changed() => if changed.is_err() { break },
-                }
-                let instances = rx.borrow_and_update().clone().unwrap_or_default();
+                    next = taker.next() => match next {
+                        Some(instances) => instances,
+                        None => break,
+                    },
+                };
                 let urls = me.resolve(&app, &instances, &mut builder).await;
                 let Some(sources) = me.sources.upgrade() else { break };
                 let urls: Vec<Url> = urls
@@ -728,5 +728,80 @@ impl AppResolver {
                 None
             }
         }
+    }
+}
+
+/// Hands the discovery's latest instance list of one application to the task that resolves
+/// it, keeping nothing once it is taken: the consumer keeps the resolved URLs, not the
+/// instances (a large deployment's lists are hundreds of thousands). A list replaced before
+/// it was taken is never resolved, as with a channel of lists.
+fn handoff() -> (LatestInstances, InstancesTaker) {
+    let slot: Arc<Mutex<Option<Vec<ServiceInstance>>>> = Arc::default();
+    let (signal, arrived) = watch::channel(());
+    (
+        LatestInstances {
+            slot: slot.clone(),
+            signal,
+        },
+        InstancesTaker { slot, arrived },
+    )
+}
+
+/// The discovery's side of [`handoff`].
+struct LatestInstances {
+    slot: Arc<Mutex<Option<Vec<ServiceInstance>>>>,
+    signal: watch::Sender<()>,
+}
+
+impl LatestInstances {
+    /// Replaces the list waiting to be taken.
+    fn put(&self, instances: Vec<ServiceInstance>) {
+        *lock(&self.slot) = Some(instances);
+        self.signal.send_replace(());
+    }
+}
+
+/// The resolving task's side of [`handoff`].
+struct InstancesTaker {
+    slot: Arc<Mutex<Option<Vec<ServiceInstance>>>>,
+    arrived: watch::Receiver<()>,
+}
+
+impl InstancesTaker {
+    /// The next list, taken out; `None` once the discovery's side is gone.
+    async fn next(&mut self) -> Option<Vec<ServiceInstance>> {
+        loop {
+            self.arrived.changed().await.ok()?;
+            // Marked seen before taking: a list put after this is signalled again.
+            self.arrived.borrow_and_update();
+            if let Some(instances) = lock(&self.slot).take() {
+                return Some(instances);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn the_handoff_gives_the_latest_list_once_and_keeps_nothing() {
+        let (latest, mut taker) = handoff();
+        let list = |port| vec![ServiceInstance::new("p", "127.0.0.1", port)];
+        latest.put(list(1));
+        latest.put(list(2));
+        assert_eq!(taker.next().await, Some(list(2)));
+        assert!(lock(&taker.slot).is_none(), "taken out, not copied");
+        // Nothing new: no list until one is put.
+        let waiting = tokio::time::timeout(std::time::Duration::from_millis(50), taker.next());
+        assert!(waiting.await.is_err());
+        latest.put(list(3));
+        assert_eq!(taker.next().await, Some(list(3)));
+        latest.put(list(4));
+        drop(latest);
+        // A list put before the discovery's side went away is still delivered.
+        assert_eq!(taker.next().await, Some(list(4)));
+        assert_eq!(taker.next().await, None);
     }
 }

@@ -1,0 +1,550 @@
+//! A single-pass scanner for Curator instance JSON that reads only what the consumer keeps.
+//!
+//! A large application's listing is thousands of ~750-byte documents of which the consumer
+//! keeps the application name, the address, the ports, the registration time and the
+//! metadata (mostly text shared by every instance of a revision). A general JSON parser
+//! validates and unescapes every string, the escaped MetadataService parameters included;
+//! this scanner checks the document's structure (so partial or foreign data is still refused)
+//! but only finds the ends of the strings it skips. What it keeps is checked as strictly as
+//! serde_json would: kept strings with escapes or control characters are decoded by
+//! serde_json, and a metadata map is built by serde_json the first time its text is seen.
+
+use std::borrow::Cow;
+
+/// Why a document is not instance JSON; `at` is the byte offset.
+#[derive(Debug)]
+pub(super) struct ScanError {
+    pub(super) what: Cow<'static, str>,
+    pub(super) at: usize,
+}
+
+impl std::fmt::Display for ScanError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} at byte {}", self.what, self.at)
+    }
+}
+
+/// A JSON string token as it is in the document.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct RawStr<'a> {
+    /// The token with its quotes.
+    pub(super) quoted: &'a [u8],
+    /// Where it starts in its document.
+    at: usize,
+}
+
+impl<'a> RawStr<'a> {
+    /// The text between the quotes.
+    fn inner(&self) -> &'a [u8] {
+        &self.quoted[1..self.quoted.len() - 1]
+    }
+
+    /// The string it stands for: borrowed when it has no escapes (or control characters,
+    /// which JSON forbids and serde_json refuses), else decoded by serde_json.
+    pub(super) fn text(&self) -> Result<Cow<'a, str>, ScanError> {
+        let inner = self.inner();
+        if !inner.iter().any(|&b| b == b'\\' || b < 0x20) {
+            // Not plain ASCII: UTF-8 still to be checked.
+            return std::str::from_utf8(inner)
+                .map(Cow::Borrowed)
+                .map_err(|e| ScanError {
+                    what: format!("a string is not UTF-8: {e}").into(),
+                    at: self.at,
+                });
+        }
+        serde_json::from_slice::<String>(self.quoted)
+            .map(Cow::Owned)
+            .map_err(|e| ScanError {
+                what: format!("bad string: {e}").into(),
+                at: self.at,
+            })
+    }
+
+    /// Whether it stands for `text`; checks it is a valid string either way.
+    pub(super) fn is(&self, text: &str) -> Result<bool, ScanError> {
+        let inner = self.inner();
+        if inner == text.as_bytes() {
+            return Ok(true);
+        }
+        if plain(inner) {
+            return Ok(false);
+        }
+        Ok(self.text()? == text)
+    }
+
+    /// The document field a field name stands for, if the consumer reads it; checks it is a
+    /// valid string either way.
+    fn field(&self) -> Result<Option<Field>, ScanError> {
+        let inner = self.inner();
+        if let Some(field) = Field::of(inner) {
+            return Ok(Some(field));
+        }
+        if plain(inner) {
+            return Ok(None);
+        }
+        Ok(Field::of(self.text()?.as_bytes()))
+    }
+}
+
+/// The high bit of each byte of `word` equal to `byte`, exact for the lowest such byte (a
+/// borrow can only flag bytes above a real match, so the lowest flag is always real).
+fn bytes_equal(word: u64, byte: u8) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    let x = word ^ (ONES * u64::from(byte));
+    x.wrapping_sub(ONES) & !x & (ONES << 7)
+}
+
+/// Whether a string's text is printable ASCII without escapes: then it is valid and stands
+/// for itself.
+fn plain(inner: &[u8]) -> bool {
+    inner
+        .iter()
+        .all(|&b| (0x20..0x80).contains(&b) && b != b'\\')
+}
+
+/// A metadata object's text seen before, cut around its (last) `timestamp` value: a document
+/// whose metadata is `before`, a string, then `after` has the same pairs but `timestamp`.
+#[derive(Debug)]
+pub(super) struct Pattern {
+    /// Up to and including the timestamp value's opening quote (the whole text if none).
+    pub(super) before: Box<[u8]>,
+    /// What follows the timestamp value's closing quote; `None` when the text has no
+    /// timestamp.
+    pub(super) after: Option<Box<[u8]>>,
+}
+
+impl Pattern {
+    /// The pattern of the metadata `text` whose timestamp value token is at `timestamp`
+    /// (offsets in `text`).
+    pub(super) fn new(text: &[u8], timestamp: Option<std::ops::Range<usize>>) -> Self {
+        match timestamp {
+            Some(t) => Self {
+                before: text[..t.start + 1].into(),
+                after: Some(text[t.end..].into()),
+            },
+            None => Self {
+                before: text.into(),
+                after: None,
+            },
+        }
+    }
+}
+
+/// How the metadata was read.
+#[derive(Debug, Default)]
+pub(super) enum Metadata<'a> {
+    /// No payload or no metadata.
+    #[default]
+    Absent,
+    /// Its text matched `known[index]`; `key` was left alone.
+    Known(usize),
+    /// Read pair by pair: the text of its pairs is in `key`.
+    Read {
+        /// The object's text, braces included.
+        text: &'a [u8],
+        /// The last timestamp value token's offsets in `text`.
+        timestamp: Option<std::ops::Range<usize>>,
+    },
+}
+
+/// What the consumer reads of one document.
+#[derive(Debug, Default)]
+pub(super) struct Scanned<'a> {
+    pub(super) name: Option<RawStr<'a>>,
+    pub(super) address: Option<RawStr<'a>>,
+    pub(super) port: Option<u16>,
+    pub(super) ssl_port: Option<u16>,
+    pub(super) metadata: Metadata<'a>,
+    /// The last `timestamp` value of the metadata.
+    pub(super) timestamp: Option<RawStr<'a>>,
+    pub(super) registration_time: u64,
+}
+
+/// The fields of the document the consumer reads.
+#[derive(Clone, Copy, PartialEq)]
+enum Field {
+    Name,
+    Address,
+    Port,
+    SslPort,
+    Payload,
+    RegistrationTime,
+}
+
+impl Field {
+    fn of(name: &[u8]) -> Option<Self> {
+        Some(match name {
+            b"name" => Self::Name,
+            b"address" => Self::Address,
+            b"port" => Self::Port,
+            b"sslPort" => Self::SslPort,
+            b"payload" => Self::Payload,
+            b"registrationTimeUTC" => Self::RegistrationTime,
+            _ => return None,
+        })
+    }
+}
+
+/// Scans a Curator `OldServiceInstance` document. Its metadata is first compared with the
+/// `known` texts; if none matches, the text of every metadata pair but `timestamp` is
+/// appended to `key` (each pair's raw text from its key's opening quote to its value's
+/// closing quote, then a zero byte, which a valid JSON string cannot hold raw: equal keys
+/// mean equal pair texts).
+pub(super) fn scan<'a>(
+    data: &'a [u8],
+    key: &mut Vec<u8>,
+    known: &[Pattern],
+) -> Result<Scanned<'a>, ScanError> {
+    let mut s = Scanner { data, pos: 0 };
+    let mut out = Scanned::default();
+    let mut seen = [false; 6];
+    s.ws();
+    s.object(|s, name| {
+        let Some(field) = name.field()? else {
+            return s.skip_value();
+        };
+        if std::mem::replace(&mut seen[field as usize], true) {
+            return Err(s.err("a field appears twice"));
+        }
+        match field {
+            Field::Name => out.name = Some(s.string_value()?),
+            Field::Address => out.address = Some(s.string_value()?),
+            Field::Port => out.port = s.optional_u16()?,
+            Field::SslPort => out.ssl_port = s.optional_u16()?,
+            Field::Payload => {
+                if !s.null()? {
+                    let mut metadata_seen = false;
+                    s.object(|s, name| {
+                        if !name.is("metadata")? {
+                            return s.skip_value();
+                        }
+                        if std::mem::replace(&mut metadata_seen, true) {
+                            return Err(s.err("a field appears twice"));
+                        }
+                        if let Some((index, timestamp)) = s.known_metadata(known)? {
+                            out.metadata = Metadata::Known(index);
+                            out.timestamp = timestamp;
+                            return Ok(());
+                        }
+                        let start = s.pos;
+                        out.timestamp = s.metadata(key)?;
+                        out.metadata = Metadata::Read {
+                            text: &s.data[start..s.pos],
+                            timestamp: out
+                                .timestamp
+                                .map(|t| t.at - start..t.at - start + t.quoted.len()),
+                        };
+                        Ok(())
+                    })?;
+                }
+            }
+            Field::RegistrationTime => out.registration_time = s.u64()?,
+        }
+        Ok(())
+    })?;
+    s.ws();
+    if s.pos != data.len() {
+        return Err(s.err("trailing characters"));
+    }
+    Ok(out)
+}
+
+/// The pairs of a metadata object `text` in document order, every value a string token.
+pub(super) fn metadata_pairs<'a>(
+    text: &'a [u8],
+    mut each: impl FnMut(RawStr<'a>, RawStr<'a>) -> Result<(), ScanError>,
+) -> Result<(), ScanError> {
+    let mut s = Scanner { data: text, pos: 0 };
+    s.object(|s, k| {
+        let v = s.string_value()?;
+        each(k, v)
+    })
+}
+
+struct Scanner<'a> {
+    data: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Scanner<'a> {
+    fn err(&self, what: &'static str) -> ScanError {
+        ScanError {
+            what: what.into(),
+            at: self.pos,
+        }
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.data.get(self.pos).copied()
+    }
+
+    fn ws(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
+            self.pos += 1;
+        }
+    }
+
+    fn eat(&mut self, byte: u8, what: &'static str) -> Result<(), ScanError> {
+        if self.peek() == Some(byte) {
+            self.pos += 1;
+            Ok(())
+        } else {
+            Err(self.err(what))
+        }
+    }
+
+    /// An object whose fields `field` reads (positioned at each value, whitespace skipped);
+    /// positioned at `{`, leaves the scanner after `}`.
+    fn object(
+        &mut self,
+        mut field: impl FnMut(&mut Self, RawStr<'a>) -> Result<(), ScanError>,
+    ) -> Result<(), ScanError> {
+        self.eat(b'{', "expected an object")?;
+        self.ws();
+        if self.peek() == Some(b'}') {
+            self.pos += 1;
+            return Ok(());
+        }
+        loop {
+            if self.peek() != Some(b'"') {
+                return Err(self.err("expected a field name"));
+            }
+            let name = self.string()?;
+            self.ws();
+            self.eat(b':', "expected ':'")?;
+            self.ws();
+            field(self, name)?;
+            self.ws();
+            match self.peek() {
+                Some(b',') => {
+                    self.pos += 1;
+                    self.ws();
+                }
+                Some(b'}') => {
+                    self.pos += 1;
+                    return Ok(());
+                }
+                _ => return Err(self.err("expected ',' or '}'")),
+            }
+        }
+    }
+
+    /// Reads the metadata object (positioned at it), appending the text of its pairs but
+    /// `timestamp` to `key`; returns the last `timestamp` value.
+    fn metadata(&mut self, key: &mut Vec<u8>) -> Result<Option<RawStr<'a>>, ScanError> {
+        let mut timestamp = None;
+        let data = self.data;
+        self.object(|s, k| {
+            let start = k.at;
+            let v = s.string_value()?;
+            if k.is(crate::instance::TIMESTAMP_KEY)? {
+                // Only the last one is kept, but each must be a string.
+                if let Some(earlier) = timestamp.replace(v) {
+                    earlier.text()?;
+                }
+            } else {
+                key.extend_from_slice(&data[start..s.pos]);
+                key.push(0);
+            }
+            Ok(())
+        })?;
+        Ok(timestamp)
+    }
+
+    /// A string token (positioned at its opening quote).
+    fn string(&mut self) -> Result<RawStr<'a>, ScanError> {
+        let start = self.pos;
+        let end = self.string_end()?;
+        self.pos = end;
+        Ok(RawStr {
+            quoted: &self.data[start..end],
+            at: start,
+        })
+    }
+
+    /// A value that must be a string.
+    fn string_value(&mut self) -> Result<RawStr<'a>, ScanError> {
+        if self.peek() != Some(b'"') {
+            return Err(self.err("expected a string"));
+        }
+        self.string()
+    }
+
+    /// The offset after the string starting at `self.pos` (its opening quote): the next
+    /// quote not escaped. Eight bytes are looked at at once (most strings are too short for
+    /// a call to `memchr` to pay).
+    fn string_end(&self) -> Result<usize, ScanError> {
+        let data = self.data;
+        let mut i = self.pos + 1;
+        loop {
+            while let Some(chunk) = data.get(i..i + 8) {
+                let Ok(chunk) = <[u8; 8]>::try_from(chunk) else {
+                    break;
+                };
+                let word = u64::from_le_bytes(chunk);
+                let found = bytes_equal(word, b'"') | bytes_equal(word, b'\\');
+                if found != 0 {
+                    i += (found.trailing_zeros() / 8) as usize;
+                    break;
+                }
+                i += 8;
+            }
+            match data.get(i) {
+                Some(b'"') => return Ok(i + 1),
+                Some(b'\\') => i += 2,
+                Some(_) => i += 1,
+                None => return Err(self.err("unterminated string")),
+            }
+        }
+    }
+
+    /// Matches the metadata object at `self.pos` against `known` texts: the index of the one
+    /// it matches and its timestamp value, the scanner after the object; or `None`, the
+    /// scanner unmoved.
+    #[allow(clippy::type_complexity)]
+    fn known_metadata(
+        &mut self,
+        known: &[Pattern],
+    ) -> Result<Option<(usize, Option<RawStr<'a>>)>, ScanError> {
+        let start = self.pos;
+        let rest = &self.data[start..];
+        for (index, pattern) in known.iter().enumerate() {
+            if !rest.starts_with(&pattern.before) {
+                continue;
+            }
+            let Some(after) = &pattern.after else {
+                self.pos = start + pattern.before.len();
+                return Ok(Some((index, None)));
+            };
+            // `before` ends with the timestamp's opening quote.
+            self.pos = start + pattern.before.len() - 1;
+            let timestamp = self.string()?;
+            if self.data[self.pos..].starts_with(after) {
+                self.pos += after.len();
+                return Ok(Some((index, Some(timestamp))));
+            }
+            self.pos = start;
+        }
+        Ok(None)
+    }
+
+    /// Skips any value: strings to their end, objects and arrays to their matching bracket
+    /// (nesting checked), scalars to the next delimiter.
+    fn skip_value(&mut self) -> Result<(), ScanError> {
+        match self.peek() {
+            Some(b'"') => {
+                self.pos = self.string_end()?;
+                Ok(())
+            }
+            Some(b'{' | b'[') => self.skip_container(),
+            Some(_) => {
+                self.scalar()?;
+                Ok(())
+            }
+            None => Err(self.err("expected a value")),
+        }
+    }
+
+    fn skip_container(&mut self) -> Result<(), ScanError> {
+        // Open brackets as bits (1 = object); Curator documents nest three deep.
+        let mut stack: u64 = 0;
+        let mut depth = 0u32;
+        while let Some(b) = self.peek() {
+            match b {
+                b'"' => {
+                    self.pos = self.string_end()?;
+                    continue;
+                }
+                b'{' | b'[' => {
+                    if depth == 64 {
+                        return Err(self.err("nested too deep"));
+                    }
+                    stack = (stack << 1) | u64::from(b == b'{');
+                    depth += 1;
+                }
+                b'}' | b']' => {
+                    if depth == 0 || (stack & 1 == 1) != (b == b'}') {
+                        return Err(self.err("mismatched bracket"));
+                    }
+                    stack >>= 1;
+                    depth -= 1;
+                    if depth == 0 {
+                        self.pos += 1;
+                        return Ok(());
+                    }
+                }
+                _ => {}
+            }
+            self.pos += 1;
+        }
+        Err(self.err("unterminated object or array"))
+    }
+
+    /// A scalar token (number, `true`, `false`, `null`): up to the next delimiter.
+    fn scalar(&mut self) -> Result<&'a [u8], ScanError> {
+        let start = self.pos;
+        // What numbers and literals are made of; anything else ends the token (and is then
+        // refused if it is not a delimiter).
+        while let Some(b) = self.peek() {
+            if !(b.is_ascii_alphanumeric() || matches!(b, b'.' | b'+' | b'-')) {
+                break;
+            }
+            self.pos += 1;
+        }
+        let token = &self.data[start..self.pos];
+        match token.first() {
+            Some(b'0'..=b'9' | b'-') => Ok(token),
+            Some(_) if matches!(token, b"true" | b"false" | b"null") => Ok(token),
+            _ => Err(ScanError {
+                what: "expected a value".into(),
+                at: start,
+            }),
+        }
+    }
+
+    /// `null` (consumed, `true`) or something else (left, `false`).
+    fn null(&mut self) -> Result<bool, ScanError> {
+        if self.data.get(self.pos..self.pos + 4) == Some(b"null") {
+            let at = self.pos;
+            self.scalar()?;
+            if self.pos != at + 4 {
+                return Err(self.err("expected a value"));
+            }
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    fn u64(&mut self) -> Result<u64, ScanError> {
+        let at = self.pos;
+        let token = self.scalar()?;
+        let bad = || ScanError {
+            what: "expected an unsigned integer".into(),
+            at,
+        };
+        if token.is_empty() || !token.iter().all(u8::is_ascii_digit) {
+            return Err(bad());
+        }
+        // JSON forbids leading zeros.
+        if token.len() > 1 && token[0] == b'0' {
+            return Err(bad());
+        }
+        token.iter().try_fold(0u64, |n, &d| {
+            n.checked_mul(10)
+                .and_then(|n| n.checked_add(u64::from(d - b'0')))
+                .ok_or_else(bad)
+        })
+    }
+
+    fn optional_u16(&mut self) -> Result<Option<u16>, ScanError> {
+        if self.null()? {
+            return Ok(None);
+        }
+        let at = self.pos;
+        let n = self.u64()?;
+        u16::try_from(n).map(Some).map_err(|_| ScanError {
+            what: "a port out of range".into(),
+            at,
+        })
+    }
+}
