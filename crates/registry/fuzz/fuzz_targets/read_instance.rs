@@ -1,0 +1,37 @@
+//! Feeds arbitrary bytes, cut into documents at every 0xFF byte, to the Curator instance JSON
+//! reader, once with a fresh reader per document and once with one reader kept across them
+//! (which matches later documents against the metadata of earlier ones). Nothing may panic;
+//! both readers must agree; whatever is accepted must be JSON that serde_json accepts too, with
+//! the same application name, and must read back unchanged from the JSON it writes.
+
+#![no_main]
+
+use dubbo_registry::{InstanceReader, ServiceInstance};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let mut warm = InstanceReader::new();
+    for doc in data.split(|b| *b == 0xff) {
+        let fresh = InstanceReader::new().read_curator_json("/fuzz", doc);
+        let warmed = warm.read_curator_json("/fuzz", doc);
+        let instance = match (fresh, warmed) {
+            (Ok(a), Ok(b)) => {
+                assert_eq!(a, b, "a fresh and a warmed reader read different instances");
+                a
+            }
+            (Err(_), Err(_)) => continue,
+            (a, b) => panic!("a fresh and a warmed reader disagree: {a:?} against {b:?}"),
+        };
+        let value: serde_json::Value =
+            serde_json::from_slice(doc).expect("an accepted document is JSON");
+        assert_eq!(
+            value.get("name").and_then(|n| n.as_str()),
+            Some(instance.app.as_str()),
+            "the application name differs from serde_json's reading"
+        );
+        let written = instance.to_curator_json();
+        let again = ServiceInstance::from_curator_json("/fuzz", written.as_bytes())
+            .expect("the reader reads the JSON it writes");
+        assert_eq!(again, instance, "an instance changed through its own JSON");
+    }
+});
