@@ -137,24 +137,33 @@ impl Window {
         }
     }
 
-    fn millis(&self, at: Instant) -> u64 {
+    /// Milliseconds from the origin to `at`.
+    pub(crate) fn millis(&self, at: Instant) -> u64 {
         at.saturating_duration_since(self.origin).as_millis() as u64
     }
 
     /// Records one call that ended at `at`.
+    #[cfg(test)]
     pub(crate) fn record(&self, at: Instant, micros: u64, failure: Option<FailureKind>) {
-        let period = self.millis(at) / self.period_ms;
+        self.record_at(self.millis(at), micros, failure);
+    }
+
+    /// Records one call that ended `at_ms` milliseconds after the origin. Returns whether this
+    /// call turned a slot over to a new period (rare: once per slot and period).
+    pub(crate) fn record_at(&self, at_ms: u64, micros: u64, failure: Option<FailureKind>) -> bool {
+        let period = at_ms / self.period_ms;
         let n = self.slots.len() as u64;
         let Some(slot) = self.slots.get((period % n) as usize) else {
-            return;
+            return false;
         };
         let want = period + 1;
         let seen = slot.period.load(Ordering::Acquire);
+        let mut turned = false;
         if seen != want {
             if seen > want {
                 // A newer period already owns the slot: this call ended just before the turn
                 // and belongs to a period that has gone.
-                return;
+                return false;
             }
             if slot
                 .period
@@ -162,6 +171,7 @@ impl Window {
                 .is_ok()
             {
                 slot.reset();
+                turned = true;
             }
         }
         if let Some(f) = failure.and_then(|kind| slot.failed.get(kind.index())) {
@@ -175,6 +185,7 @@ impl Window {
             slot.rt_max.fetch_max(micros, Ordering::Relaxed);
         }
         slot.rt.record(micros);
+        turned
     }
 
     /// The window's numbers as of `now`.
