@@ -93,7 +93,16 @@ pub(crate) struct Window {
     period_ms: u64,
     origin: Instant,
     slots: Box<[Slot]>,
+    /// The period most recently recorded into and its slot, packed as
+    /// `(period + 1) << SLOT_BITS | slot` (0 before the first call): a call in that period
+    /// finds its slot without the two divisions, which cost more than the rest of the lookup.
+    last: AtomicU64,
 }
+
+/// Bits of [`Window::last`] for the slot's index; windows with more slots skip the shortcut.
+const SLOT_BITS: u32 = 16;
+/// The largest period [`Window::last`] can hold.
+const MAX_PACKED_PERIOD: u64 = (1 << (64 - SLOT_BITS)) - 2;
 
 /// The window's numbers at one moment.
 #[derive(Debug, Clone, PartialEq)]
@@ -134,6 +143,7 @@ impl Window {
             period_ms: config.period_ms(),
             origin,
             slots: (0..n).map(|_| Slot::default()).collect(),
+            last: AtomicU64::new(0),
         }
     }
 
@@ -151,9 +161,8 @@ impl Window {
     /// Records one call that ended `at_ms` milliseconds after the origin. Returns whether this
     /// call turned a slot over to a new period (rare: once per slot and period).
     pub(crate) fn record_at(&self, at_ms: u64, micros: u64, failure: Option<FailureKind>) -> bool {
-        let period = at_ms / self.period_ms;
-        let n = self.slots.len() as u64;
-        let Some(slot) = self.slots.get((period % n) as usize) else {
+        let (period, index) = self.period_of(at_ms);
+        let Some(slot) = self.slots.get(index) else {
             return false;
         };
         let want = period + 1;
@@ -186,6 +195,30 @@ impl Window {
         }
         slot.rt.record(micros);
         turned
+    }
+
+    /// The period `at_ms` falls in and the index of its slot.
+    #[inline]
+    fn period_of(&self, at_ms: u64) -> (u64, usize) {
+        let last = self.last.load(Ordering::Relaxed);
+        if last != 0 {
+            let period = (last >> SLOT_BITS) - 1;
+            if let Some(start) = period.checked_mul(self.period_ms) {
+                if at_ms.wrapping_sub(start) < self.period_ms {
+                    return (period, (last & ((1 << SLOT_BITS) - 1)) as usize);
+                }
+            }
+        }
+        let period = at_ms / self.period_ms;
+        let n = self.slots.len() as u64;
+        let index = period % n;
+        if n <= 1 << SLOT_BITS && period <= MAX_PACKED_PERIOD {
+            // Racing calls of different periods may leave either here; both are right for
+            // their own period, and a call of another period only misses the shortcut.
+            self.last
+                .store((period + 1) << SLOT_BITS | index, Ordering::Relaxed);
+        }
+        (period, index as usize)
     }
 
     /// The window's numbers as of `now`.
@@ -295,6 +328,33 @@ mod tests {
             snap.rt_max_ms,
             Some(values[values.len() - 1] as f64 / 1000.0)
         );
+    }
+
+    #[test]
+    fn the_remembered_period_finds_the_same_slot_as_the_division() {
+        for (bucket_num, secs) in [(10, 120), (1, 1), (7, 5), (70_000, 100)] {
+            let config = WindowConfig {
+                bucket_num,
+                time_window: Duration::from_secs(secs),
+            };
+            let w = Window::new(config, Instant::now());
+            let n = w.slots.len() as u64;
+            // Forwards, backwards and jumping about, including period edges.
+            let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+            let mut times: Vec<u64> = (0..2_000).map(|i| i * 997).collect();
+            for _ in 0..2_000 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                times.push(x % 10_000_000);
+                times.push((x % 1_000) * w.period_ms);
+                times.push(((x % 1_000) * w.period_ms).saturating_sub(1));
+            }
+            for at in times {
+                let want = at / w.period_ms;
+                assert_eq!(w.period_of(at), (want, (want % n) as usize), "at {at} ms");
+            }
+        }
     }
 
     #[test]
