@@ -157,7 +157,7 @@ impl ChainMetrics {
         let mut known = self.known.iter().map_while(OnceLock::get).enumerate();
         if let Some(found) = known
             .clone()
-            .find(|(_, k)| Arc::ptr_eq(&k.signature, signature) && k.service == *service)
+            .find(|(_, k)| Arc::ptr_eq(&k.signature, signature) && same_key(&k.service, service))
         {
             return Some(found);
         }
@@ -212,6 +212,23 @@ impl ChainMetrics {
                 .map(|k| &*k.metrics),
         }
     }
+}
+
+/// Whether two service keys share their strings' storage, as a key cloned from another does:
+/// then they are equal without comparing a byte. Both keys are alive while compared, so equal
+/// addresses are the same strings. `false` says nothing; the caller then compares contents.
+fn same_key(a: &ServiceKey, b: &ServiceKey) -> bool {
+    fn same(a: &str, b: &str) -> bool {
+        std::ptr::eq(a, b)
+    }
+    let same_opt = |a: Option<&str>, b: Option<&str>| match (a, b) {
+        (None, None) => true,
+        (Some(a), Some(b)) => same(a, b),
+        _ => false,
+    };
+    same(a.interface(), b.interface())
+        && same_opt(a.group(), b.group())
+        && same_opt(a.version(), b.version())
 }
 
 impl Observer for ChainMetrics {
@@ -382,6 +399,41 @@ mod tests {
             let s = m.snapshot(Instant::now());
             assert_eq!((s.processing, s.total), (0, 0), "{}", key.method);
         }
+    }
+
+    #[test]
+    fn keys_sharing_storage_are_equal_and_others_are_compared() {
+        let a = ServiceKey::new("a.B", Some("g"), Some("1.0"));
+        let b = a.clone();
+        let c = ServiceKey::new("a.B", Some("g"), Some("1.0"));
+        let d = ServiceKey::new("a.B", None, Some("1.0"));
+        assert!(same_key(&a, &b) && a == b);
+        // Equal but separately built: not known by address, equal by content.
+        assert!(!same_key(&a, &c) && a == c);
+        assert!(!same_key(&a, &d) && a != d);
+        assert!(same_key(&d, &d.clone()));
+    }
+
+    #[test]
+    fn the_url_can_remove_the_filter() {
+        let store = Arc::new(MetricsStore::default());
+        let url = Url::parse(
+            "dubbo://127.0.0.1:20880/a.B?side=consumer&application=app&reference.filter=-metrics",
+        )
+        .unwrap();
+        let target = Arc::new(invoker_fn(url.clone(), |_| async {
+            Ok(RpcResponse::new(Value::Null))
+        }));
+        let spec = Arc::new(FilterSpec::new(
+            METRICS_FILTER_NAME,
+            0,
+            &[Stage::Cluster],
+            Arc::new(MetricsFilter::new(store.clone())),
+        ));
+        let chain = FilterChain::build(&[spec], Stage::Cluster, &url, target);
+        assert!(chain.is_empty());
+        ready(chain.invoke(call("m"))).unwrap();
+        assert!(store.entries().is_empty());
     }
 
     #[test]

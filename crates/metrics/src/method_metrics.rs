@@ -25,7 +25,8 @@ pub struct MethodMetrics {
     rt_last: AtomicU64,
     rt_min: AtomicU64,
     rt_max: AtomicU64,
-    rt_sum: AtomicU64,
+    // No sum of response times here: the window keeps it since start (its slots and what left
+    // them), one locked add fewer per call.
     window: Window,
 }
 
@@ -78,7 +79,6 @@ impl MethodMetrics {
             rt_last: AtomicU64::new(0),
             rt_min: AtomicU64::new(u64::MAX),
             rt_max: AtomicU64::new(0),
-            rt_sum: AtomicU64::new(0),
             window: Window::new(config, origin),
         }
     }
@@ -149,7 +149,6 @@ impl MethodMetrics {
         if micros > self.rt_max.load(Ordering::Relaxed) {
             self.rt_max.fetch_max(micros, Ordering::Relaxed);
         }
-        self.rt_sum.fetch_add(micros, Ordering::Relaxed);
         self.window.record_at(ended_ms, micros, failure)
     }
 
@@ -167,7 +166,7 @@ impl MethodMetrics {
         let total = succeeded + failed.iter().sum::<u64>();
         let started = self.started.load(Ordering::Acquire);
         let processing = started.saturating_sub(total + abandoned);
-        let sum = self.rt_sum.load(Ordering::Relaxed);
+        let sum = self.window.rt_sum_since_start();
         let min = self.rt_min.load(Ordering::Relaxed);
         MetricsSnapshot {
             total,
