@@ -64,18 +64,26 @@ impl<'a> Next<'a> {
     /// Passes the call on to the next filter, or to the target invoker after the last one.
     pub fn run(self, invocation: Invocation) -> BoxFuture<'a, RpcResult> {
         if self.observers & 1 == 1 {
-            if let Some((first, rest)) = self.filters.split_first() {
-                if let Some(observer) = first.observer() {
-                    let next = Next {
-                        filters: rest,
-                        target: self.target,
-                        observers: self.observers >> 1,
-                    };
-                    // The rest is started by `step`, not by a recursive `run`, so the
-                    // invocation moves straight into the next filter or the target. A second
-                    // observer in a row runs through its `invoke`, which does the same.
-                    return observe_with(observer, invocation, |inv| next.step(inv));
-                }
+            return self.run_observer(invocation);
+        }
+        self.step(invocation)
+    }
+
+    /// [`run`](Self::run) when the next filter is an observer. Kept out of `run`, so that a
+    /// chain without observers pays nothing for the observer's larger stack frame.
+    #[inline(never)]
+    fn run_observer(self, invocation: Invocation) -> BoxFuture<'a, RpcResult> {
+        if let Some((first, rest)) = self.filters.split_first() {
+            if let Some(observer) = first.observer() {
+                let next = Next {
+                    filters: rest,
+                    target: self.target,
+                    observers: self.observers >> 1,
+                };
+                // The rest is started by `step`, not by a recursive `run`, so the invocation
+                // moves straight into the next filter or the target. A second observer in a
+                // row runs through its `invoke`, which does the same.
+                return observe_with(observer, invocation, |inv| next.step(inv));
             }
         }
         self.step(invocation)
