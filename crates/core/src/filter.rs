@@ -6,6 +6,7 @@ use dubbo_url::Url;
 
 use crate::invocation::Invocation;
 use crate::invoker::{BoxFuture, Invoker, RpcResult};
+use crate::observer::{observe_with, Observer};
 
 /// Which side of a call a filter runs on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -39,23 +40,65 @@ pub trait Filter: Send + Sync + 'static {
         let _ = url;
         None
     }
+
+    /// This filter as a pure [`Observer`], when it only watches calls: a [`FilterChain`] then
+    /// runs its hooks around the rest of the chain and does not call [`invoke`](Self::invoke).
+    /// Such a filter's `invoke` should be [`observe`](crate::observe) with the same observer,
+    /// so that it behaves alike when called directly. `None`, the default, for any filter that
+    /// changes a call or its outcome.
+    fn observer(&self) -> Option<&dyn Observer> {
+        None
+    }
 }
 
 /// The rest of the chain after the current filter.
 pub struct Next<'a> {
     filters: &'a [Arc<dyn Filter>],
     target: &'a dyn Invoker,
+    /// Bit `i` set when `filters[i]` is an observer (for the first 64 filters; later ones run
+    /// through `invoke`, which for an observer does the same).
+    observers: u64,
 }
 
 impl<'a> Next<'a> {
     /// Passes the call on to the next filter, or to the target invoker after the last one.
     pub fn run(self, invocation: Invocation) -> BoxFuture<'a, RpcResult> {
+        if self.observers & 1 == 1 {
+            return self.run_observer(invocation);
+        }
+        self.step(invocation)
+    }
+
+    /// [`run`](Self::run) when the next filter is an observer. Kept out of `run`, so that a
+    /// chain without observers pays nothing for the observer's larger stack frame.
+    #[inline(never)]
+    fn run_observer(self, invocation: Invocation) -> BoxFuture<'a, RpcResult> {
+        if let Some((first, rest)) = self.filters.split_first() {
+            if let Some(observer) = first.observer() {
+                let next = Next {
+                    filters: rest,
+                    target: self.target,
+                    observers: self.observers >> 1,
+                };
+                // The rest is started by `step`, not by a recursive `run`, so the invocation
+                // moves straight into the next filter or the target. A second observer in a
+                // row runs through its `invoke`, which does the same.
+                return observe_with(observer, invocation, |inv| next.step(inv));
+            }
+        }
+        self.step(invocation)
+    }
+
+    /// Passes the call to the next filter's `invoke`, or to the target after the last one.
+    #[inline(always)]
+    fn step(self, invocation: Invocation) -> BoxFuture<'a, RpcResult> {
         match self.filters.split_first() {
             Some((first, rest)) => first.invoke(
                 invocation,
                 Next {
                     filters: rest,
                     target: self.target,
+                    observers: self.observers >> 1,
                 },
             ),
             None => self.target.invoke(invocation),
@@ -235,14 +278,23 @@ pub fn select_filters(specs: &[Arc<FilterSpec>], stage: Stage, url: &Url) -> Vec
 pub struct FilterChain {
     filters: Arc<[Arc<dyn Filter>]>,
     target: Arc<dyn Invoker>,
+    /// Which filters are observers, as in [`Next`].
+    observers: u64,
 }
 
 impl FilterChain {
     /// Wraps `target` in `filters`; the first filter is the outermost.
     pub fn new(filters: Vec<Arc<dyn Filter>>, target: Arc<dyn Invoker>) -> Self {
+        let observers = filters
+            .iter()
+            .take(64)
+            .enumerate()
+            .filter(|(_, f)| f.observer().is_some())
+            .fold(0u64, |mask, (i, _)| mask | 1 << i);
         Self {
             filters: filters.into(),
             target,
+            observers,
         }
     }
 
@@ -283,6 +335,7 @@ impl Invoker for FilterChain {
         Next {
             filters: &self.filters,
             target: &*self.target,
+            observers: self.observers,
         }
         .run(invocation)
     }

@@ -1,12 +1,15 @@
 //! The `metrics` filter: records every call of a provider or consumer into a store.
 
-use std::ops::Deref;
+use std::any::Any;
 use std::sync::{Arc, Mutex, OnceLock};
-use std::time::Instant;
 
-use dubbo_core::{BoxFuture, Filter, Invocation, Next, RpcResult, ServiceKey, Side};
+use dubbo_core::{
+    observe, BoxFuture, Filter, Invocation, MethodSignature, Next, Observation, Observer,
+    RpcResult, ServiceKey, Side,
+};
 use dubbo_url::Url;
 
+use crate::clock::{Clock, Tick};
 use crate::failure::FailureKind;
 use crate::key::KeyRef;
 use crate::method_metrics::MethodMetrics;
@@ -32,28 +35,10 @@ impl MetricsFilter {
     }
 }
 
-/// The metrics a call records into: borrowed from the chain that remembers them, so the hot
-/// path takes no reference count, or owned when the store had to be asked.
-enum Held<'a> {
-    Borrowed(&'a MethodMetrics),
-    Owned(Arc<MethodMetrics>),
-}
-
-impl Deref for Held<'_> {
-    type Target = MethodMetrics;
-
-    fn deref(&self) -> &MethodMetrics {
-        match self {
-            Held::Borrowed(m) => m,
-            Held::Owned(m) => m,
-        }
-    }
-}
-
 /// Ends the in-flight count when the call's future is dropped before it completes.
-struct InFlight<'a>(Option<Held<'a>>);
+struct InFlight(Option<Arc<MethodMetrics>>);
 
-impl Drop for InFlight<'_> {
+impl Drop for InFlight {
     fn drop(&mut self) {
         if let Some(m) = self.0.take() {
             m.abandon();
@@ -82,41 +67,35 @@ fn key_of<'a>(side: Side, application: &'a str, invocation: &'a Invocation) -> K
     }
 }
 
-/// Records one call into `metrics`.
-// Inlined into the filter's `invoke`: the invocation is passed by value, and every call
-// boundary it crosses is a copy of it.
-#[inline(always)]
-fn record<'a>(
-    metrics: Held<'a>,
-    invocation: Invocation,
-    next: Next<'a>,
-) -> BoxFuture<'a, RpcResult> {
-    metrics.begin();
-    let mut guard = InFlight(Some(metrics));
-    let started = Instant::now();
-    // The rest of the chain is built here rather than inside the future: the invocation then
-    // moves once, into it, instead of into this future's state first (a copy of a few hundred
-    // bytes per call).
-    let rest = next.run(invocation);
-    Box::pin(async move {
-        let result = rest.await;
-        let ended = Instant::now();
-        if let Some(m) = guard.0.take() {
-            let micros = ended.saturating_duration_since(started).as_micros() as u64;
-            let failure = result.as_ref().err().map(FailureKind::of);
-            m.end(ended, micros, failure);
-        }
-        result
-    })
+/// Records a started call's outcome.
+#[inline]
+fn finish(clock: &Clock, metrics: &MethodMetrics, started: Tick, result: &RpcResult) {
+    let ended = clock.now();
+    let failure = result.as_ref().err().map(FailureKind::of);
+    metrics.end_between(clock, started, ended, failure);
 }
 
 impl Filter for MetricsFilter {
+    // The shared filter, in a chain built without `for_chain`: it reads the URL and asks the
+    // store on every call, so it is not the hot path; chains built by `FilterChain::build` get
+    // a `ChainMetrics`, which observes without a future of its own.
     fn invoke<'a>(&'a self, invocation: Invocation, next: Next<'a>) -> BoxFuture<'a, RpcResult> {
         let (side, application) = side_and_application(next.url());
         let Some(metrics) = self.store.get(&key_of(side, application, &invocation)) else {
             return next.run(invocation);
         };
-        record(Held::Owned(metrics), invocation, next)
+        metrics.begin();
+        let mut guard = InFlight(Some(metrics));
+        let clock = self.store.clock();
+        let started = clock.now();
+        let rest = next.run(invocation);
+        Box::pin(async move {
+            let result = rest.await;
+            if let Some(m) = guard.0.take() {
+                finish(clock, &m, started, &result);
+            }
+            result
+        })
     }
 
     fn for_chain(&self, url: &Url) -> Option<Arc<dyn Filter>> {
@@ -135,17 +114,22 @@ impl Filter for MetricsFilter {
 /// may name any) looks the others up in the store on each call, as the shared filter does.
 const MAX_KNOWN: usize = 32;
 
+/// [`Observation::slot`] of a call whose metrics are not remembered by the chain but held in
+/// [`Observation::held`].
+const HELD: usize = usize::MAX;
+
 /// The metrics filter of one chain: the side and application are read from the chain's URL
 /// once, and each method's metrics are remembered after the first call, so a call costs a
 /// short scan of this chain's methods instead of hashing the whole key and reading the URL.
+/// It is an [`Observer`]: the chain runs it without a future of its own.
 struct ChainMetrics {
     store: Arc<MetricsStore>,
     side: Side,
     application: String,
     /// Metrics of the methods called through this chain, filled from the front and never
-    /// emptied, so a call can borrow its entry for as long as it runs without a reference
-    /// count. The store never drops or replaces an entry, so a remembered one stays the entry
-    /// of its key.
+    /// emptied, so a call can name its entry by index for as long as it runs without a
+    /// reference count. The store never drops or replaces an entry, so a remembered one stays
+    /// the entry of its key.
     known: Box<[OnceLock<Known>]>,
     /// Held while a method is appended, so two first calls do not fill the same slot.
     adding: Mutex<()>,
@@ -153,53 +137,140 @@ struct ChainMetrics {
 
 struct Known {
     service: ServiceKey,
+    /// The first call's signature, held so that later calls sharing it (the usual case: a
+    /// reference keeps one per method) match by pointer before any string is compared.
+    signature: Arc<MethodSignature>,
     method: Box<str>,
     metrics: Arc<MethodMetrics>,
 }
 
+/// Where a call's metrics are: a remembered slot of the chain, or held for the call.
+enum Found<'a> {
+    Slot(usize, &'a MethodMetrics),
+    Held(Arc<MethodMetrics>),
+}
+
 impl ChainMetrics {
-    fn find(&self, invocation: &Invocation) -> Option<&Known> {
-        let method = invocation.method_name();
+    fn find(&self, invocation: &Invocation) -> Option<(usize, &Known)> {
+        let signature = invocation.method();
         let service = invocation.service();
-        self.known
-            .iter()
-            .map_while(OnceLock::get)
-            .find(|k| *k.method == *method && k.service == *service)
+        let mut known = self.known.iter().map_while(OnceLock::get).enumerate();
+        if let Some(found) = known
+            .clone()
+            .find(|(_, k)| Arc::ptr_eq(&k.signature, signature) && same_key(&k.service, service))
+        {
+            return Some(found);
+        }
+        let method = invocation.method_name();
+        known.find(|(_, k)| *k.method == *method && k.service == *service)
     }
 
-    fn metrics(&self, invocation: &Invocation) -> Option<Held<'_>> {
-        if let Some(k) = self.find(invocation) {
-            return Some(Held::Borrowed(&k.metrics));
+    fn locate(&self, invocation: &Invocation) -> Option<Found<'_>> {
+        if let Some((i, k)) = self.find(invocation) {
+            return Some(Found::Slot(i, &k.metrics));
         }
         let key = key_of(self.side, &self.application, invocation);
         // Only a key the store already holds is remembered: a method the store folds into
         // its overflow entry, or drops when full, goes through `get` every time, so the
         // store's folded and dropped counts stay what they were without this cache.
         let Some(found) = self.store.existing(&key) else {
-            return self.store.get(&key).map(Held::Owned);
+            return self.store.get(&key).map(Found::Held);
         };
         // A poisoned lock only means another first call panicked; the slots stay consistent
         // because each is set at most once.
         let _adding = self.adding.lock().unwrap_or_else(|e| e.into_inner());
-        if self.find(invocation).is_none() {
-            if let Some(free) = self.known.iter().find(|k| k.get().is_none()) {
-                let _ = free.set(Known {
-                    service: invocation.service().clone(),
-                    method: invocation.method_name().into(),
-                    metrics: found.clone(),
-                });
-            }
+        if let Some((i, k)) = self.find(invocation) {
+            return Some(Found::Slot(i, &k.metrics));
         }
-        Some(Held::Owned(found))
+        if let Some((i, free)) = self
+            .known
+            .iter()
+            .enumerate()
+            .find(|(_, k)| k.get().is_none())
+        {
+            // Only this thread fills slots (under `adding`), so the slot found empty is
+            // filled with this method.
+            let known = free.get_or_init(|| Known {
+                service: invocation.service().clone(),
+                signature: invocation.method().clone(),
+                method: invocation.method_name().into(),
+                metrics: found.clone(),
+            });
+            return Some(Found::Slot(i, &known.metrics));
+        }
+        Some(Found::Held(found))
+    }
+
+    /// The metrics `observation` names.
+    fn metrics_of<'a>(&'a self, observation: &'a Observation) -> Option<&'a MethodMetrics> {
+        match &observation.held {
+            Some(held) => held.downcast_ref::<MethodMetrics>(),
+            None => self
+                .known
+                .get(observation.slot)
+                .and_then(OnceLock::get)
+                .map(|k| &*k.metrics),
+        }
+    }
+}
+
+/// Whether two service keys share their strings' storage, as a key cloned from another does:
+/// then they are equal without comparing a byte. Both keys are alive while compared, so equal
+/// addresses are the same strings. `false` says nothing; the caller then compares contents.
+fn same_key(a: &ServiceKey, b: &ServiceKey) -> bool {
+    fn same(a: &str, b: &str) -> bool {
+        std::ptr::eq(a, b)
+    }
+    let same_opt = |a: Option<&str>, b: Option<&str>| match (a, b) {
+        (None, None) => true,
+        (Some(a), Some(b)) => same(a, b),
+        _ => false,
+    };
+    same(a.interface(), b.interface())
+        && same_opt(a.group(), b.group())
+        && same_opt(a.version(), b.version())
+}
+
+impl Observer for ChainMetrics {
+    fn begin(&self, invocation: &Invocation) -> Option<Observation> {
+        let (slot, held) = match self.locate(invocation)? {
+            Found::Slot(i, m) => {
+                m.begin();
+                (i, None)
+            }
+            Found::Held(m) => {
+                m.begin();
+                let held: Arc<dyn Any + Send + Sync> = m;
+                (HELD, Some(held))
+            }
+        };
+        Some(Observation {
+            start: self.store.clock().now().0,
+            slot,
+            held,
+        })
+    }
+
+    fn end(&self, observation: Observation, result: &RpcResult) {
+        if let Some(m) = self.metrics_of(&observation) {
+            finish(self.store.clock(), m, Tick(observation.start), result);
+        }
+    }
+
+    fn abandon(&self, observation: Observation) {
+        if let Some(m) = self.metrics_of(&observation) {
+            m.abandon();
+        }
     }
 }
 
 impl Filter for ChainMetrics {
     fn invoke<'a>(&'a self, invocation: Invocation, next: Next<'a>) -> BoxFuture<'a, RpcResult> {
-        match self.metrics(&invocation) {
-            Some(metrics) => record(metrics, invocation, next),
-            None => next.run(invocation),
-        }
+        observe(self, invocation, next)
+    }
+
+    fn observer(&self) -> Option<&dyn Observer> {
+        Some(self)
     }
 }
 
@@ -208,6 +279,7 @@ mod tests {
     use std::future::Future;
     use std::pin::pin;
     use std::task::{Context, Poll, Waker};
+    use std::time::Instant;
 
     use dubbo_core::{
         invoker_fn, FilterChain, FilterSpec, Invoker, MethodSignature, RpcResponse, Stage, Value,
@@ -261,6 +333,107 @@ mod tests {
         assert_eq!(&*key.method, "m");
         assert_eq!(&*key.group, "g");
         assert_eq!(metrics.snapshot(Instant::now()).total, 3);
+    }
+
+    #[test]
+    fn response_times_are_those_of_the_monotonic_clock() {
+        let store = Arc::new(MetricsStore::default());
+        let url = Url::parse("dubbo://127.0.0.1:20880/a.B?side=consumer&application=app").unwrap();
+        let target = Arc::new(invoker_fn(url.clone(), |_| async {
+            let t = Instant::now();
+            while t.elapsed() < std::time::Duration::from_millis(3) {
+                std::hint::spin_loop();
+            }
+            Ok(RpcResponse::new(Value::Null))
+        }));
+        let spec = Arc::new(FilterSpec::new(
+            METRICS_FILTER_NAME,
+            0,
+            &[Stage::Cluster],
+            Arc::new(MetricsFilter::new(store.clone())),
+        ));
+        let chain = FilterChain::build(&[spec], Stage::Cluster, &url, target);
+        ready(chain.invoke(call("slow"))).unwrap();
+        let entries = store.entries();
+        let s = entries[0].1.snapshot(Instant::now());
+        // At least the 3 ms spun (less 0.5 % for the clock's rate); more only if the thread
+        // was preempted.
+        assert!(
+            s.rt_last_ms >= 2.985 && s.rt_last_ms < 100.0,
+            "{} ms",
+            s.rt_last_ms
+        );
+        assert_eq!(s.window.total, 1);
+    }
+
+    #[test]
+    fn a_cancelled_call_leaves_flight_without_an_outcome() {
+        let store = Arc::new(MetricsStore::default().with_max_methods_per_service(1));
+        let url = Url::parse("dubbo://127.0.0.1:20880/a.B?side=consumer&application=app").unwrap();
+        let target = Arc::new(invoker_fn(url.clone(), |_| {
+            std::future::pending::<RpcResult>()
+        }));
+        let spec = Arc::new(FilterSpec::new(
+            METRICS_FILTER_NAME,
+            0,
+            &[Stage::Cluster],
+            Arc::new(MetricsFilter::new(store.clone())),
+        ));
+        let chain = FilterChain::build(&[spec], Stage::Cluster, &url, target);
+        // "m" is remembered by the chain; "other" is folded and held for the call.
+        for method in ["m", "m", "other"] {
+            let mut f = pin!(chain.invoke(call(method)));
+            let waker = Waker::noop();
+            assert!(f
+                .as_mut()
+                .poll(&mut Context::from_waker(waker))
+                .is_pending());
+            let in_flight: i64 = store
+                .entries()
+                .iter()
+                .map(|(_, m)| m.snapshot(Instant::now()).processing)
+                .sum();
+            assert_eq!(in_flight, 1, "{method}");
+        }
+        for (key, m) in store.entries() {
+            let s = m.snapshot(Instant::now());
+            assert_eq!((s.processing, s.total), (0, 0), "{}", key.method);
+        }
+    }
+
+    #[test]
+    fn keys_sharing_storage_are_equal_and_others_are_compared() {
+        let a = ServiceKey::new("a.B", Some("g"), Some("1.0"));
+        let b = a.clone();
+        let c = ServiceKey::new("a.B", Some("g"), Some("1.0"));
+        let d = ServiceKey::new("a.B", None, Some("1.0"));
+        assert!(same_key(&a, &b) && a == b);
+        // Equal but separately built: not known by address, equal by content.
+        assert!(!same_key(&a, &c) && a == c);
+        assert!(!same_key(&a, &d) && a != d);
+        assert!(same_key(&d, &d.clone()));
+    }
+
+    #[test]
+    fn the_url_can_remove_the_filter() {
+        let store = Arc::new(MetricsStore::default());
+        let url = Url::parse(
+            "dubbo://127.0.0.1:20880/a.B?side=consumer&application=app&reference.filter=-metrics",
+        )
+        .unwrap();
+        let target = Arc::new(invoker_fn(url.clone(), |_| async {
+            Ok(RpcResponse::new(Value::Null))
+        }));
+        let spec = Arc::new(FilterSpec::new(
+            METRICS_FILTER_NAME,
+            0,
+            &[Stage::Cluster],
+            Arc::new(MetricsFilter::new(store.clone())),
+        ));
+        let chain = FilterChain::build(&[spec], Stage::Cluster, &url, target);
+        assert!(chain.is_empty());
+        ready(chain.invoke(call("m"))).unwrap();
+        assert!(store.entries().is_empty());
     }
 
     #[test]

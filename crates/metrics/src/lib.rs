@@ -32,6 +32,7 @@
 //! assert!(text.contains("dubbo_provider_requests_timeout_total{"));
 //! ```
 
+mod clock;
 mod error;
 mod events;
 mod failure;

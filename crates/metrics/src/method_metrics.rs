@@ -4,6 +4,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
+use crate::clock::{Clock, Tick};
 use crate::failure::FailureKind;
 use crate::window::{Window, WindowConfig, WindowSnapshot};
 
@@ -24,7 +25,8 @@ pub struct MethodMetrics {
     rt_last: AtomicU64,
     rt_min: AtomicU64,
     rt_max: AtomicU64,
-    rt_sum: AtomicU64,
+    // No sum of response times here: the window keeps it since start (its slots and what left
+    // them), one locked add fewer per call.
     window: Window,
 }
 
@@ -77,7 +79,6 @@ impl MethodMetrics {
             rt_last: AtomicU64::new(0),
             rt_min: AtomicU64::new(u64::MAX),
             rt_max: AtomicU64::new(0),
-            rt_sum: AtomicU64::new(0),
             window: Window::new(config, origin),
         }
     }
@@ -106,7 +107,28 @@ impl MethodMetrics {
         self.complete(ended, micros, failure);
     }
 
+    /// Records a started call that began at `start` and ended at `end` by the store's `clock`.
+    pub(crate) fn end_between(
+        &self,
+        clock: &Clock,
+        start: Tick,
+        end: Tick,
+        failure: Option<FailureKind>,
+    ) {
+        let micros = clock.nanos_between(start, end) / 1_000;
+        if self.complete_at(clock.millis_since_origin(end), micros, failure) {
+            // A slot turned over: a rare moment, cheap enough to measure the clock's rate
+            // again over a longer span.
+            clock.recheck();
+        }
+    }
+
     fn complete(&self, ended: Instant, micros: u64, failure: Option<FailureKind>) {
+        self.complete_at(self.window.millis(ended), micros, failure);
+    }
+
+    /// Records a completed call; returns whether it turned a window slot over.
+    fn complete_at(&self, ended_ms: u64, micros: u64, failure: Option<FailureKind>) -> bool {
         // No separate total: it is succeeded plus failed, one locked add fewer per call.
         match failure {
             None => {
@@ -127,8 +149,7 @@ impl MethodMetrics {
         if micros > self.rt_max.load(Ordering::Relaxed) {
             self.rt_max.fetch_max(micros, Ordering::Relaxed);
         }
-        self.rt_sum.fetch_add(micros, Ordering::Relaxed);
-        self.window.record(ended, micros, failure);
+        self.window.record_at(ended_ms, micros, failure)
     }
 
     /// The numbers as of `now`.
@@ -145,7 +166,7 @@ impl MethodMetrics {
         let total = succeeded + failed.iter().sum::<u64>();
         let started = self.started.load(Ordering::Acquire);
         let processing = started.saturating_sub(total + abandoned);
-        let sum = self.rt_sum.load(Ordering::Relaxed);
+        let sum = self.window.rt_sum_since_start();
         let min = self.rt_min.load(Ordering::Relaxed);
         MetricsSnapshot {
             total,

@@ -8,6 +8,7 @@ use std::time::Instant;
 
 use arc_swap::ArcSwap;
 
+use crate::clock::Clock;
 use crate::key::{KeyRef, MetricKey};
 use crate::method_metrics::MethodMetrics;
 use crate::window::WindowConfig;
@@ -44,6 +45,8 @@ struct Entry {
 pub struct MetricsStore {
     window: WindowConfig,
     origin: Instant,
+    /// Times the filter's calls; its origin is `origin`.
+    clock: Clock,
     max_keys: usize,
     max_methods: usize,
     dropped: AtomicU64,
@@ -62,9 +65,11 @@ impl Default for MetricsStore {
 impl MetricsStore {
     /// A store whose keys keep a window of shape `window`, holding at most `max_keys` keys.
     pub fn new(window: WindowConfig, max_keys: usize) -> Self {
+        let origin = Instant::now();
         Self {
             window,
-            origin: Instant::now(),
+            origin,
+            clock: Clock::new(origin),
             max_keys,
             max_methods: DEFAULT_MAX_METHODS_PER_SERVICE,
             dropped: AtomicU64::new(0),
@@ -213,6 +218,11 @@ impl MetricsStore {
             k(&a.0).cmp(&k(&b.0))
         });
         all
+    }
+
+    /// The clock calls recorded through the filter are timed with.
+    pub(crate) fn clock(&self) -> &Clock {
+        &self.clock
     }
 
     /// The window shape every key uses.
