@@ -143,17 +143,48 @@ impl UrlParams {
         if own.is_empty() {
             return self.clone();
         }
-        if self.own.is_some() || own.keys().any(|k| self.map.contains_key(k)) {
+        // `own`'s pairs come sorted and without repeated keys.
+        let pairs: Vec<(Arc<str>, Arc<str>)> = own.arc_pairs().collect();
+        self.layered_pairs(&pairs)
+    }
+
+    /// `self`'s parameters with `pairs` on top, the same as [`layered`](Self::layered) with a
+    /// set of those pairs (a later pair wins over an earlier one with the same key), without
+    /// building that set: a registry putting a Url's own `timestamp` and `pid` on a shared map
+    /// pays one allocation for the layer, and the strings it passes (interned keys, say) are
+    /// shared rather than copied.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use dubbo_url::UrlParams;
+    /// let shared = UrlParams::parse("interface=org.Foo&side=provider");
+    /// let one = shared.layered_pairs(&[(Arc::from("timestamp"), Arc::from("1")), (Arc::from("pid"), Arc::from("7"))]);
+    /// assert_eq!(one, shared.layered(&UrlParams::parse("timestamp=1&pid=7")));
+    /// assert_eq!(one.to_query_string(), "interface=org.Foo&pid=7&side=provider&timestamp=1");
+    /// ```
+    pub fn layered_pairs(&self, pairs: &[(Arc<str>, Arc<str>)]) -> UrlParams {
+        if pairs.is_empty() {
+            return self.clone();
+        }
+        if self.own.is_some() || pairs.iter().any(|(k, _)| self.map.contains_key(k)) {
             // Rare (a per-Url key also in the shared part): one flat map, still correct.
             let mut map = self.to_map();
-            map.extend(own.arc_pairs());
+            map.extend(pairs.iter().cloned());
             return Self::from_map(map);
         }
-        let mut pairs: Vec<(Arc<str>, Arc<str>)> = own.arc_pairs().collect();
-        pairs.sort_by(|a, b| a.0.cmp(&b.0));
+        let own: Own = if pairs.windows(2).all(|w| w[0].0 < w[1].0) {
+            Arc::from(pairs)
+        } else {
+            // Sorted by key, the last of equal keys kept (a stable sort of the reversed list
+            // puts it first among its equals, and `dedup_by` keeps the first).
+            let mut sorted: Vec<(Arc<str>, Arc<str>)> = pairs.iter().rev().cloned().collect();
+            sorted.sort_by(|a, b| a.0.cmp(&b.0));
+            sorted.dedup_by(|later, first| later.0 == first.0);
+            sorted.into()
+        };
         UrlParams {
             map: Arc::clone(&self.map),
-            own: Some(pairs.into()),
+            own: Some(own),
         }
     }
 
