@@ -155,12 +155,13 @@ impl ParsedUrlCache {
     where
         I: IntoIterator<Item = &'a str>,
     {
-        let names = names.into_iter();
-        let mut urls = Vec::with_capacity(names.size_hint().0);
+        // Digest first, outside the lock, then look up: a loop of lookups alone lets the
+        // processor overlap their cache misses, which the digests between them would not.
+        let names: Vec<(&str, u128)> = names.into_iter().map(|n| (n, self.digest.of(n))).collect();
+        let mut urls = Vec::with_capacity(names.len());
         let mut state = self.lock();
         let generation = state.next_generation();
-        for name in names {
-            let digest = self.digest.of(name);
+        for (name, digest) in names {
             let url = match state.parsed.get_mut(&digest) {
                 Some(cached) => {
                     cached.seen = generation;
@@ -225,14 +226,13 @@ impl ParsedUrlCache {
         let (url, shared) = match with_set {
             Some((cut, id, set)) => {
                 let address = Url::parse_encoded_with(cut.address, &self.interner).map_err(bad)?;
-                let own: Vec<(Arc<str>, Arc<str>)> = cut.own[..cut.own_len]
-                    .iter()
-                    .map(|&(k, v)| (Arc::clone(&self.variable_keys[k]), Arc::from(v)))
-                    .collect();
-                (
-                    address.with_params(set.params.layered_pairs(&own)),
-                    Some(id),
-                )
+                // On the stack: the layer is the only allocation the pairs cost.
+                let own: [(Arc<str>, &str); MAX_OWN] = std::array::from_fn(|i| {
+                    let (k, v) = cut.own[i];
+                    (Arc::clone(&self.variable_keys[k]), v)
+                });
+                let own = own.get(..cut.own_len).unwrap_or_default();
+                (address.with_params(set.params.layered_pairs(own)), Some(id))
             }
             None => (
                 Url::parse_encoded_with(encoded_name, &self.interner).map_err(bad)?,

@@ -4,6 +4,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::error::UrlError;
+use crate::text::Text;
 
 /// Protocol, credentials, host, port and path of a Url: everything but the parameters.
 ///
@@ -20,7 +21,8 @@ pub struct UrlAddress {
     pub(crate) protocol: Option<Arc<str>>,
     pub(crate) username: Option<Arc<str>>,
     pub(crate) password: Option<Arc<str>>,
-    pub(crate) host: Option<Arc<str>>,
+    /// Inline when short (an IPv4 address and most names): no allocation of its own.
+    pub(crate) host: Option<Text>,
     pub(crate) port: u16,
     pub(crate) path: Option<Arc<str>>,
 }
@@ -51,7 +53,7 @@ impl UrlAddress {
             protocol: protocol.map(Arc::from),
             username: username.map(Arc::from),
             password: password.map(Arc::from),
-            host: host.map(Arc::from),
+            host: host.map(Text::new),
             port,
             path: path.map(|p| Arc::from(trim_leading_slashes(p))),
         })
@@ -74,7 +76,7 @@ impl UrlAddress {
 
     /// The host, if any. IPv6 hosts keep their brackets (`[::1]`), as in Java.
     pub fn host(&self) -> Option<&str> {
-        self.host.as_deref()
+        self.host.as_ref().map(Text::as_str)
     }
 
     /// The port; `0` when there is none.
@@ -126,7 +128,7 @@ impl UrlAddress {
     /// A copy with another host.
     pub fn with_host(&self, host: Option<&str>) -> Self {
         UrlAddress {
-            host: host.map(Arc::from),
+            host: host.map(Text::new),
             ..self.clone()
         }
     }

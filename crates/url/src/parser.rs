@@ -1,7 +1,5 @@
 //! Java `URLStrParser`: whole-Url parsing of decoded and encoded text.
 
-use std::sync::Arc;
-
 use crate::address::{trim_leading_slashes, UrlAddress};
 use crate::error::{snippet, UrlError};
 use crate::intern::Strings;
@@ -9,6 +7,7 @@ use crate::params::{
     apply_default_keys, parse_decoded_params, parse_encoded_params, with_units, ParamMap, UnitsDyn,
     UrlParams,
 };
+use crate::text::Text;
 use crate::Url;
 
 /// The address part of a Url as slices of the (decoded) body.
@@ -71,11 +70,11 @@ fn make_url(body: &Body<'_>, mut params: ParamMap, strings: Strings<'_>) -> Url 
         protocol: body.protocol.map(|p| strings.name(p)),
         username: body.username.map(|u| strings.plain(u)),
         password: body.password.map(|p| strings.plain(p)),
-        host: body.host.map(|h| strings.plain(h)),
+        host: body.host.map(Text::new),
         port: body.port,
         path: body.path.map(|p| strings.name(trim_leading_slashes(p))),
     };
-    Url::from_parts_arc(Arc::new(address), params)
+    Url::from_parts(address, params)
 }
 
 /// `URLStrParser.parseURLBody`: splits `[protocol://][user[:password]@][host[:port]][/path]`.
