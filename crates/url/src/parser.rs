@@ -1,6 +1,6 @@
 //! Java `URLStrParser`: whole-Url parsing of decoded and encoded text.
 
-use crate::address::{trim_leading_slashes, UrlAddress};
+use crate::address::{credentials, trim_leading_slashes, UrlAddress};
 use crate::error::{snippet, UrlError};
 use crate::intern::Strings;
 use crate::params::{
@@ -68,8 +68,10 @@ fn make_url(body: &Body<'_>, mut params: ParamMap, strings: Strings<'_>) -> Url 
     let params = UrlParams::from_map(params);
     let address = UrlAddress {
         protocol: body.protocol.map(|p| strings.name(p)),
-        username: body.username.map(|u| strings.plain(u)),
-        password: body.password.map(|p| strings.plain(p)),
+        credentials: credentials(
+            body.username.map(|u| strings.plain(u)),
+            body.password.map(|p| strings.plain(p)),
+        ),
         host: body.host.map(Text::new),
         port: body.port,
         path: body.path.map(|p| strings.name(trim_leading_slashes(p))),
