@@ -161,6 +161,10 @@ impl ParsedUrlCache {
         let mut urls = Vec::with_capacity(names.len());
         let mut state = self.lock();
         let generation = state.next_generation();
+        if state.parsed.is_empty() {
+            // The first listing: the table's final size is known.
+            state.parsed.reserve(names.len());
+        }
         for (name, digest) in names {
             let url = match state.parsed.get_mut(&digest) {
                 Some(cached) => {
@@ -225,14 +229,16 @@ impl ParsedUrlCache {
         let with_set = cut.and_then(|(cut, id)| Some((cut, id, state.shared.get(&id)?)));
         let (url, shared) = match with_set {
             Some((cut, id, set)) => {
-                let address = Url::parse_encoded_with(cut.address, &self.interner).map_err(bad)?;
                 // On the stack: the layer is the only allocation the pairs cost.
                 let own: [(Arc<str>, &str); MAX_OWN] = std::array::from_fn(|i| {
                     let (k, v) = cut.own[i];
                     (Arc::clone(&self.variable_keys[k]), v)
                 });
                 let own = own.get(..cut.own_len).unwrap_or_default();
-                (address.with_params(set.params.layered_pairs(own)), Some(id))
+                let params = set.params.layered_pairs(own);
+                let url = Url::parse_encoded_with_params(cut.address, &self.interner, params)
+                    .map_err(bad)?;
+                (url, Some(id))
             }
             None => (
                 Url::parse_encoded_with(encoded_name, &self.interner).map_err(bad)?,

@@ -90,6 +90,26 @@ impl Url {
         parser::parse_encoded(s, Strings::Interned(interner))
     }
 
+    /// Parses the encoded Url `s` as [`parse_encoded_with`](Self::parse_encoded_with) does
+    /// and gives it `params` in place of the parameters `s` carries (none, typically: `s` is
+    /// the address of a registry node name whose parameters the caller keeps apart, shared
+    /// and layered), so the Url is built once. Fails on the same texts.
+    ///
+    /// ```
+    /// use dubbo_url::{Interner, Url, UrlParams};
+    /// let interner = Interner::new();
+    /// let params = UrlParams::parse("side=provider");
+    /// let url = Url::parse_encoded_with_params("dubbo%3A%2F%2F10.0.0.1%3A20880%2Forg.Foo", &interner, params).unwrap();
+    /// assert_eq!(url.to_string(), "dubbo://10.0.0.1:20880/org.Foo?side=provider");
+    /// ```
+    pub fn parse_encoded_with_params(
+        s: &str,
+        interner: &Interner,
+        params: UrlParams,
+    ) -> Result<Url, UrlError> {
+        parser::parse_encoded_with_params(s, Strings::Interned(interner), params)
+    }
+
     /// Puts an address part and a parameter part together.
     pub fn from_parts(address: UrlAddress, params: UrlParams) -> Url {
         Url {
