@@ -78,8 +78,13 @@ struct Cached {
     url: Url,
     /// The generation of the last listing (or lookup) that named it.
     seen: u32,
-    shared: Option<u32>,
+    /// Its shared set's id, or [`UNSHARED`] (a sentinel rather than an `Option` keeps the
+    /// entry at 16 bytes, a 100,000-provider table about 1 MB smaller).
+    shared: u32,
 }
+
+/// The [`Cached::shared`] of a URL parsed whole; never a set's id.
+const UNSHARED: u32 = u32::MAX;
 
 /// A parameter set shared by the URLs of many names, and how the first of those names laid
 /// its text out.
@@ -253,7 +258,7 @@ impl ParsedUrlCache {
             Cached {
                 url: url.clone(),
                 seen: state.generation,
-                shared,
+                shared: shared.unwrap_or(UNSHARED),
             },
         );
         Ok(url)
@@ -274,7 +279,7 @@ impl ParsedUrlCache {
             None => {
                 let params = UrlParams::parse_encoded_with(&text, &self.interner)?;
                 let mut id = state.next_shared;
-                while state.shared.contains_key(&id) {
+                while id == UNSHARED || state.shared.contains_key(&id) {
                     id = id.wrapping_add(1);
                 }
                 state.next_shared = id.wrapping_add(1);
@@ -309,7 +314,7 @@ impl State {
         self.parsed.retain(|_, cached| {
             let keep = cached.seen == generation;
             if !keep {
-                if let Some(set) = cached.shared.and_then(|id| shared.get_mut(&id)) {
+                if let Some(set) = shared.get_mut(&cached.shared) {
                     set.users = set.users.saturating_sub(1);
                 }
             }
@@ -667,6 +672,11 @@ mod tests {
         let listed = cache.parse_listing([three.as_str()]);
         assert_eq!(listed[0].as_ref().unwrap().port(), 3);
         assert_eq!(cache.len(), 1);
+    }
+
+    #[test]
+    fn an_entry_is_a_url_and_two_numbers() {
+        assert_eq!(std::mem::size_of::<Cached>(), 16);
     }
 
     #[test]
