@@ -144,8 +144,8 @@ impl UrlParams {
         if own.is_empty() {
             return self.clone();
         }
-        // `own`'s pairs come sorted and without repeated keys; its strings stay shared.
-        let shared = own.map.iter().map(|(k, v)| (k, Text::from(Arc::clone(v))));
+        // `own`'s pairs come sorted and without repeated keys.
+        let shared = own.map.iter().map(|(k, v)| (k, Text::new(v)));
         let pairs: Vec<(Arc<str>, Text)> = shared
             .chain(
                 own.own
