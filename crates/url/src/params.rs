@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
 
-use crate::codec::{decode_component, hex_byte, Unit};
+use crate::codec::{decode_ascii_component, decode_component, hex_byte, Unit};
 use crate::error::UrlError;
 use crate::intern::{Interner, Strings};
 use crate::keys;
@@ -615,7 +615,12 @@ impl UnitsDyn for AsciiUnits<'_> {
         hex_byte(self.0, pos)
     }
     fn decode(&self, from: isize, to: isize) -> Result<String, UrlError> {
-        decode_component(self.0, from, to)
+        decode_ascii_component(self.0, from, to)
+    }
+    fn find_encoded_question_mark(&self) -> Option<usize> {
+        self.0
+            .windows(3)
+            .position(|w| w[0] == b'%' && w[1] == b'3' && (w[2] == b'F' || w[2] == b'f'))
     }
 }
 
