@@ -42,17 +42,30 @@ pub fn instance_urls(instance: &ServiceInstance, info: &MetadataInfo, consumer: 
 /// let url = &urls.urls(&instance, &info, &consumer)[0];
 /// assert_eq!(url.to_string(), "tri://10.0.0.1:50051/a.B?interface=a.B&methods=m&side=provider&timestamp=42");
 /// ```
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct InstanceUrls {
     interner: Interner,
+    /// `timestamp` as the interner holds it, the key of every URL's own layer.
+    timestamp_key: Arc<str>,
     /// A URL template (protocol, path, parameters; no host) per revision, then service.
     templates: HashMap<String, HashMap<String, Url>>,
     endpoints: HashMap<String, Arc<[Endpoint]>>,
     /// The endpoints of each shared metadata map, keyed by its address; the `Arc` held keeps
     /// that address from being reused by another map.
     endpoints_by_shared: HashMap<usize, SharedEndpoints>,
-    /// Reused for the `timestamp=...` text of each instance.
-    text: String,
+}
+
+impl Default for InstanceUrls {
+    fn default() -> Self {
+        let interner = Interner::new();
+        InstanceUrls {
+            timestamp_key: interner.intern(TIMESTAMP_KEY),
+            interner,
+            templates: HashMap::new(),
+            endpoints: HashMap::new(),
+            endpoints_by_shared: HashMap::new(),
+        }
+    }
 }
 
 /// A shared metadata map and the endpoints its `dubbo.endpoints` announces.
@@ -86,7 +99,7 @@ impl InstanceUrls {
         out: &mut Vec<Url>,
     ) {
         let iface = consumer.service_interface().unwrap_or_default();
-        let mut timestamp = None;
+        let timestamp = instance.metadata.get(TIMESTAMP_KEY).map(String::as_str);
         let mut endpoints = None;
         for (key, service) in &info.services {
             if service.name != iface
@@ -111,19 +124,19 @@ impl InstanceUrls {
                 .as_deref()
                 .and_then(|list| list.iter().find(|e| e.protocol == service.protocol))
                 .map_or(instance.port, |e| e.port);
-            let url = template.with_address_part(
-                template
-                    .address_part()
-                    .with_host(Some(host))
-                    .with_port(port),
-            );
-            if timestamp.is_none() {
-                timestamp = Some(self.timestamp_params(instance));
-            }
-            out.push(match timestamp.as_ref().and_then(Option::as_ref) {
-                Some(t) => url.with_params(url.params().layered(t)),
-                None => url,
-            });
+            let address = template
+                .address_part()
+                .with_host(Some(host))
+                .with_port(port);
+            // The template's map shared, the instance's `timestamp` on top: the URL and that
+            // one-pair layer are the only allocations (short hosts and values are inline).
+            let params = match timestamp {
+                Some(t) => template
+                    .params()
+                    .layered_pairs(&[(Arc::clone(&self.timestamp_key), t)]),
+                None => template.params().clone(),
+            };
+            out.push(Url::from_parts(address, params));
         }
     }
 
@@ -145,7 +158,7 @@ impl InstanceUrls {
             return Some(found.clone());
         }
         let text = format!("{}://0.0.0.0/{}", service.protocol, service.path);
-        let url = Url::parse(&text).ok()?;
+        let url = Url::parse_with(&text, &self.interner).ok()?;
         let mut params: Vec<(&str, &str)> = service
             .params
             .iter()
@@ -160,21 +173,6 @@ impl InstanceUrls {
             .or_default()
             .insert(key.to_owned(), url.clone());
         Some(url)
-    }
-
-    /// The instance's `timestamp` as a one-pair parameter set, or `None` without one.
-    fn timestamp_params(&mut self, instance: &ServiceInstance) -> Option<UrlParams> {
-        let t = instance.metadata.get(TIMESTAMP_KEY)?;
-        Some(if t.bytes().all(|b| b.is_ascii_digit()) {
-            // Parsed, so that the key comes from the interner rather than a fresh copy.
-            self.text.clear();
-            self.text.push_str(TIMESTAMP_KEY);
-            self.text.push('=');
-            self.text.push_str(t);
-            UrlParams::parse_with(&self.text, &self.interner)
-        } else {
-            UrlParams::from_iter([(TIMESTAMP_KEY, t.as_str())])
-        })
     }
 
     /// The protocols and ports of `dubbo.endpoints` (see [`ServiceInstance::port_for`]),

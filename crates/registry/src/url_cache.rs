@@ -7,18 +7,29 @@
 //! here the cache is a value owned by one registry, together with the [`Interner`] that makes
 //! equal keys and values of different URLs share memory.
 
-use std::collections::hash_map::RandomState;
-use std::collections::{HashMap, HashSet};
-use std::hash::{BuildHasher, BuildHasherDefault, Hasher};
-use std::sync::{Arc, Mutex, PoisonError};
+mod name_digest;
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use dubbo_url::{Interner, Url, UrlParams};
 
 use crate::error::RegistryError;
+use name_digest::NameDigest;
 
 /// Parameters that differ between the registrations of providers that are otherwise alike
 /// (Java's `CacheableFailbackRegistry` strips the same two before sharing a `URLParam`).
 const VARIABLE_KEYS: [&str; 2] = ["timestamp", "pid"];
+
+/// At most this many variable pairs in one name are taken apart; more (repeated keys) and the
+/// name is parsed whole.
+const MAX_OWN: usize = 4;
+
+/// `&` encoded, the pair separator of an encoded name.
+const AMP: &str = "%26";
+/// `=` encoded.
+const EQ: &str = "%3D";
 
 /// Parsed URLs by their percent-encoded form (a ZooKeeper node name, a file name).
 ///
@@ -27,31 +38,81 @@ const VARIABLE_KEYS: [&str; 2] = ["timestamp", "pid"];
 ///
 /// Providers of one service usually register the same parameters but for `timestamp` and
 /// `pid`; their URLs share one parameter map, parsed once, with the two on top
-/// ([`UrlParams::layered`]), which is most of a URL's memory. Names whose parameter text is
-/// unusual (literal delimiters, `default.` keys, pairs without `=`, non-ASCII) are parsed
+/// ([`UrlParams::layered_pairs`]), which is most of a URL's memory. Names whose parameter text
+/// is unusual (literal delimiters, `default.` keys, pairs without `=`, non-ASCII) are parsed
 /// whole, unshared, with the same result.
 ///
-/// Names are remembered by a 128-bit keyed digest rather than by their text (see
+/// Names are remembered by a 122-bit keyed digest rather than by their text (see
 /// [`NameDigest`]): a Java provider's name is 600–800 bytes, more than the parsed URL it
 /// stands for.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct ParsedUrlCache {
     interner: Interner,
     digest: NameDigest,
+    /// The variable keys as the interner holds them, taken once rather than per name.
+    variable_keys: [Arc<str>; 2],
     state: Mutex<State>,
+}
+
+impl Default for ParsedUrlCache {
+    fn default() -> Self {
+        Self::with_interner(Interner::new())
+    }
 }
 
 #[derive(Debug, Default)]
 struct State {
-    parsed: HashMap<u128, Cached, BuildHasherDefault<Low64>>,
-    /// Shared parameter sets by their encoded text without the variable keys.
-    shared: HashMap<Arc<str>, UrlParams>,
+    parsed: HashMap<u128, Cached, BuildHasherDefault<Mix64>>,
+    /// Shared parameter sets by id, and their ids by encoded text (without the variable keys).
+    shared: HashMap<u32, Shared>,
+    shared_ids: HashMap<Arc<str>, u32>,
+    next_shared: u32,
+    /// The set the last new name was cut against: the next one is tried against it first.
+    last_shared: Option<u32>,
+    /// Bumped per listing; entries not marked with the current one are forgotten.
+    generation: u32,
 }
 
 #[derive(Debug)]
 struct Cached {
     url: Url,
-    shared: Option<Arc<str>>,
+    /// The generation of the last listing (or lookup) that named it.
+    seen: u32,
+    /// Its shared set's id, or [`UNSHARED`] (a sentinel rather than an `Option` keeps the
+    /// entry at 16 bytes, a 100,000-provider table about 1 MB smaller).
+    shared: u32,
+}
+
+/// The [`Cached::shared`] of a URL parsed whole; never a set's id.
+const UNSHARED: u32 = u32::MAX;
+
+/// A parameter set shared by the URLs of many names, and how the first of those names laid
+/// its text out.
+#[derive(Debug)]
+struct Shared {
+    text: Arc<str>,
+    params: UrlParams,
+    /// The first name's parameters in order: runs of `text` and variable pairs between them.
+    shape: Vec<Piece>,
+    /// Cached entries using this set.
+    users: usize,
+}
+
+/// One piece of a name's parameter text, in order; pieces are separated by `%26`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Piece {
+    /// A run of shared pairs: `text[start..end]` of the [`Shared`] set.
+    Shared { start: usize, end: usize },
+    /// A variable pair, by index into [`VARIABLE_KEYS`].
+    Own(usize),
+}
+
+/// A name taken apart: its address text, its variable pairs (key index, encoded value), and
+/// its shared set.
+struct Cut<'a> {
+    address: &'a str,
+    own: [(usize, &'a str); MAX_OWN],
+    own_len: usize,
 }
 
 impl ParsedUrlCache {
@@ -63,6 +124,7 @@ impl ParsedUrlCache {
     /// An empty cache sharing strings through `interner` (e.g. one interner per framework).
     pub fn with_interner(interner: Interner) -> Self {
         Self {
+            variable_keys: VARIABLE_KEYS.map(|k| interner.intern(k)),
             interner,
             digest: NameDigest::default(),
             state: Mutex::default(),
@@ -81,83 +143,45 @@ impl ParsedUrlCache {
     /// not remembered (it is rare and the caller logs and skips it).
     pub fn get_or_parse(&self, encoded_name: &str) -> Result<Url, RegistryError> {
         let digest = self.digest.of(encoded_name);
-        if let Some(cached) = self.lock().parsed.get(&digest) {
+        let mut state = self.lock();
+        if let Some(cached) = state.parsed.get(&digest) {
             return Ok(cached.url.clone());
         }
-        self.parse_new(encoded_name, digest)
+        self.parse_new(&mut state, encoded_name, digest)
     }
 
     /// The URLs of a full listing (every child of a ZooKeeper directory), in its order, each
     /// as [`get_or_parse`](Self::get_or_parse) gives it; then forgets every name not listed,
     /// as [`retain`](Self::retain) does.
     ///
-    /// The same as calling those two, at about half the cost on a re-listing of known names:
-    /// each name is digested once and the known ones are looked up under one lock.
+    /// The same as calling those two, at a fraction of the cost on a re-listing of known names:
+    /// each name is digested once, and the whole listing is looked up under one lock.
     pub fn parse_listing<'a, I>(&self, names: I) -> Vec<Result<Url, RegistryError>>
     where
         I: IntoIterator<Item = &'a str>,
     {
+        // Digest first, outside the lock, then look up: a loop of lookups alone lets the
+        // processor overlap their cache misses, which the digests between them would not.
         let names: Vec<(&str, u128)> = names.into_iter().map(|n| (n, self.digest.of(n))).collect();
-        let known: Vec<Option<Url>> = {
-            let state = self.lock();
-            names
-                .iter()
-                .map(|(_, d)| state.parsed.get(d).map(|c| c.url.clone()))
-                .collect()
-        };
-        let urls = names
-            .iter()
-            .zip(known)
-            .map(|(&(name, digest), url)| match url {
-                Some(url) => Ok(url),
-                None => self.parse_new(name, digest),
-            })
-            .collect();
-        self.retain_digests(names.iter().map(|&(_, d)| d).collect());
-        urls
-    }
-
-    /// Parses a name not found under `digest` and remembers it.
-    fn parse_new(&self, encoded_name: &str, digest: u128) -> Result<Url, RegistryError> {
-        let bad = |e: dubbo_url::UrlError| RegistryError::BadData {
-            path: encoded_name.to_owned(),
-            reason: e.to_string(),
-        };
-        // Parsing happens outside the lock: two threads racing on a new name both parse, and
-        // the first insert wins so every later caller shares one value.
-        let cached = match split(encoded_name) {
-            Some(parts) => {
-                let address =
-                    Url::parse_encoded_with(parts.address, &self.interner).map_err(bad)?;
-                let own = UrlParams::parse_encoded_with(&parts.own, &self.interner).map_err(bad)?;
-                let (key, shared) = self.shared(&parts.shared).map_err(bad)?;
-                Cached {
-                    url: address.with_params(shared.layered(&own)),
-                    shared: Some(key),
+        let mut urls = Vec::with_capacity(names.len());
+        let mut state = self.lock();
+        let generation = state.next_generation();
+        if state.parsed.is_empty() {
+            // The first listing: the table's final size is known.
+            state.parsed.reserve(names.len());
+        }
+        for (name, digest) in names {
+            let url = match state.parsed.get_mut(&digest) {
+                Some(cached) => {
+                    cached.seen = generation;
+                    Ok(cached.url.clone())
                 }
-            }
-            None => Cached {
-                url: Url::parse_encoded_with(encoded_name, &self.interner).map_err(bad)?,
-                shared: None,
-            },
-        };
-        let mut state = self.lock();
-        Ok(state.parsed.entry(digest).or_insert(cached).url.clone())
-    }
-
-    /// The shared parameter set of the encoded parameter text `text`, parsed once.
-    fn shared(&self, text: &str) -> Result<(Arc<str>, UrlParams), dubbo_url::UrlError> {
-        if let Some((k, v)) = self.lock().shared.get_key_value(text) {
-            return Ok((Arc::clone(k), v.clone()));
+                None => self.parse_new(&mut state, name, digest),
+            };
+            urls.push(url);
         }
-        let params = UrlParams::parse_encoded_with(text, &self.interner)?;
-        let mut state = self.lock();
-        if let Some((k, v)) = state.shared.get_key_value(text) {
-            return Ok((Arc::clone(k), v.clone()));
-        }
-        let key: Arc<str> = Arc::from(text);
-        state.shared.insert(Arc::clone(&key), params.clone());
-        Ok((key, params))
+        state.sweep(generation);
+        urls
     }
 
     /// Forgets every URL whose name is not in `names` (the names still present).
@@ -165,18 +189,14 @@ impl ParsedUrlCache {
     where
         I: IntoIterator<Item = &'a str>,
     {
-        self.retain_digests(names.into_iter().map(|n| self.digest.of(n)).collect());
-    }
-
-    fn retain_digests(&self, keep: HashSet<u128, BuildHasherDefault<Low64>>) {
         let mut state = self.lock();
-        state.parsed.retain(|k, _| keep.contains(k));
-        let used: HashSet<*const u8> = state
-            .parsed
-            .values()
-            .filter_map(|c| c.shared.as_ref().map(|k| k.as_ptr()))
-            .collect();
-        state.shared.retain(|k, _| used.contains(&k.as_ptr()));
+        let generation = state.next_generation();
+        for name in names {
+            if let Some(cached) = state.parsed.get_mut(&self.digest.of(name)) {
+                cached.seen = generation;
+            }
+        }
+        state.sweep(generation);
     }
 
     /// How many URLs are remembered.
@@ -189,66 +209,176 @@ impl ParsedUrlCache {
         self.len() == 0
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+    fn lock(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
-}
 
-/// A 128-bit digest of a name: SipHash-1-3 (std's `DefaultHasher`) of every byte under two
-/// independent random keys, drawn per cache.
-///
-/// The cache trusts a digest match as a name match, so the argument has to hold: keyed
-/// SipHash is a pseudo-random function, so without the keys (they never leave the process)
-/// the two 64-bit halves are, to anyone choosing names, independent uniform values; registry
-/// data cannot aim at a collision. By the birthday bound the chance that any two of `n`
-/// distinct names ever held together collide is below `n² / 2^129`: for ten million names,
-/// about 1.5 × 10^-25. That is far below the rate of undetected memory errors, and below the
-/// chance the 64-bit hash plus full comparison of the earlier key ever mattered in cost.
-/// Every byte is hashed (a digest of the ends alone would let names differing in the middle
-/// collide).
-#[derive(Debug, Default, Clone)]
-struct NameDigest(RandomState, RandomState);
+    /// Parses a name not found under `digest` and remembers it.
+    ///
+    /// Under the lock: a new name costs about a microsecond, and parsing it once is what
+    /// lets every later caller share one value.
+    fn parse_new(
+        &self,
+        state: &mut State,
+        encoded_name: &str,
+        digest: u128,
+    ) -> Result<Url, RegistryError> {
+        let bad = |e: dubbo_url::UrlError| RegistryError::BadData {
+            path: encoded_name.to_owned(),
+            reason: e.to_string(),
+        };
+        let cut = match state.cut_known(encoded_name) {
+            Some(found) => Some(found),
+            None => self.cut_new(state, encoded_name).map_err(bad)?,
+        };
+        let with_set = cut.and_then(|(cut, id)| Some((cut, id, state.shared.get(&id)?)));
+        let (url, shared) = match with_set {
+            Some((cut, id, set)) => {
+                // On the stack: the layer is the only allocation the pairs cost.
+                let own: [(Arc<str>, &str); MAX_OWN] = std::array::from_fn(|i| {
+                    let (k, v) = cut.own[i];
+                    (Arc::clone(&self.variable_keys[k]), v)
+                });
+                let own = own.get(..cut.own_len).unwrap_or_default();
+                let params = set.params.layered_pairs(own);
+                let url = Url::parse_encoded_with_params(cut.address, &self.interner, params)
+                    .map_err(bad)?;
+                (url, Some(id))
+            }
+            None => (
+                Url::parse_encoded_with(encoded_name, &self.interner).map_err(bad)?,
+                None,
+            ),
+        };
+        if let Some(set) = shared.and_then(|id| state.shared.get_mut(&id)) {
+            set.users += 1;
+        }
+        state.parsed.insert(
+            digest,
+            Cached {
+                url: url.clone(),
+                seen: state.generation,
+                shared: shared.unwrap_or(UNSHARED),
+            },
+        );
+        Ok(url)
+    }
 
-impl NameDigest {
-    fn of(&self, name: &str) -> u128 {
-        let hi = self.0.hash_one(name);
-        let lo = self.1.hash_one(name);
-        (u128::from(hi) << 64) | u128::from(lo)
+    /// Cuts a name no known layout fits (see [`cut_whole`]), finding or making its shared
+    /// set; `None` when it has to be parsed whole.
+    fn cut_new<'a>(
+        &self,
+        state: &mut State,
+        name: &'a str,
+    ) -> Result<Option<(Cut<'a>, u32)>, dubbo_url::UrlError> {
+        let Some((cut, text, shape)) = cut_whole(name) else {
+            return Ok(None);
+        };
+        let id = match state.shared_ids.get(text.as_str()) {
+            Some(&id) => id,
+            None => {
+                let params = UrlParams::parse_encoded_with(&text, &self.interner)?;
+                let mut id = state.next_shared;
+                while id == UNSHARED || state.shared.contains_key(&id) {
+                    id = id.wrapping_add(1);
+                }
+                state.next_shared = id.wrapping_add(1);
+                let text: Arc<str> = Arc::from(text);
+                state.shared_ids.insert(Arc::clone(&text), id);
+                state.shared.insert(
+                    id,
+                    Shared {
+                        text,
+                        params,
+                        shape,
+                        users: 0,
+                    },
+                );
+                id
+            }
+        };
+        state.last_shared = Some(id);
+        Ok(Some((cut, id)))
     }
 }
 
-/// Hands back the low half of a [`NameDigest`], already uniformly random, as the map hash.
-#[derive(Default)]
-struct Low64(u64);
-
-impl Hasher for Low64 {
-    fn finish(&self) -> u64 {
-        self.0
+impl State {
+    fn next_generation(&mut self) -> u32 {
+        self.generation = self.generation.wrapping_add(1);
+        self.generation
     }
-    fn write(&mut self, bytes: &[u8]) {
-        // Only `write_u128` is used; fold anything else in rather than dropping it.
-        for &b in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+
+    /// Forgets the entries not seen in `generation`, and the shared sets no entry uses.
+    fn sweep(&mut self, generation: u32) {
+        let shared = &mut self.shared;
+        self.parsed.retain(|_, cached| {
+            let keep = cached.seen == generation;
+            if !keep {
+                if let Some(set) = shared.get_mut(&cached.shared) {
+                    set.users = set.users.saturating_sub(1);
+                }
+            }
+            keep
+        });
+        let ids = &mut self.shared_ids;
+        shared.retain(|_, set| {
+            if set.users == 0 {
+                ids.remove(&set.text);
+            }
+            set.users > 0
+        });
+        if self.last_shared.is_some_and(|id| !shared.contains_key(&id)) {
+            self.last_shared = None;
         }
     }
-    fn write_u128(&mut self, n: u128) {
-        self.0 = n as u64;
-    }
-}
 
-/// An encoded URL cut into its address, its parameters without the variable keys, and the
-/// variable keys.
-struct Split<'a> {
-    address: &'a str,
-    shared: String,
-    own: String,
+    /// Cuts `name` along the layout of the shared set the last new name used, checking every
+    /// byte: the common case of providers alike but for address, `timestamp` and `pid`, with
+    /// no copy of the shared text and no search through it.
+    fn cut_known<'a>(&self, name: &'a str) -> Option<(Cut<'a>, u32)> {
+        let id = self.last_shared?;
+        let set = self.shared.get(&id)?;
+        let q = name.find("%3F")?;
+        let (address, mut rest) = (name.get(..q)?, name.get(q + 3..)?);
+        if !plain_address(address) {
+            return None;
+        }
+        let mut cut = Cut {
+            address,
+            own: [(0, ""); MAX_OWN],
+            own_len: 0,
+        };
+        for (i, piece) in set.shape.iter().enumerate() {
+            if i > 0 {
+                rest = rest.strip_prefix(AMP)?;
+            }
+            match *piece {
+                Piece::Shared { start, end } => {
+                    rest = rest.strip_prefix(set.text.get(start..end)?)?;
+                }
+                Piece::Own(k) => {
+                    rest = rest.strip_prefix(VARIABLE_KEYS[k])?.strip_prefix(EQ)?;
+                    let end = rest.find('%').unwrap_or(rest.len());
+                    let (value, after) = rest.split_at(end);
+                    if !plain_value(value) || cut.own_len == MAX_OWN {
+                        return None;
+                    }
+                    cut.own[cut.own_len] = (k, value);
+                    cut.own_len += 1;
+                    rest = after;
+                }
+            }
+        }
+        rest.is_empty().then_some((cut, id))
+    }
 }
 
 /// Cuts `name` where parsing the parts gives the URL parsing the whole gives: every pair
 /// written `key%3Dvalue` and separated by `%26`, nothing the parser would read differently in
-/// context (literal delimiters, `;`, `default.` keys, a lower-case `%3f`, non-ASCII text).
-/// `None` otherwise, and the name is parsed whole.
-fn split(name: &str) -> Option<Split<'_>> {
+/// context (literal delimiters, `;`, `default.` keys, a lower-case `%3f`, non-ASCII text), and
+/// the variable pairs' values plain. Gives the cut, the shared text (the other pairs joined by
+/// `%26`) and the layout; `None` when the name is to be parsed whole.
+fn cut_whole(name: &str) -> Option<(Cut<'_>, String, Vec<Piece>)> {
     let b = name.as_bytes();
     let unusual = b.iter().enumerate().any(|(i, &c)| match c {
         b'&' | b';' | b'=' => true,
@@ -263,27 +393,98 @@ fn split(name: &str) -> Option<Split<'_>> {
     }
     let q = name.find("%3F")?;
     let (address, rest) = (name.get(..q)?, name.get(q + 3..)?);
-    let mut shared = String::with_capacity(rest.len());
-    let mut own = String::new();
-    for pair in rest.split("%26") {
-        if !pair.contains("%3D") || pair.starts_with("default.") {
+    let mut cut = Cut {
+        address,
+        own: [(0, ""); MAX_OWN],
+        own_len: 0,
+    };
+    let mut text = String::with_capacity(rest.len());
+    let mut shape = Vec::new();
+    let mut run_start = None;
+    for pair in rest.split(AMP) {
+        if !pair.contains(EQ) || pair.starts_with("default.") {
             return None;
         }
-        let variable = VARIABLE_KEYS.iter().any(|k| {
+        let variable = VARIABLE_KEYS.iter().position(|k| {
             pair.strip_prefix(k)
-                .is_some_and(|after| after.starts_with("%3D"))
+                .is_some_and(|after| after.starts_with(EQ))
         });
-        let out = if variable { &mut own } else { &mut shared };
-        if !out.is_empty() {
-            out.push_str("%26");
+        match variable {
+            Some(k) => {
+                let value = pair.get(VARIABLE_KEYS[k].len() + EQ.len()..)?;
+                if !plain_value(value) || cut.own_len == MAX_OWN {
+                    return None;
+                }
+                if let Some(start) = run_start.take() {
+                    shape.push(Piece::Shared {
+                        start,
+                        end: text.len(),
+                    });
+                }
+                cut.own[cut.own_len] = (k, value);
+                cut.own_len += 1;
+                shape.push(Piece::Own(k));
+            }
+            None => {
+                if !text.is_empty() {
+                    text.push_str(AMP);
+                }
+                if run_start.is_none() {
+                    run_start = Some(text.len());
+                }
+                text.push_str(pair);
+            }
         }
-        out.push_str(pair);
     }
-    Some(Split {
-        address,
-        shared,
-        own,
+    if let Some(start) = run_start {
+        shape.push(Piece::Shared {
+            start,
+            end: text.len(),
+        });
+    }
+    Some((cut, text, shape))
+}
+
+/// An address text the cut may take as it is: no literal delimiters, no `;` or lower-case
+/// `?` escapes (the parser would read those in context), ASCII.
+fn plain_address(address: &str) -> bool {
+    let b = address.as_bytes();
+    b.iter().enumerate().all(|(i, &c)| match c {
+        b'&' | b';' | b'=' => false,
+        b'%' => !matches!(
+            (b.get(i + 1), b.get(i + 2)),
+            (Some(b'3'), Some(b'B' | b'b' | b'f'))
+        ),
+        c => c.is_ascii(),
     })
+}
+
+/// A variable pair's value that decodes to itself: no escapes, no `+`, no delimiters, ASCII.
+fn plain_value(value: &str) -> bool {
+    value
+        .bytes()
+        .all(|c| c.is_ascii() && !matches!(c, b'%' | b'+' | b'&' | b';' | b'='))
+}
+
+/// Spreads a [`NameDigest`] half over all 64 bits as the map hash: each half is below 2^61,
+/// and the table reads its top bits.
+#[derive(Default)]
+struct Mix64(u64);
+
+impl Hasher for Mix64 {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        // Only `write_u128` is used; fold anything else in rather than dropping it.
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+    fn write_u128(&mut self, n: u128) {
+        // Multiplying by an odd constant is a bijection that carries the low bits upwards.
+        self.0 = (n as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ ((n >> 64) as u64);
+    }
 }
 
 #[cfg(test)]
@@ -381,6 +582,79 @@ mod tests {
     }
 
     #[test]
+    fn names_cut_along_a_known_layout_parse_as_the_whole_name_does() {
+        let fixture = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/java-3.3/nodes.json"
+        ))
+        .unwrap();
+        let nodes: serde_json::Map<String, serde_json::Value> =
+            serde_json::from_str(&fixture).unwrap();
+        let bases: Vec<Url> = nodes
+            .keys()
+            .filter_map(|k| k.split_once("/providers/").map(|(_, n)| n))
+            .map(|n| Url::parse_encoded(n).unwrap())
+            .collect();
+        assert!(!bases.is_empty());
+        let cache = ParsedUrlCache::new();
+        let mut names = Vec::new();
+        for base in &bases {
+            let base = base.with_parameter("pid", "77");
+            for i in 0..4u16 {
+                let url = base
+                    .with_host(&format!("10.0.1.{i}"))
+                    .with_port(20000 + i)
+                    .with_parameter("timestamp", &format!("17000000000{i}"))
+                    .with_parameter("pid", &format!("{}", 100 + i));
+                names.push(url.to_encoded_full_string());
+            }
+            // Variants: a missing pid, an escaped value, an empty value, a value with `=`, a
+            // changed shared value, a repeated key, a lower-case `%3f`, an extra and a
+            // trailing pair, an escaped `;` in the address.
+            let enc = base.to_encoded_full_string();
+            assert!(enc.contains("pid%3D77%26"));
+            names.push(base.without_parameter("pid").to_encoded_full_string());
+            names.push(base.with_parameter("pid", "1,2").to_encoded_full_string());
+            names.push(enc.replace("pid%3D77", "pid%3D"));
+            names.push(base.with_parameter("pid", "a=b").to_encoded_full_string());
+            names.push(base.with_parameter("side", "x").to_encoded_full_string());
+            names.push(enc.replace("pid%3D77", "pid%3D77%26pid%3D78"));
+            names.push(enc.replace("pid%3D77", "pid%3D7%3f"));
+            names.push(enc.replace("%3Fa", "%3fa"));
+            names.push(format!("{enc}%26timestamp%3D5"));
+            names.push(format!("{enc}%26"));
+            names.push(enc.replacen("%2F%2F", "%2F%2Fu%3Bp%40", 1));
+        }
+        for name in &names {
+            let whole = Url::parse_encoded(name);
+            let cached = cache.get_or_parse(name);
+            match (&whole, &cached) {
+                (Ok(w), Ok(c)) => {
+                    assert_eq!(c, w, "{name}");
+                    assert_eq!(c.to_encoded_full_string(), w.to_encoded_full_string());
+                    assert_eq!(c.params().len(), w.params().len(), "{name}");
+                }
+                (Err(_), Err(_)) => {}
+                _ => panic!("{name}: {whole:?} vs {cached:?}"),
+            }
+        }
+        // The second name of a base is cut along the first one's layout, its variants not.
+        let fresh = ParsedUrlCache::new();
+        fresh.get_or_parse(&names[0]).unwrap();
+        assert!(fresh.lock().cut_known(&names[1]).is_some());
+        for (i, variant) in names[4..15].iter().enumerate() {
+            // The third, an empty `pid`, has the layout (and parses the same, checked above).
+            let fits = fresh.lock().cut_known(variant).is_some();
+            assert_eq!(fits, i == 2, "variant {i}: {variant}");
+        }
+        // A fresh cache and a listing agree with the one-by-one lookups.
+        let listed = ParsedUrlCache::new().parse_listing(names.iter().map(String::as_str));
+        for (name, url) in names.iter().zip(listed) {
+            assert_eq!(url.ok(), Url::parse_encoded(name).ok(), "{name}");
+        }
+    }
+
+    #[test]
     fn a_listing_is_get_or_parse_then_retain() {
         let cache = ParsedUrlCache::new();
         let (one, two, three) = (name(1), name(2), name(3));
@@ -398,6 +672,11 @@ mod tests {
         let listed = cache.parse_listing([three.as_str()]);
         assert_eq!(listed[0].as_ref().unwrap().port(), 3);
         assert_eq!(cache.len(), 1);
+    }
+
+    #[test]
+    fn an_entry_is_a_url_and_two_numbers() {
+        assert_eq!(std::mem::size_of::<Cached>(), 16);
     }
 
     #[test]

@@ -4,6 +4,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::error::UrlError;
+use crate::text::Text;
 
 /// Protocol, credentials, host, port and path of a Url: everything but the parameters.
 ///
@@ -18,9 +19,11 @@ use crate::error::UrlError;
 #[derive(Clone, Default, PartialEq, Eq, Hash)]
 pub struct UrlAddress {
     pub(crate) protocol: Option<Arc<str>>,
-    pub(crate) username: Option<Arc<str>>,
-    pub(crate) password: Option<Arc<str>>,
-    pub(crate) host: Option<Arc<str>>,
+    /// User name and password, `None` when both are: registry and provider Urls rarely
+    /// carry them, so they cost one pointer there instead of two optional strings.
+    pub(crate) credentials: Option<Arc<Credentials>>,
+    /// Inline when short (an IPv4 address and most names): no allocation of its own.
+    pub(crate) host: Option<Text>,
     pub(crate) port: u16,
     pub(crate) path: Option<Arc<str>>,
 }
@@ -49,9 +52,8 @@ impl UrlAddress {
         }
         Ok(UrlAddress {
             protocol: protocol.map(Arc::from),
-            username: username.map(Arc::from),
-            password: password.map(Arc::from),
-            host: host.map(Arc::from),
+            credentials: credentials(username.map(Arc::from), password.map(Arc::from)),
+            host: host.map(Text::new),
             port,
             path: path.map(|p| Arc::from(trim_leading_slashes(p))),
         })
@@ -64,17 +66,17 @@ impl UrlAddress {
 
     /// The user name, if any.
     pub fn username(&self) -> Option<&str> {
-        self.username.as_deref()
+        self.credentials.as_ref()?.username.as_deref()
     }
 
     /// The password, if any.
     pub fn password(&self) -> Option<&str> {
-        self.password.as_deref()
+        self.credentials.as_ref()?.password.as_deref()
     }
 
     /// The host, if any. IPv6 hosts keep their brackets (`[::1]`), as in Java.
     pub fn host(&self) -> Option<&str> {
-        self.host.as_deref()
+        self.host.as_ref().map(Text::as_str)
     }
 
     /// The port; `0` when there is none.
@@ -109,7 +111,7 @@ impl UrlAddress {
     /// A copy with another user name.
     pub fn with_username(&self, username: Option<&str>) -> Self {
         UrlAddress {
-            username: username.map(Arc::from),
+            credentials: credentials(username.map(Arc::from), self.shared_password()),
             ..self.clone()
         }
     }
@@ -118,7 +120,7 @@ impl UrlAddress {
     /// `setPassword`).
     pub fn with_password(&self, password: Option<&str>) -> Self {
         UrlAddress {
-            password: password.map(Arc::from),
+            credentials: credentials(self.shared_username(), password.map(Arc::from)),
             ..self.clone()
         }
     }
@@ -126,7 +128,7 @@ impl UrlAddress {
     /// A copy with another host.
     pub fn with_host(&self, host: Option<&str>) -> Self {
         UrlAddress {
-            host: host.map(Arc::from),
+            host: host.map(Text::new),
             ..self.clone()
         }
     }
@@ -148,12 +150,38 @@ impl UrlAddress {
     }
 }
 
+impl UrlAddress {
+    fn shared_username(&self) -> Option<Arc<str>> {
+        self.credentials.as_ref()?.username.clone()
+    }
+
+    fn shared_password(&self) -> Option<Arc<str>> {
+        self.credentials.as_ref()?.password.clone()
+    }
+}
+
+/// A Url's user name and password, at least one of them present.
+#[derive(PartialEq, Eq, Hash)]
+pub(crate) struct Credentials {
+    username: Option<Arc<str>>,
+    password: Option<Arc<str>>,
+}
+
+/// The credentials of `username` and `password`, `None` when both are absent (so that
+/// addresses without them compare and hash alike however they were built).
+pub(crate) fn credentials(
+    username: Option<Arc<str>>,
+    password: Option<Arc<str>>,
+) -> Option<Arc<Credentials>> {
+    (username.is_some() || password.is_some()).then(|| Arc::new(Credentials { username, password }))
+}
+
 impl fmt::Debug for UrlAddress {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("UrlAddress")
             .field("protocol", &self.protocol())
             .field("username", &self.username())
-            .field("password", &self.password.as_ref().map(|_| "***"))
+            .field("password", &self.password().map(|_| "***"))
             .field("host", &self.host())
             .field("port", &self.port)
             .field("path", &self.path())
@@ -164,4 +192,37 @@ impl fmt::Debug for UrlAddress {
 /// Java `PathURLAddress`: `while (path.startsWith("/")) path = path.substring(1)`.
 pub(crate) fn trim_leading_slashes(path: &str) -> &str {
     path.trim_start_matches('/')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::hash::BuildHasher;
+
+    #[test]
+    fn credentials_read_back_and_absent_ones_compare_alike() {
+        let plain = UrlAddress::new(Some("dubbo"), None, None, Some("h"), 1, None).unwrap();
+        assert!(plain.credentials.is_none());
+        let user = plain.with_username(Some("u"));
+        assert_eq!((user.username(), user.password()), (Some("u"), None));
+        let both = user.with_password(Some("p"));
+        assert_eq!((both.username(), both.password()), (Some("u"), Some("p")));
+        let pass_only = plain.with_password(Some("p"));
+        assert_eq!(
+            (pass_only.username(), pass_only.password()),
+            (None, Some("p"))
+        );
+        let cleared = both.with_username(None).with_password(None);
+        assert!(cleared.credentials.is_none());
+        assert_eq!(cleared, plain);
+        let s = std::collections::hash_map::RandomState::new();
+        assert_eq!(s.hash_one(&cleared), s.hash_one(&plain));
+        assert_ne!(both, plain);
+        assert!(!format!("{both:?}").contains("\"p\""));
+        let parsed = crate::Url::parse("dubbo://u:p@h:1").unwrap();
+        assert_eq!(
+            parsed.address_part(),
+            &both.with_path(None).with_protocol(Some("dubbo"))
+        );
+    }
 }

@@ -116,9 +116,11 @@ pub fn parse_address(address: &str, defaults: &UrlParams) -> Result<Url, UrlErro
 
     let address = UrlAddress {
         protocol: Some(protocol.into()),
-        username: username.map(Into::into),
-        password: password.map(Into::into),
-        host: url.host().map(Into::into),
+        credentials: crate::address::credentials(
+            username.map(Into::into),
+            password.map(Into::into),
+        ),
+        host: url.host().map(crate::text::Text::new),
         port,
         path: path.map(|p| crate::address::trim_leading_slashes(p).into()),
     };

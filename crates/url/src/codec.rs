@@ -220,9 +220,84 @@ pub(crate) fn decode_component<U: Unit>(
     Ok(String::from_utf16_lossy(&out))
 }
 
+/// [`decode_component`] for text that is all ASCII (the usual registry data), building the
+/// UTF-8 result directly instead of through UTF-16 units; same results, same errors.
+pub(crate) fn decode_ascii_component(
+    units: &[u8],
+    from: isize,
+    to: isize,
+) -> Result<String, UrlError> {
+    if to - from <= 0 || from < 0 {
+        return Ok(String::new());
+    }
+    let from = from as usize;
+    let to = (to as usize).min(units.len());
+    let Some(slice) = units.get(from..to).filter(|s| !s.is_empty()) else {
+        return Ok(String::new());
+    };
+    let mut out: Vec<u8> = Vec::with_capacity(slice.len());
+    let mut i = from;
+    while i < to {
+        let c = units[i];
+        if c != b'%' {
+            out.push(if c == b'+' { b' ' } else { c });
+            i += 1;
+            continue;
+        }
+        let run_start = i;
+        let run_out = out.len();
+        loop {
+            if i + 3 > to {
+                return Err(UrlError::UnterminatedEscape { index: i });
+            }
+            out.push(hex_byte(units, i + 1)?);
+            i += 3;
+            if !(i < to && units[i] == b'%') {
+                break;
+            }
+        }
+        if std::str::from_utf8(&out[run_out..]).is_err() {
+            return Err(UrlError::InvalidUtf8 { index: run_start });
+        }
+    }
+    // ASCII and whole, validated runs: valid UTF-8 (lossy only to avoid a panic path).
+    Ok(String::from_utf8(out)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ascii_component_decoding_agrees_with_the_general_one() {
+        let cases = [
+            "",
+            "abc",
+            "a+b",
+            "%41%42",
+            "a%E4%B8%ADb",
+            "%E4%B8",
+            "%E4%B8x",
+            "%FF",
+            "%4",
+            "%zz",
+            "x%",
+            "%2F%2F10.0.0.1%3A20880%2Forg.Foo",
+            "+%20+",
+            "%C3%A9%C3",
+            "a%3D%26",
+        ];
+        for case in cases {
+            let b = case.as_bytes();
+            let n = b.len() as isize;
+            for (from, to) in [(0, n), (1, n), (0, n - 1), (2, 1), (-1, n), (0, n + 5)] {
+                let general = decode_component(b, from, to).map_err(|e| e.to_string());
+                let ascii = decode_ascii_component(b, from, to).map_err(|e| e.to_string());
+                assert_eq!(ascii, general, "{case:?} {from}..{to}");
+            }
+        }
+    }
 
     #[test]
     fn encode_matches_java_url_encoder() {

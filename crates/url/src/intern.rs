@@ -231,7 +231,7 @@ impl Strings<'_> {
         }
     }
 
-    /// Text that is never shared (user names, passwords, hosts).
+    /// Text that is never shared (user names, passwords).
     pub(crate) fn plain(self, s: &str) -> Arc<str> {
         Arc::from(s)
     }

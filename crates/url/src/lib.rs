@@ -99,6 +99,7 @@ mod layers;
 mod params;
 mod parser;
 mod split;
+mod text;
 mod url;
 
 pub use address::UrlAddress;

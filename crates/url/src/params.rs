@@ -5,15 +5,16 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
 
-use crate::codec::{decode_component, hex_byte, Unit};
+use crate::codec::{decode_ascii_component, decode_component, hex_byte, Unit};
 use crate::error::UrlError;
 use crate::intern::{Interner, Strings};
 use crate::keys;
+use crate::text::Text;
 
 pub(crate) type ParamMap = BTreeMap<Arc<str>, Arc<str>>;
 type Map = ParamMap;
-/// The per-Url layer of a layered set: pairs sorted by key.
-type Own = Arc<[(Arc<str>, Arc<str>)]>;
+/// The per-Url layer of a layered set: pairs sorted by key, short values inline.
+type Own = Arc<[(Arc<str>, Text)]>;
 
 /// The parameters of a Url: an immutable, cheaply clonable map from key to value.
 ///
@@ -143,17 +144,75 @@ impl UrlParams {
         if own.is_empty() {
             return self.clone();
         }
-        if self.own.is_some() || own.keys().any(|k| self.map.contains_key(k)) {
+        // `own`'s pairs come sorted and without repeated keys.
+        let shared = own.map.iter().map(|(k, v)| (k, Text::new(v)));
+        let pairs: Vec<(Arc<str>, Text)> = shared
+            .chain(
+                own.own
+                    .as_deref()
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|(k, v)| (k, v.clone())),
+            )
+            .map(|(k, v)| (Arc::clone(k), v))
+            .collect();
+        let mut pairs = pairs;
+        pairs.sort_by(|a, b| a.0.cmp(&b.0));
+        self.layered_sorted(pairs.into())
+    }
+
+    /// `self`'s parameters with `pairs` on top, the same as [`layered`](Self::layered) with a
+    /// set of those pairs (a later pair wins over an earlier one with the same key), without
+    /// building that set: a registry putting a Url's own `timestamp` and `pid` on a shared map
+    /// pays one allocation for the layer, and the strings it passes (interned keys, say) are
+    /// shared rather than copied.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use dubbo_url::UrlParams;
+    /// let shared = UrlParams::parse("interface=org.Foo&side=provider");
+    /// let one = shared.layered_pairs(&[(Arc::from("timestamp"), "1"), (Arc::from("pid"), "7")]);
+    /// assert_eq!(one, shared.layered(&UrlParams::parse("timestamp=1&pid=7")));
+    /// assert_eq!(one.to_query_string(), "interface=org.Foo&pid=7&side=provider&timestamp=1");
+    /// ```
+    pub fn layered_pairs(&self, pairs: &[(Arc<str>, &str)]) -> UrlParams {
+        if pairs.is_empty() {
+            return self.clone();
+        }
+        let own: Own = if pairs.windows(2).all(|w| w[0].0 < w[1].0) {
+            pairs
+                .iter()
+                .map(|(k, v)| (Arc::clone(k), Text::new(v)))
+                .collect()
+        } else {
+            // Sorted by key, the last of equal keys kept (a stable sort of the reversed list
+            // puts it first among its equals, and `dedup_by` keeps the first).
+            let mut sorted: Vec<(Arc<str>, Text)> = pairs
+                .iter()
+                .rev()
+                .map(|(k, v)| (Arc::clone(k), Text::new(v)))
+                .collect();
+            sorted.sort_by(|a, b| a.0.cmp(&b.0));
+            sorted.dedup_by(|later, first| later.0 == first.0);
+            sorted.into()
+        };
+        self.layered_sorted(own)
+    }
+
+    /// `self` with `own` (sorted by key, no key twice) on top.
+    fn layered_sorted(&self, own: Own) -> UrlParams {
+        if own.is_empty() {
+            return self.clone();
+        }
+        if self.own.is_some() || own.iter().any(|(k, _)| self.map.contains_key(k)) {
             // Rare (a per-Url key also in the shared part): one flat map, still correct.
             let mut map = self.to_map();
-            map.extend(own.arc_pairs());
+            map.extend(own.iter().map(|(k, v)| (Arc::clone(k), v.to_arc())));
             return Self::from_map(map);
         }
-        let mut pairs: Vec<(Arc<str>, Arc<str>)> = own.arc_pairs().collect();
-        pairs.sort_by(|a, b| a.0.cmp(&b.0));
         UrlParams {
             map: Arc::clone(&self.map),
-            own: Some(pairs.into()),
+            own: Some(own),
         }
     }
 
@@ -162,8 +221,8 @@ impl UrlParams {
         let own = self.own.as_deref().unwrap_or_default();
         self.map
             .iter()
-            .chain(own.iter().map(|(k, v)| (k, v)))
             .map(|(k, v)| (Arc::clone(k), Arc::clone(v)))
+            .chain(own.iter().map(|(k, v)| (Arc::clone(k), v.to_arc())))
     }
 
     /// One flat map of every parameter, for the copy-on-write operations.
@@ -179,7 +238,7 @@ impl UrlParams {
         own.binary_search_by(|(k, _)| (**k).cmp(key))
             .ok()
             .and_then(|i| own.get(i))
-            .map(|(_, v)| &**v)
+            .map(|(_, v)| v.as_str())
     }
 
     /// Whether both are clones of one parameter set (see [`Url::ptr_eq`](crate::Url::ptr_eq)).
@@ -366,7 +425,7 @@ struct Merged<S: Iterator, O: Iterator> {
 impl<'a, S, O> Iterator for Merged<S, O>
 where
     S: Iterator<Item = (&'a Arc<str>, &'a Arc<str>)>,
-    O: Iterator<Item = &'a (Arc<str>, Arc<str>)>,
+    O: Iterator<Item = &'a (Arc<str>, Text)>,
 {
     type Item = (&'a str, &'a str);
 
@@ -377,7 +436,7 @@ where
             _ => false,
         };
         if own_first {
-            self.own.next().map(|(k, v)| (&**k, &**v))
+            self.own.next().map(|(k, v)| (&**k, v.as_str()))
         } else {
             self.shared.next().map(|(k, v)| (&**k, &**v))
         }
@@ -556,7 +615,12 @@ impl UnitsDyn for AsciiUnits<'_> {
         hex_byte(self.0, pos)
     }
     fn decode(&self, from: isize, to: isize) -> Result<String, UrlError> {
-        decode_component(self.0, from, to)
+        decode_ascii_component(self.0, from, to)
+    }
+    fn find_encoded_question_mark(&self) -> Option<usize> {
+        self.0
+            .windows(3)
+            .position(|w| w[0] == b'%' && w[1] == b'3' && (w[2] == b'F' || w[2] == b'f'))
     }
 }
 

@@ -1,14 +1,13 @@
 //! Java `URLStrParser`: whole-Url parsing of decoded and encoded text.
 
-use std::sync::Arc;
-
-use crate::address::{trim_leading_slashes, UrlAddress};
+use crate::address::{credentials, trim_leading_slashes, UrlAddress};
 use crate::error::{snippet, UrlError};
 use crate::intern::Strings;
 use crate::params::{
     apply_default_keys, parse_decoded_params, parse_encoded_params, with_units, ParamMap, UnitsDyn,
     UrlParams,
 };
+use crate::text::Text;
 use crate::Url;
 
 /// The address part of a Url as slices of the (decoded) body.
@@ -34,6 +33,24 @@ pub(crate) fn parse_decoded(s: &str, strings: Strings<'_>) -> Result<Url, UrlErr
 
 /// `URLStrParser.parseEncodedStr`.
 pub(crate) fn parse_encoded(s: &str, strings: Strings<'_>) -> Result<Url, UrlError> {
+    let (address, mut params) = parse_encoded_parts(s, strings)?;
+    apply_default_keys(&mut params, strings);
+    Ok(Url::from_parts(address, UrlParams::from_map(params)))
+}
+
+/// [`parse_encoded`]'s address, with `params` in place of the parameters `s` carries (which
+/// are still parsed, so the same texts fail).
+pub(crate) fn parse_encoded_with_params(
+    s: &str,
+    strings: Strings<'_>,
+    params: UrlParams,
+) -> Result<Url, UrlError> {
+    let (address, _) = parse_encoded_parts(s, strings)?;
+    Ok(Url::from_parts(address, params))
+}
+
+/// The address and the raw parameter map of an encoded Url.
+fn parse_encoded_parts(s: &str, strings: Strings<'_>) -> Result<(UrlAddress, ParamMap), UrlError> {
     with_units(s, |u| {
         let (params, path_end) = match encoded_question_mark(s, u) {
             Some(q) if q > u.len() => {
@@ -45,7 +62,7 @@ pub(crate) fn parse_encoded(s: &str, strings: Strings<'_>) -> Result<Url, UrlErr
         };
         let decoded = u.decode(0, path_end as isize)?;
         let body = parse_url_body(s, &decoded)?;
-        Ok(make_url(&body, params, strings))
+        Ok((make_address(&body, strings), params))
     })
 }
 
@@ -66,16 +83,21 @@ fn encoded_question_mark(s: &str, u: &dyn UnitsDyn) -> Option<usize> {
 /// Java `new ServiceConfigURL(protocol, username, password, host, port, path, params)`.
 fn make_url(body: &Body<'_>, mut params: ParamMap, strings: Strings<'_>) -> Url {
     apply_default_keys(&mut params, strings);
-    let params = UrlParams::from_map(params);
-    let address = UrlAddress {
+    Url::from_parts(make_address(body, strings), UrlParams::from_map(params))
+}
+
+/// The address half of [`make_url`].
+fn make_address(body: &Body<'_>, strings: Strings<'_>) -> UrlAddress {
+    UrlAddress {
         protocol: body.protocol.map(|p| strings.name(p)),
-        username: body.username.map(|u| strings.plain(u)),
-        password: body.password.map(|p| strings.plain(p)),
-        host: body.host.map(|h| strings.plain(h)),
+        credentials: credentials(
+            body.username.map(|u| strings.plain(u)),
+            body.password.map(|p| strings.plain(p)),
+        ),
+        host: body.host.map(Text::new),
         port: body.port,
         path: body.path.map(|p| strings.name(trim_leading_slashes(p))),
-    };
-    Url::from_parts_arc(Arc::new(address), params)
+    }
 }
 
 /// `URLStrParser.parseURLBody`: splits `[protocol://][user[:password]@][host[:port]][/path]`.

@@ -16,17 +16,33 @@ use crate::split::java_split;
 
 /// Dubbo's Url: an address part ([`UrlAddress`]) and a parameter part ([`UrlParams`]).
 ///
-/// Immutable and cheap to clone (two `Arc`s). Every `with_*` / `without_*` method returns a new
+/// Immutable and cheap to clone (one `Arc`). Every `with_*` / `without_*` method returns a new
 /// Url that shares whatever did not change. Parsing and formatting follow Java Dubbo 3.3's
 /// `URLStrParser` and `URL.buildString` exactly, quirks included; the
 /// [crate documentation](crate) lists the forms and the few deliberate differences.
 ///
 /// Equality (`==`, `Hash`) compares every part and every parameter. Java's `URL.equals`
 /// ignores the value of `timestamp`; [`equivalent`](Self::equivalent) does that.
-#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+#[derive(Clone, PartialEq, Eq, Hash)]
 pub struct Url {
-    address: Arc<UrlAddress>,
+    /// Both halves in one allocation: a registry's provider Url is one reference count to
+    /// touch when cloned or dropped, and one pointer where it is kept.
+    inner: Arc<Parts>,
+}
+
+#[derive(PartialEq, Eq, Hash)]
+struct Parts {
+    address: UrlAddress,
     params: UrlParams,
+}
+
+impl fmt::Debug for Url {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Url")
+            .field("address", &self.inner.address)
+            .field("params", &self.inner.params)
+            .finish()
+    }
 }
 
 impl Url {
@@ -74,16 +90,31 @@ impl Url {
         parser::parse_encoded(s, Strings::Interned(interner))
     }
 
+    /// Parses the encoded Url `s` as [`parse_encoded_with`](Self::parse_encoded_with) does
+    /// and gives it `params` in place of the parameters `s` carries (none, typically: `s` is
+    /// the address of a registry node name whose parameters the caller keeps apart, shared
+    /// and layered), so the Url is built once. Fails on the same texts.
+    ///
+    /// ```
+    /// use dubbo_url::{Interner, Url, UrlParams};
+    /// let interner = Interner::new();
+    /// let params = UrlParams::parse("side=provider");
+    /// let url = Url::parse_encoded_with_params("dubbo%3A%2F%2F10.0.0.1%3A20880%2Forg.Foo", &interner, params).unwrap();
+    /// assert_eq!(url.to_string(), "dubbo://10.0.0.1:20880/org.Foo?side=provider");
+    /// ```
+    pub fn parse_encoded_with_params(
+        s: &str,
+        interner: &Interner,
+        params: UrlParams,
+    ) -> Result<Url, UrlError> {
+        parser::parse_encoded_with_params(s, Strings::Interned(interner), params)
+    }
+
     /// Puts an address part and a parameter part together.
     pub fn from_parts(address: UrlAddress, params: UrlParams) -> Url {
         Url {
-            address: Arc::new(address),
-            params,
+            inner: Arc::new(Parts { address, params }),
         }
-    }
-
-    pub(crate) fn from_parts_arc(address: Arc<UrlAddress>, params: UrlParams) -> Url {
-        Url { address, params }
     }
 
     /// Starts building a Url from parts.
@@ -103,48 +134,48 @@ impl Url {
         UrlBuilder::default()
     }
 
-    /// Whether `a` and `b` are clones of one Url (they share both halves), a check that costs
-    /// two pointer comparisons. Equal Urls parsed separately are not `ptr_eq`; registries that
+    /// Whether `a` and `b` are clones of one Url (they share its one allocation), a check
+    /// that costs a pointer comparison. Equal Urls parsed separately are not `ptr_eq`; registries that
     /// hand out the same Url for an unchanged provider let consumers skip comparing them.
     pub fn ptr_eq(a: &Url, b: &Url) -> bool {
-        Arc::ptr_eq(&a.address, &b.address) && a.params.ptr_eq(&b.params)
+        Arc::ptr_eq(&a.inner, &b.inner)
     }
 
     /// The address part.
     pub fn address_part(&self) -> &UrlAddress {
-        &self.address
+        &self.inner.address
     }
 
     /// The parameter part.
     pub fn params(&self) -> &UrlParams {
-        &self.params
+        &self.inner.params
     }
 
     // ---------------------------------------------------------------- address
 
     /// The protocol, if any.
     pub fn protocol(&self) -> Option<&str> {
-        self.address.protocol()
+        self.inner.address.protocol()
     }
 
     /// The user name, if any.
     pub fn username(&self) -> Option<&str> {
-        self.address.username()
+        self.inner.address.username()
     }
 
     /// The password, if any.
     pub fn password(&self) -> Option<&str> {
-        self.address.password()
+        self.inner.address.password()
     }
 
     /// The host, if any (IPv6 hosts keep their brackets).
     pub fn host(&self) -> Option<&str> {
-        self.address.host()
+        self.inner.address.host()
     }
 
     /// The port, `0` when absent.
     pub fn port(&self) -> u16 {
-        self.address.port()
+        self.inner.address.port()
     }
 
     /// The port, or `default` when it is 0.
@@ -157,7 +188,7 @@ impl Url {
 
     /// The path without leading `/`, if any.
     pub fn path(&self) -> Option<&str> {
-        self.address.path()
+        self.inner.address.path()
     }
 
     /// The path with one leading `/` (Java `getAbsolutePath`).
@@ -167,7 +198,7 @@ impl Url {
 
     /// `host:port`, or the host alone when the port is 0 (Java `getAddress`).
     pub fn address(&self) -> String {
-        self.address.address()
+        self.inner.address.address()
     }
 
     /// Java `getUserInformation`: `user:password`, `user:`, `:password`, or `""`.
@@ -219,32 +250,32 @@ impl Url {
 
     /// A copy with another protocol.
     pub fn with_protocol(&self, protocol: &str) -> Url {
-        self.with_address_part(self.address.with_protocol(Some(protocol)))
+        self.with_address_part(self.inner.address.with_protocol(Some(protocol)))
     }
 
     /// A copy with another user name.
     pub fn with_username(&self, username: &str) -> Url {
-        self.with_address_part(self.address.with_username(Some(username)))
+        self.with_address_part(self.inner.address.with_username(Some(username)))
     }
 
     /// A copy with another password.
     pub fn with_password(&self, password: &str) -> Url {
-        self.with_address_part(self.address.with_password(Some(password)))
+        self.with_address_part(self.inner.address.with_password(Some(password)))
     }
 
     /// A copy with another host.
     pub fn with_host(&self, host: &str) -> Url {
-        self.with_address_part(self.address.with_host(Some(host)))
+        self.with_address_part(self.inner.address.with_host(Some(host)))
     }
 
     /// A copy with another port.
     pub fn with_port(&self, port: u16) -> Url {
-        self.with_address_part(self.address.with_port(port))
+        self.with_address_part(self.inner.address.with_port(port))
     }
 
     /// A copy with another path (leading `/` trimmed).
     pub fn with_path(&self, path: &str) -> Url {
-        self.with_address_part(self.address.with_path(Some(path)))
+        self.with_address_part(self.inner.address.with_path(Some(path)))
     }
 
     /// A copy with host and port taken from `host[:port]`, split at the last `:` (Java
@@ -264,30 +295,24 @@ impl Url {
             }
             None => (address, self.port()),
         };
-        Ok(self.with_address_part(self.address.with_host(Some(host)).with_port(port)))
+        Ok(self.with_address_part(self.inner.address.with_host(Some(host)).with_port(port)))
     }
 
     /// A copy with a whole new address part (the parameters are shared).
     pub fn with_address_part(&self, address: UrlAddress) -> Url {
-        Url {
-            address: Arc::new(address),
-            params: self.params.clone(),
-        }
+        Url::from_parts(address, self.inner.params.clone())
     }
 
-    /// A copy with a whole new parameter part (the address is shared).
+    /// A copy with a whole new parameter part (the address's strings are shared).
     pub fn with_params(&self, params: UrlParams) -> Url {
-        Url {
-            address: Arc::clone(&self.address),
-            params,
-        }
+        Url::from_parts(self.inner.address.clone(), params)
     }
 
     // ---------------------------------------------------------------- parameters
 
     /// The raw value of `key`, if present (possibly `""`).
     pub fn parameter(&self, key: &str) -> Option<&str> {
-        self.params.get(key)
+        self.inner.params.get(key)
     }
 
     /// The value of `key`, or `default` when it is absent or empty (Java
@@ -392,7 +417,7 @@ impl Url {
 
     /// Java `getMethodParameterStrict`: only the method-level value, `None` when empty.
     pub fn method_parameter_strict(&self, method: &str, key: &str) -> Option<&str> {
-        self.params.method_parameter_strict(method, key)
+        self.inner.params.method_parameter_strict(method, key)
     }
 
     /// [`method_parameter`](Self::method_parameter) parsed as `u64`.
@@ -422,7 +447,7 @@ impl Url {
         if key.is_empty() || value.is_empty() {
             return self.clone();
         }
-        self.with_params(self.params.with(key, value))
+        self.with_params(self.inner.params.with(key, value))
     }
 
     /// A copy with `key` set to `encode(value)` (Java `addParameterAndEncoded`); an empty value
@@ -437,7 +462,7 @@ impl Url {
         if key.is_empty() || value.is_empty() {
             return self.clone();
         }
-        self.with_params(self.params.with_if_absent(key, value))
+        self.with_params(self.inner.params.with_if_absent(key, value))
     }
 
     /// A copy with all `pairs` set (Java `addParameters`; empty values are kept, as there).
@@ -445,12 +470,12 @@ impl Url {
     where
         I: IntoIterator<Item = (&'a str, &'a str)>,
     {
-        self.with_params(self.params.with_all(pairs))
+        self.with_params(self.inner.params.with_all(pairs))
     }
 
     /// A copy without `key`.
     pub fn without_parameter(&self, key: &str) -> Url {
-        self.with_params(self.params.without(key))
+        self.with_params(self.inner.params.without(key))
     }
 
     /// A copy without any of `keys`.
@@ -458,7 +483,7 @@ impl Url {
     where
         I: IntoIterator<Item = &'a str>,
     {
-        self.with_params(self.params.without_all(keys))
+        self.with_params(self.inner.params.without_all(keys))
     }
 
     /// A copy without parameters.
@@ -609,7 +634,7 @@ impl Url {
 
     /// Java `toParameterString`: the sorted `k=v&...` part alone.
     pub fn to_parameter_string(&self) -> String {
-        self.params.to_query_string()
+        self.inner.params.to_query_string()
     }
 
     /// `encode(to_full_string())`: the name of this Url's node in a ZooKeeper registry
@@ -625,7 +650,7 @@ impl Url {
         use_service: bool,
         includes: &[&str],
     ) -> String {
-        let mut buf = String::with_capacity(64 + self.params.len() * 24);
+        let mut buf = String::with_capacity(64 + self.inner.params.len() * 24);
         if let Some(protocol) = non_empty(self.protocol()) {
             buf.push_str(protocol);
             buf.push_str("://");
@@ -659,7 +684,7 @@ impl Url {
             buf.push_str(path);
         }
         if append_params {
-            self.params.write_query(&mut buf, true, includes);
+            self.inner.params.write_query(&mut buf, true, includes);
         }
         buf
     }
@@ -696,10 +721,10 @@ impl Url {
     /// Java `URL.equals`: same address part and same parameters, where only the presence (not
     /// the value) of `timestamp` matters, so a provider that re-registers is the same provider.
     pub fn equivalent(&self, other: &Url) -> bool {
-        if self.address != other.address {
+        if self.inner.address != other.inner.address {
             return false;
         }
-        let (a, b) = (&self.params, &other.params);
+        let (a, b) = (&self.inner.params, &other.inner.params);
         a.len() == b.len()
             && a.iter().all(|(k, v)| match b.get(k) {
                 Some(w) => k == keys::TIMESTAMP || v == w,
