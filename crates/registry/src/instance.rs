@@ -518,6 +518,45 @@ mod tests {
     use super::*;
 
     #[test]
+    fn strings_the_reader_skips_are_held_to_json_rules() {
+        // Found by the read_instance fuzz target: the scanner skipped `@class` and `id` without
+        // looking inside, so a raw control character there was accepted where serde_json and
+        // Java's Jackson refuse the document.
+        let json = ServiceInstance::new("demo-provider", "127.0.0.1", 20880).to_curator_json();
+        let class = "org.apache.dubbo.registry.zookeeper.ZookeeperInstance";
+        let with_class = |text: &str| json.replacen(class, text, 1);
+        for (bad, why) in [
+            ("org.apache\\u0000dubbo", None),
+            ("org.apache\\ud83d\\ude00", None),
+            ("org.apache\\u00e9\\n\\/", None),
+            ("org.apache\u{1}dubbo", Some("control character")),
+            ("org.apache\\xdubbo", Some("invalid escape")),
+            ("org.apache\\u12g4", Some("escape")),
+            ("org.apache\\ud83d", Some("escape")),
+            ("org.apache\\ude00", Some("escape")),
+        ] {
+            let doc = with_class(bad);
+            assert_eq!(
+                serde_json::from_str::<serde_json::Value>(&doc).is_ok(),
+                why.is_none(),
+                "{doc}"
+            );
+            let read =
+                ServiceInstance::from_curator_json("/services/demo-provider/x", doc.as_bytes());
+            match why {
+                None => assert_eq!(read.unwrap().app, "demo-provider"),
+                Some(why) => {
+                    let err = read.unwrap_err().to_string();
+                    assert!(
+                        err.contains(why) && err.contains("/services/demo-provider/x"),
+                        "{err}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
     fn curator_json_has_javas_layout_and_reads_back() {
         let mut i = ServiceInstance::new("demo-provider", "127.0.0.1", 20880);
         i.registration_time = 1_700_000_000_000;

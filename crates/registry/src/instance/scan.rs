@@ -94,6 +94,36 @@ fn bytes_equal(word: u64, byte: u8) -> u64 {
     x.wrapping_sub(ONES) & !x & (ONES << 7)
 }
 
+/// The high bit of every byte of `word` below 0x20 (a control character, which JSON does not
+/// allow raw in a string). Bits above the lowest set one may be spurious; the lowest is exact.
+fn bytes_below_space(word: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    word.wrapping_sub(ONES * 0x20) & !word & (ONES << 7)
+}
+
+/// The length of the `\\uXXXX` escape at `at` (12 for a surrogate pair), or `None` when it
+/// is not one JSON allows: four hex digits, and a high surrogate followed by a low one.
+fn unicode_escape(data: &[u8], at: usize) -> Option<usize> {
+    let unit = |from: usize| -> Option<u32> {
+        let hex = data.get(from..from + 4)?;
+        let text = std::str::from_utf8(hex).ok()?;
+        if !hex.iter().all(u8::is_ascii_hexdigit) {
+            return None;
+        }
+        u32::from_str_radix(text, 16).ok()
+    };
+    match unit(at + 2)? {
+        0xD800..=0xDBFF => {
+            if data.get(at + 6..at + 8)? != b"\\u" {
+                return None;
+            }
+            matches!(unit(at + 8)?, 0xDC00..=0xDFFF).then_some(12)
+        }
+        0xDC00..=0xDFFF => None,
+        _ => Some(6),
+    }
+}
+
 /// Whether a string's text is printable ASCII without escapes: then it is valid and stands
 /// for itself.
 fn plain(inner: &[u8]) -> bool {
@@ -267,6 +297,13 @@ struct Scanner<'a> {
 }
 
 impl<'a> Scanner<'a> {
+    fn err_at(&self, at: usize, what: &'static str) -> ScanError {
+        ScanError {
+            what: what.into(),
+            at,
+        }
+    }
+
     fn err(&self, what: &'static str) -> ScanError {
         ScanError {
             what: what.into(),
@@ -382,16 +419,28 @@ impl<'a> Scanner<'a> {
                     break;
                 };
                 let word = u64::from_le_bytes(chunk);
-                let found = bytes_equal(word, b'"') | bytes_equal(word, b'\\');
+                let found =
+                    bytes_equal(word, b'"') | bytes_equal(word, b'\\') | bytes_below_space(word);
                 if found != 0 {
                     i += (found.trailing_zeros() / 8) as usize;
                     break;
                 }
                 i += 8;
             }
+            // Strings the scanner skips are checked as strictly as the ones it reads: a
+            // document serde_json (and Java's Jackson) would refuse is refused here too.
             match data.get(i) {
                 Some(b'"') => return Ok(i + 1),
-                Some(b'\\') => i += 2,
+                Some(b'\\') => match data.get(i + 1) {
+                    Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => i += 2,
+                    Some(b'u') => match unicode_escape(data, i) {
+                        Some(len) => i += len,
+                        None => return Err(self.err_at(i, "invalid \\u escape in a string")),
+                    },
+                    Some(_) => return Err(self.err_at(i, "invalid escape in a string")),
+                    None => return Err(self.err("unterminated string")),
+                },
+                Some(b) if *b < 0x20 => return Err(self.err_at(i, "control character in a string")),
                 Some(_) => i += 1,
                 None => return Err(self.err("unterminated string")),
             }
