@@ -518,6 +518,45 @@ mod tests {
     use super::*;
 
     #[test]
+    fn values_the_reader_skips_are_held_to_json_grammar() {
+        // Found by the read_instance fuzz target: an unknown field's object was skipped by
+        // matching brackets only, so broken objects inside it were accepted.
+        let json = ServiceInstance::new("demo-provider", "127.0.0.1", 20880).to_curator_json();
+        let with_field =
+            |value: &str| json.replacen("\"port\":", &format!("\"x\":{value},\"port\":"), 1);
+        for (value, ok) in [
+            (r#"{"a":[1,-2.5e+3,true,null,{"b":"c"}],"d":{}}"#, true),
+            ("[]", true),
+            (r#"[ { } , [ ] ]"#, true),
+            (r#"{"a" "b"}"#, false),
+            (r#"{"a":1,}"#, false),
+            (r#"{"a":1 "b":2}"#, false),
+            (r#"[1,,2]"#, false),
+            (r#"{"a":zzz}"#, false),
+            (r#"{1:2}"#, false),
+            (r#"[1.2.3]"#, false),
+            (r#"[01]"#, false),
+            (r#"[1.]"#, false),
+            (r#"[1e]"#, false),
+            ("[-]", false),
+            (r#"{"a":[}]"#, false),
+        ] {
+            let doc = with_field(value);
+            assert_eq!(
+                serde_json::from_str::<serde_json::Value>(&doc).is_ok(),
+                ok,
+                "{doc}"
+            );
+            let read =
+                ServiceInstance::from_curator_json("/services/demo-provider/x", doc.as_bytes());
+            assert_eq!(read.is_ok(), ok, "{doc}: {read:?}");
+            if let Ok(instance) = read {
+                assert_eq!(instance.port, 20880);
+            }
+        }
+    }
+
+    #[test]
     fn strings_the_reader_skips_are_held_to_json_rules() {
         // Found by the read_instance fuzz target: the scanner skipped `@class` and `id` without
         // looking inside, so a raw control character there was accepted where serde_json and

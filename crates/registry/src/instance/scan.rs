@@ -124,6 +124,42 @@ fn unicode_escape(data: &[u8], at: usize) -> Option<usize> {
     }
 }
 
+/// Whether `token` is a number as JSON writes one: `-`, an integer part without leading
+/// zeros, then optionally a fraction and an exponent.
+fn is_json_number(token: &[u8]) -> bool {
+    let digits = |from: usize| {
+        token[from..]
+            .iter()
+            .position(|b| !b.is_ascii_digit())
+            .map_or(token.len(), |n| from + n)
+    };
+    let mut i = usize::from(token.first() == Some(&b'-'));
+    match token.get(i) {
+        Some(b'0') => i += 1,
+        Some(b'1'..=b'9') => i = digits(i),
+        _ => return false,
+    }
+    if token.get(i) == Some(&b'.') {
+        let end = digits(i + 1);
+        if end == i + 1 {
+            return false;
+        }
+        i = end;
+    }
+    if matches!(token.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(token.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        let end = digits(i);
+        if end == i {
+            return false;
+        }
+        i = end;
+    }
+    i == token.len()
+}
+
 /// Whether a string's text is printable ASCII without escapes: then it is valid and stands
 /// for itself.
 fn plain(inner: &[u8]) -> bool {
@@ -494,39 +530,79 @@ impl<'a> Scanner<'a> {
         }
     }
 
+    /// Skips the object or array at `self.pos`, holding it to JSON's grammar as serde_json
+    /// does when it skips a value (field names, colons, commas, well-formed scalars), without
+    /// building anything. Iterative, so nesting costs no stack; at most 64 levels.
     fn skip_container(&mut self) -> Result<(), ScanError> {
         // Open brackets as bits (1 = object); Curator documents nest three deep.
         let mut stack: u64 = 0;
         let mut depth = 0u32;
-        while let Some(b) = self.peek() {
-            match b {
-                b'"' => {
-                    self.pos = self.string_end()?;
-                    continue;
-                }
-                b'{' | b'[' => {
+        loop {
+            // At a value.
+            self.ws();
+            match self.peek() {
+                Some(open @ (b'{' | b'[')) => {
                     if depth == 64 {
                         return Err(self.err("nested too deep"));
                     }
-                    stack = (stack << 1) | u64::from(b == b'{');
+                    stack = (stack << 1) | u64::from(open == b'{');
                     depth += 1;
-                }
-                b'}' | b']' => {
-                    if depth == 0 || (stack & 1 == 1) != (b == b'}') {
-                        return Err(self.err("mismatched bracket"));
-                    }
-                    stack >>= 1;
-                    depth -= 1;
-                    if depth == 0 {
+                    self.pos += 1;
+                    self.ws();
+                    let close = if open == b'{' { b'}' } else { b']' };
+                    if self.peek() == Some(close) {
                         self.pos += 1;
-                        return Ok(());
+                        stack >>= 1;
+                        depth -= 1;
+                    } else {
+                        if open == b'{' {
+                            self.field_name()?;
+                        }
+                        continue;
                     }
                 }
-                _ => {}
+                Some(b'"') => self.pos = self.string_end()?,
+                Some(_) => {
+                    self.scalar()?;
+                }
+                None => return Err(self.err("unterminated object or array")),
             }
-            self.pos += 1;
+            // After a value: the next one, or the end of one or more containers.
+            loop {
+                if depth == 0 {
+                    return Ok(());
+                }
+                self.ws();
+                let in_object = stack & 1 == 1;
+                match self.peek() {
+                    Some(b',') => {
+                        self.pos += 1;
+                        if in_object {
+                            self.ws();
+                            self.field_name()?;
+                        }
+                        break;
+                    }
+                    Some(b'}') if in_object => {}
+                    Some(b']') if !in_object => {}
+                    Some(_) => return Err(self.err("expected `,` or a closing bracket")),
+                    None => return Err(self.err("unterminated object or array")),
+                }
+                self.pos += 1;
+                stack >>= 1;
+                depth -= 1;
+            }
         }
-        Err(self.err("unterminated object or array"))
+    }
+
+    /// A field name of a skipped object and its colon.
+    fn field_name(&mut self) -> Result<(), ScanError> {
+        if self.peek() != Some(b'"') {
+            return Err(self.err("expected a field name"));
+        }
+        self.pos = self.string_end()?;
+        self.ws();
+        self.eat(b':', "expected `:`")
     }
 
     /// A scalar token (number, `true`, `false`, `null`): up to the next delimiter.
@@ -542,7 +618,7 @@ impl<'a> Scanner<'a> {
         }
         let token = &self.data[start..self.pos];
         match token.first() {
-            Some(b'0'..=b'9' | b'-') => Ok(token),
+            Some(b'0'..=b'9' | b'-') if is_json_number(token) => Ok(token),
             Some(_) if matches!(token, b"true" | b"false" | b"null") => Ok(token),
             _ => Err(ScanError {
                 what: "expected a value".into(),
