@@ -491,6 +491,22 @@ impl Hasher for Mix64 {
 mod tests {
     use super::*;
 
+    /// The provider node names Java Dubbo 3.3 registered in the fixture, as ZooKeeper lists
+    /// them (encoded).
+    fn java_provider_names() -> Vec<String> {
+        let fixture = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/java-3.3/nodes.json"
+        ))
+        .unwrap();
+        let nodes: serde_json::Map<String, serde_json::Value> =
+            serde_json::from_str(&fixture).unwrap();
+        nodes
+            .keys()
+            .filter_map(|k| k.split_once("/providers/").map(|(_, n)| n.to_owned()))
+            .collect()
+    }
+
     fn name(port: u16) -> String {
         dubbo_url::encode(&format!(
             "dubbo://10.0.0.1:{port}/org.foo.Greeter?interface=org.foo.Greeter&methods=a,b&side=provider"
@@ -529,17 +545,7 @@ mod tests {
 
     #[test]
     fn shared_parameters_parse_as_the_whole_name_does() {
-        let fixture = std::fs::read_to_string(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/fixtures/java-3.3/nodes.json"
-        ))
-        .unwrap();
-        let nodes: serde_json::Map<String, serde_json::Value> =
-            serde_json::from_str(&fixture).unwrap();
-        let mut names: Vec<String> = nodes
-            .keys()
-            .filter_map(|k| k.split_once("/providers/").map(|(_, n)| n.to_owned()))
-            .collect();
+        let mut names = java_provider_names();
         assert!(!names.is_empty());
         for extra in [
             "dubbo%3A%2F%2F10.0.0.1%3A1%2Fa.B%3Fpid%3D1%26timestamp%3D2",
@@ -583,16 +589,8 @@ mod tests {
 
     #[test]
     fn names_cut_along_a_known_layout_parse_as_the_whole_name_does() {
-        let fixture = std::fs::read_to_string(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/fixtures/java-3.3/nodes.json"
-        ))
-        .unwrap();
-        let nodes: serde_json::Map<String, serde_json::Value> =
-            serde_json::from_str(&fixture).unwrap();
-        let bases: Vec<Url> = nodes
-            .keys()
-            .filter_map(|k| k.split_once("/providers/").map(|(_, n)| n))
+        let bases: Vec<Url> = java_provider_names()
+            .iter()
             .map(|n| Url::parse_encoded(n).unwrap())
             .collect();
         assert!(!bases.is_empty());

@@ -355,7 +355,9 @@ impl ClientInner {
             .find(|c| !c.is_readonly())
     }
 
-    /// A live connection, round-robin, preferring ones not marked read-only.
+    /// What a call waits for when [`pick_live`](Self::pick_live) found no connection to use:
+    /// (re)connect the slot whose turn it is; use a live read-only connection only when that
+    /// fails.
     async fn pick(&self) -> Result<Arc<Connection>, RpcError> {
         if self.closed.load(Ordering::Acquire) {
             return Err(RpcError::framework(
@@ -365,18 +367,7 @@ impl ClientInner {
         }
         let n = self.slots.len();
         let start = self.next.fetch_add(1, Ordering::Relaxed) % n;
-        let mut fallback = None;
-        for i in 0..n {
-            let slot = &self.slots[(start + i) % n];
-            if let Some(c) = slot.live() {
-                if !c.is_readonly() {
-                    return Ok(c);
-                }
-                fallback.get_or_insert(c);
-            }
-        }
-        // Every connection is down or read-only: (re)connect the slot whose turn it is; use a
-        // read-only connection only when that fails.
+        let fallback = (0..n).find_map(|i| self.slots[(start + i) % n].live());
         match self.connection(&self.slots[start]).await {
             Ok(c) => Ok(c),
             Err(e) => fallback.ok_or(e),
