@@ -24,6 +24,15 @@ ONLY=
 [ "${1:-}" = "--quick" ] && QUICK=1
 [ "${1:-}" = "--only" ] && ONLY=${2:?--only needs a group: registry, etcd, older_registry, older_java, metrics, tracing or governance}
 
+# A fresh build gains nothing from incremental state, which would add gigabytes of disk per
+# crate; a developer's own `cargo test` keeps it.
+export CARGO_INCREMENTAL=${CARGO_INCREMENTAL:-0}
+# A full disk shows up as a linker bus error or a JVM that cannot map its files; say how much
+# room there is up front and at the end so such a run explains itself.
+disk_free() { df -h "$ROOT" /tmp 2>/dev/null | awk 'NR == 1 || !seen[$0]++' ; }
+echo "disk before the run:"
+disk_free
+
 WORK=$(mktemp -d /tmp/dubbo-rs-test.XXXXXX)
 PIDS=()
 cleanup() {
@@ -1811,6 +1820,8 @@ if [ "$QUICK" -eq 0 ]; then
 fi
 
 echo
+echo "disk after the run:"
+disk_free
 if [ "$failed" -gt 0 ]; then
   echo "failed steps:"
   printf '  %s\n' "${failures[@]}"
