@@ -539,14 +539,22 @@ async fn read_loop(
     let mut sweeping = false;
     let sweep = tokio::time::sleep(SWEEP_TICK);
     tokio::pin!(sweep);
+    // The close and the sweeper's wake-up are waited on by futures made once, not once per
+    // frame: a fresh `cancelled()` takes the token's mutex and registers (and on drop
+    // unregisters) a waiter, so remaking both per response cost five lock round trips.
+    let closed = state.close.cancelled();
+    tokio::pin!(closed);
+    let sweep_wanted = state.pending.sweep_needed();
+    tokio::pin!(sweep_wanted);
     let reason = loop {
         tokio::select! {
             biased;
-            _ = state.close.cancelled() => {
+            _ = &mut closed => {
                 break RpcError::framework(ErrorCode::Network, format!("connection to {address} closed"));
             }
-            _ = state.pending.sweep_needed(), if !sweeping => {
+            _ = &mut sweep_wanted, if !sweeping => {
                 sweeping = true;
+                sweep_wanted.set(state.pending.sweep_needed());
                 sweep.as_mut().reset(tokio::time::Instant::now() + SWEEP_TICK);
             }
             _ = &mut sweep, if sweeping => {

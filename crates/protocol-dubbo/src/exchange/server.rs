@@ -377,10 +377,14 @@ async fn serve_connection(shared: Arc<ServerShared>, stream: TcpStream, peer: So
     tokio::pin!(timer);
     let mut abort = false;
     let mut since_yield = 0usize;
+    // Made once rather than per frame: a fresh `cancelled()` takes the token's mutex and
+    // registers a waiter each time.
+    let closed = close.cancelled();
+    tokio::pin!(closed);
     loop {
         tokio::select! {
             biased;
-            _ = close.cancelled() => break,
+            _ = &mut closed => break,
             item = frames.next() => {
                 last_read = Instant::now();
                 match item {
