@@ -304,6 +304,37 @@ tags:
 }
 
 #[test]
+fn a_runtime_tag_rule_is_never_cached_and_its_removal_caches_again() {
+    let router = TagRouter::new(Url::parse("consumer://10.0.0.9/S").unwrap());
+    let inv = call("m", vec![]).with_attachment("dubbo.tag", "canary");
+    let mut key = String::new();
+    assert!(router.cache_key(&inv, &mut key), "no rule: cacheable");
+    assert_eq!(key, "6:canary|-|");
+    let rule = |runtime: bool| {
+        TagRule::from_yaml(&format!(
+            "configVersion: v3.0
+runtime: {runtime}
+key: demo-provider
+tags:
+  - name: canary
+    addresses: ['10.0.0.3:20880']
+"
+        ))
+        .unwrap()
+    };
+    router.set_rule(Some(rule(true)));
+    assert!(!router.cache_key(&inv, &mut String::new()), "runtime rule");
+    router.set_rule(Some(rule(false)));
+    assert!(
+        router.cache_key(&inv, &mut String::new()),
+        "rule without runtime"
+    );
+    router.set_rule(Some(rule(true)));
+    router.set_rule(None);
+    assert!(router.cache_key(&inv, &mut String::new()), "rule removed");
+}
+
+#[test]
 fn tag_rule_regex_prefix_and_bad_yaml() {
     let rule = TagRule::from_yaml(
         "configVersion: v3.0\ntags:\n  - name: g\n    match: [{key: env, value: {regex: 'gr.y'}}]\n",

@@ -236,7 +236,9 @@ impl RouterChain {
         if routers.is_empty() || invokers.is_empty() {
             return Ok(InvokerList::clone(invokers));
         }
-        let mut key = String::new();
+        // Room for the usual key (the tag router's two parts) up front: growing from empty
+        // reallocated it on most calls.
+        let mut key = String::with_capacity(32);
         let mut cached = 0;
         for r in routers.iter() {
             let len = key.len();

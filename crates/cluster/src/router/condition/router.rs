@@ -214,11 +214,42 @@ impl Router for ConditionRouter {
 
 /// Appends one key part, length-prefixed so that parts cannot run into each other.
 pub(crate) fn push_part(key: &mut String, part: Option<&str>) {
-    use std::fmt::Write;
     match part {
         Some(p) => {
-            let _ = write!(key, "{}:{p}|", p.len());
+            // Without the formatting machinery: this runs on every routed call.
+            let mut digits = [0u8; 20];
+            let mut at = digits.len();
+            let mut n = p.len();
+            loop {
+                at -= 1;
+                digits[at] = b'0' + (n % 10) as u8;
+                n /= 10;
+                if n == 0 {
+                    break;
+                }
+            }
+            for &d in &digits[at..] {
+                key.push(char::from(d));
+            }
+            key.push(':');
+            key.push_str(p);
+            key.push('|');
         }
         None => key.push_str("-|"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::push_part;
+
+    #[test]
+    fn key_parts_are_length_prefixed() {
+        let mut key = String::new();
+        push_part(&mut key, Some("sayHello"));
+        push_part(&mut key, None);
+        push_part(&mut key, Some(""));
+        push_part(&mut key, Some(&"x".repeat(1234)));
+        assert_eq!(key, format!("8:sayHello|-|0:|1234:{}|", "x".repeat(1234)));
     }
 }

@@ -1,6 +1,7 @@
 //! The tag router: sends a call carrying a tag to the providers with that tag.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use arc_swap::ArcSwap;
@@ -55,6 +56,11 @@ impl State {
 pub struct TagRouter {
     consumer: Url,
     state: ArcSwap<State>,
+    /// Whether the rule in force asks for `runtime` routing: read on every call's cache key,
+    /// where a load of `state` cost more than the rest of the key. Raised before a runtime
+    /// rule is swapped in and lowered only after one is swapped out, so that a call in
+    /// between errs towards not caching.
+    runtime: AtomicBool,
 }
 
 impl TagRouter {
@@ -63,14 +69,22 @@ impl TagRouter {
         Self {
             consumer,
             state: ArcSwap::from_pointee(State::default()),
+            runtime: AtomicBool::new(false),
         }
     }
 
     /// Replaces the tag rule (`None` removes it).
     pub fn set_rule(&self, rule: Option<TagRule>) {
         let rule = rule.map(Arc::new);
+        let runtime = rule.as_ref().is_some_and(|r| r.runtime == Some(true));
+        if runtime {
+            self.runtime.store(true, Ordering::Release);
+        }
         self.state
             .rcu(|old| State::resolved(rule.clone(), old.snapshot.clone()));
+        if !runtime {
+            self.runtime.store(false, Ordering::Release);
+        }
     }
 
     /// The tag rule in force.
@@ -222,13 +236,7 @@ impl Router for TagRouter {
     }
 
     fn cache_key(&self, invocation: &Invocation, key: &mut String) -> bool {
-        if self
-            .state
-            .load()
-            .rule
-            .as_ref()
-            .is_some_and(|r| r.runtime == Some(true))
-        {
+        if self.runtime.load(Ordering::Acquire) {
             return false;
         }
         push_part(key, invocation.attachments().get_str(keys::TAG));
