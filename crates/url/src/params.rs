@@ -248,6 +248,29 @@ impl UrlParams {
             }
     }
 
+    /// Whether every key of `keys` surely has one value (or is absent) in both `self` and
+    /// `other`, told without reading either's map: both are layered on one shared map (or
+    /// are one map) and neither holds any of `keys` of its own. `false` tells nothing: the
+    /// values may still agree. Lets a caller walking many Urls of one registry push read
+    /// the keys once per shared map.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// let shared = dubbo_url::UrlParams::parse("interface=a.B&group=g");
+    /// let one = shared.layered_pairs(&[(Arc::from("timestamp"), "1")]);
+    /// let two = shared.layered_pairs(&[(Arc::from("timestamp"), "2")]);
+    /// assert!(one.shares_values(&two, &["interface", "group", "version"]));
+    /// assert!(!one.shares_values(&two, &["timestamp"]));
+    /// ```
+    pub fn shares_values(&self, other: &UrlParams, keys: &[&str]) -> bool {
+        let own_has = |p: &UrlParams| {
+            p.own
+                .as_ref()
+                .is_some_and(|own| keys.iter().any(|k| own.get(k).is_some()))
+        };
+        Arc::ptr_eq(&self.map, &other.map) && !own_has(self) && !own_has(other)
+    }
+
     /// The value of `key`, if present (possibly `""`).
     pub fn get(&self, key: &str) -> Option<&str> {
         self.map
@@ -887,6 +910,13 @@ mod tests {
         // A timestamp the shared map already has is replaced, through a flat copy.
         let over = flat.layered_pairs(&[(key, "3")]);
         assert_eq!((over.get("timestamp"), over.len()), (Some("3"), 4));
+        // Values of the shared map are known shared; those of own layers are not.
+        assert!(one.shares_values(&other, &["interface", "zone"]));
+        assert!(one.shares_values(&shared, &["interface"]));
+        assert!(!one.shares_values(&other, &["zone", "timestamp"]));
+        let pid = shared.layered_pairs(&[(Arc::from("pid"), "7"), (Arc::from("timestamp"), "1")]);
+        assert!(pid.shares_values(&one, &["interface"]) && !pid.shares_values(&one, &["pid"]));
+        assert!(!one.shares_values(&flat, &["interface"]));
         // The inline layer costs a layered set 8 bytes over a flat one, not an allocation.
         assert!(std::mem::size_of::<UrlParams>() <= 32);
     }
