@@ -28,6 +28,11 @@ pub fn instance_urls(instance: &ServiceInstance, info: &MetadataInfo, consumer: 
 /// `dubbo.endpoints` are read once per distinct text, and looked up once per shared
 /// [`InstanceMetadata`](crate::InstanceMetadata) rather than per instance.
 ///
+/// Which services of a revision the consumer refers to, and their templates, are worked out
+/// once per (revision, consumer): a revision names its metadata (Java computes it from the
+/// metadata's content), so every `MetadataInfo` of one revision is taken to have the same
+/// services. Metadata without a revision is worked out afresh on every call.
+///
 /// ```
 /// use dubbo_registry::{InstanceUrls, MetadataInfo, ServiceInfo, ServiceInstance};
 /// use dubbo_url::Url;
