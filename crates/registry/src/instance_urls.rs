@@ -28,6 +28,11 @@ pub fn instance_urls(instance: &ServiceInstance, info: &MetadataInfo, consumer: 
 /// `dubbo.endpoints` are read once per distinct text, and looked up once per shared
 /// [`InstanceMetadata`](crate::InstanceMetadata) rather than per instance.
 ///
+/// Which services of a revision the consumer refers to, and their templates, are worked out
+/// once per (revision, consumer): a revision names its metadata (Java computes it from the
+/// metadata's content), so every `MetadataInfo` of one revision is taken to have the same
+/// services. Metadata without a revision is worked out afresh on every call.
+///
 /// ```
 /// use dubbo_registry::{InstanceUrls, MetadataInfo, ServiceInfo, ServiceInstance};
 /// use dubbo_url::Url;
@@ -53,6 +58,40 @@ pub struct InstanceUrls {
     /// The endpoints of each shared metadata map, keyed by its address; the `Arc` held keeps
     /// that address from being reused by another map.
     endpoints_by_shared: HashMap<usize, SharedEndpoints>,
+    /// What the latest (revision, consumer) pairs resolve to, newest first.
+    plans: Vec<Plan>,
+}
+
+/// How many (revision, consumer) plans are kept: an application's instances announce a
+/// few revisions at a time.
+const PLANS: usize = 16;
+
+/// What every instance of one revision resolves to for one consumer: the templates of the
+/// consumer's services in the revision, found once, so an instance costs its address, its
+/// `timestamp` and one allocation per URL rather than a walk over every service, two
+/// string-keyed lookups and the consumer's interface, group and version read again.
+#[derive(Debug)]
+struct Plan {
+    revision: String,
+    /// The consumer planned for, held so its allocation cannot be reused by another `Url`
+    /// while its address identifies the plan.
+    consumer: Url,
+    services: Vec<PlannedService>,
+    /// The shared metadata last resolved with this plan and, per service, the port its
+    /// `dubbo.endpoints` gives the service's protocol (`None`: the instance's own port).
+    ports: Option<(Arc<BTreeMap<String, String>>, Ports)>,
+}
+
+/// Per service of a [`Plan`], the port `dubbo.endpoints` gives its protocol.
+type Ports = Vec<Option<u16>>;
+
+/// One service of a [`Plan`].
+#[derive(Debug)]
+struct PlannedService {
+    key: String,
+    protocol: String,
+    /// `None` when the service's protocol and path make no URL.
+    template: Option<Url>,
 }
 
 impl Default for InstanceUrls {
@@ -64,6 +103,7 @@ impl Default for InstanceUrls {
             templates: HashMap::new(),
             endpoints: HashMap::new(),
             endpoints_by_shared: HashMap::new(),
+            plans: Vec::new(),
         }
     }
 }
@@ -98,9 +138,85 @@ impl InstanceUrls {
         consumer: &Url,
         out: &mut Vec<Url>,
     ) {
+        let at = self.plan(info, consumer);
+        let Some(plan) = self.plans.get(at) else {
+            return;
+        };
+        if plan.services.is_empty() {
+            return;
+        }
+        let shared = instance.metadata.shared();
+        if !plan
+            .ports
+            .as_ref()
+            .is_some_and(|(known, _)| Arc::ptr_eq(known, shared))
+        {
+            let endpoints = self.endpoints_of(instance);
+            let Some(plan) = self.plans.get_mut(at) else {
+                return;
+            };
+            let ports = plan
+                .services
+                .iter()
+                .map(|s| {
+                    endpoints
+                        .as_deref()
+                        .and_then(|list| list.iter().find(|e| e.protocol == s.protocol))
+                        .map(|e| e.port)
+                })
+                .collect();
+            plan.ports = Some((Arc::clone(shared), ports));
+        }
+        let Some(Plan {
+            services,
+            ports: Some((_, ports)),
+            ..
+        }) = self.plans.get(at)
+        else {
+            return;
+        };
+        let bracketed;
+        let host = if instance.host.contains(':') {
+            bracketed = format!("[{}]", instance.host);
+            bracketed.as_str()
+        } else {
+            instance.host.as_str()
+        };
+        let pair;
+        let own: &[(Arc<str>, &str)] = match instance.metadata.get(TIMESTAMP_KEY) {
+            Some(t) => {
+                pair = [(Arc::clone(&self.timestamp_key), t.as_str())];
+                &pair
+            }
+            None => &[],
+        };
+        for (service, port) in services.iter().zip(ports) {
+            let Some(template) = &service.template else {
+                tracing::warn!(instance = %instance.id(), service = %service.key, "bad service address");
+                continue;
+            };
+            let port = port.unwrap_or(instance.port);
+            // The template's map shared, the instance's `timestamp` on top, inline: the URL
+            // is the only allocation (short hosts are inline too).
+            out.push(template.with_host_port_layered(host, port, own));
+        }
+    }
+
+    /// The position in `plans` of the plan of `info`'s revision for `consumer`, made now if
+    /// there is none. An info without a revision is planned afresh on every call.
+    fn plan(&mut self, info: &MetadataInfo, consumer: &Url) -> usize {
+        let found = self
+            .plans
+            .iter()
+            .position(|p| p.revision == info.revision && Url::ptr_eq(&p.consumer, consumer));
+        if let Some(at) = found {
+            if !info.revision.is_empty() {
+                return at;
+            }
+            self.plans.remove(at);
+        }
         let iface = consumer.service_interface().unwrap_or_default();
-        let timestamp = instance.metadata.get(TIMESTAMP_KEY).map(String::as_str);
-        let mut endpoints = None;
+        let mut services = Vec::new();
         for (key, service) in &info.services {
             if service.name != iface
                 || !matches_value(consumer.group(), service.group.as_deref())
@@ -108,36 +224,23 @@ impl InstanceUrls {
             {
                 continue;
             }
-            let Some(template) = self.template(&info.revision, key, service) else {
-                tracing::warn!(instance = %instance.id(), service = %key, "bad service address");
-                continue;
-            };
-            let bracketed;
-            let host = if instance.host.contains(':') {
-                bracketed = format!("[{}]", instance.host);
-                bracketed.as_str()
-            } else {
-                instance.host.as_str()
-            };
-            let endpoints = endpoints.get_or_insert_with(|| self.endpoints_of(instance));
-            let port = endpoints
-                .as_deref()
-                .and_then(|list| list.iter().find(|e| e.protocol == service.protocol))
-                .map_or(instance.port, |e| e.port);
-            let address = template
-                .address_part()
-                .with_host(Some(host))
-                .with_port(port);
-            // The template's map shared, the instance's `timestamp` on top: the URL and that
-            // one-pair layer are the only allocations (short hosts and values are inline).
-            let params = match timestamp {
-                Some(t) => template
-                    .params()
-                    .layered_pairs(&[(Arc::clone(&self.timestamp_key), t)]),
-                None => template.params().clone(),
-            };
-            out.push(Url::from_parts(address, params));
+            services.push(PlannedService {
+                key: key.clone(),
+                protocol: service.protocol.clone(),
+                template: self.template(&info.revision, key, service),
+            });
         }
+        self.plans.truncate(PLANS - 1);
+        self.plans.insert(
+            0,
+            Plan {
+                revision: info.revision.clone(),
+                consumer: consumer.clone(),
+                services,
+                ports: None,
+            },
+        );
+        0
     }
 
     /// Forgets the templates of revisions not in `revisions` (those no instance announces any
@@ -145,6 +248,7 @@ impl InstanceUrls {
     pub fn retain_revisions<'a>(&mut self, revisions: impl IntoIterator<Item = &'a str>) {
         let keep: std::collections::HashSet<&str> = revisions.into_iter().collect();
         self.templates.retain(|r, _| keep.contains(r.as_str()));
+        self.plans.retain(|p| keep.contains(p.revision.as_str()));
         if self.endpoints.len() > 1024 {
             self.endpoints.clear();
         }
@@ -269,5 +373,112 @@ mod tests {
         assert_eq!(instance_urls(&instance, &info, &grouped).len(), 1);
         let any = Url::parse("consumer://127.0.0.1/a.B?interface=a.B&group=*").unwrap();
         assert_eq!(instance_urls(&instance, &info, &any).len(), 3);
+    }
+
+    /// A revision of two `a.B` services (dubbo, and tri in group `g`) plus an `a.C`; revisions
+    /// differ in a parameter.
+    fn revision(rev: &str) -> MetadataInfo {
+        let mut info = MetadataInfo::new("p");
+        for (proto, iface, group) in [
+            ("dubbo", "a.B", ""),
+            ("tri", "a.B", "&group=g"),
+            ("dubbo", "a.C", ""),
+        ] {
+            let u = Url::parse(&format!(
+                "{proto}://1.2.3.4:1/{iface}?interface={iface}&side=provider&rev={rev}{group}"
+            ))
+            .unwrap();
+            info.add_service(ServiceInfo::from_url(&u));
+        }
+        info.revision = info.calculate_revision();
+        info
+    }
+
+    fn instance(host: &str, endpoints: Option<&str>, timestamp: Option<&str>) -> ServiceInstance {
+        let mut instance = ServiceInstance::new("p", host, 7);
+        if let Some(e) = endpoints {
+            instance
+                .metadata
+                .insert(crate::ENDPOINTS_KEY.into(), e.into());
+        }
+        if let Some(t) = timestamp {
+            instance.metadata.insert("timestamp".into(), t.into());
+        }
+        instance
+    }
+
+    #[test]
+    fn a_long_lived_builder_gives_what_a_fresh_one_gives() {
+        let revisions = [revision("1"), revision("2")];
+        let consumers = [
+            "consumer://10.0.0.9/a.B?interface=a.B&group=*",
+            "consumer://10.0.0.9/a.B?interface=a.B",
+            "consumer://10.0.0.9/a.B?interface=a.B&group=g",
+            "consumer://10.0.0.9/a.C?interface=a.C",
+        ]
+        .map(|c| Url::parse(c).unwrap());
+        let endpoints = [
+            Some(r#"[{"port":20880,"protocol":"dubbo"},{"port":50051,"protocol":"tri"}]"#),
+            Some(r#"[{"port":20881,"protocol":"dubbo"}]"#),
+            None,
+        ];
+        let mut builder = InstanceUrls::new();
+        let mut seen = 0;
+        // Revisions, consumers, endpoints (so shared metadata maps) and hosts interleaved, as
+        // a listing of a rolling deployment has them.
+        for i in 0..60usize {
+            let info = &revisions[i % 2];
+            let consumer = &consumers[(i / 2) % consumers.len()];
+            let host = if i % 5 == 0 {
+                "fe80::1".to_owned()
+            } else {
+                format!("10.0.0.{i}")
+            };
+            let timestamp = (i % 7 != 0).then(|| i.to_string());
+            let one = instance(&host, endpoints[(i / 3) % 3], timestamp.as_deref());
+            let mut got = Vec::new();
+            builder.push_urls(&one, info, consumer, &mut got);
+            let want = InstanceUrls::new().urls(&one, info, consumer);
+            assert_eq!(got, want, "instance {i}");
+            let text: Vec<String> = got.iter().map(Url::to_string).collect();
+            let fresh: Vec<String> = want.iter().map(Url::to_string).collect();
+            assert_eq!(text, fresh);
+            seen += got.len();
+        }
+        assert!(seen > 60, "{seen}");
+        let urls = builder.urls(
+            &instance("10.0.0.1", endpoints[0], Some("5")),
+            &revisions[1],
+            &consumers[0],
+        );
+        let text: Vec<String> = urls.iter().map(Url::to_string).collect();
+        assert_eq!(
+            text,
+            [
+                "dubbo://10.0.0.1:20880/a.B?interface=a.B&rev=2&side=provider&timestamp=5",
+                "tri://10.0.0.1:50051/a.B?group=g&interface=a.B&rev=2&side=provider&timestamp=5",
+            ]
+        );
+        // Revisions no instance announces any more are forgotten, plans with them.
+        builder.retain_revisions([revisions[0].revision.as_str()]);
+        assert!(builder
+            .plans
+            .iter()
+            .all(|p| p.revision == revisions[0].revision));
+        assert!(builder.plans.len() <= PLANS);
+    }
+
+    #[test]
+    fn metadata_without_a_revision_is_not_taken_for_another() {
+        let mut builder = InstanceUrls::new();
+        let consumer = Url::parse("consumer://10.0.0.9/a.B?interface=a.B").unwrap();
+        let one = instance("10.0.0.1", None, Some("1"));
+        let mut first = revision("1");
+        first.revision.clear();
+        let mut none = MetadataInfo::new("p");
+        none.revision.clear();
+        assert_eq!(builder.urls(&one, &first, &consumer).len(), 1);
+        assert!(builder.urls(&one, &none, &consumer).is_empty());
+        assert_eq!(builder.urls(&one, &first, &consumer).len(), 1);
     }
 }

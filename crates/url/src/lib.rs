@@ -96,6 +96,7 @@ mod error;
 mod intern;
 pub mod keys;
 mod layers;
+mod own_layer;
 mod params;
 mod parser;
 mod split;

@@ -9,12 +9,11 @@ use crate::codec::{decode_ascii_component, decode_component, hex_byte, Unit};
 use crate::error::UrlError;
 use crate::intern::{Interner, Strings};
 use crate::keys;
+use crate::own_layer::OwnLayer;
 use crate::text::Text;
 
 pub(crate) type ParamMap = BTreeMap<Arc<str>, Arc<str>>;
 type Map = ParamMap;
-/// The per-Url layer of a layered set: pairs sorted by key, short values inline.
-type Own = Arc<[(Arc<str>, Text)]>;
 
 /// The parameters of a Url: an immutable, cheaply clonable map from key to value.
 ///
@@ -33,8 +32,8 @@ type Own = Arc<[(Arc<str>, Text)]>;
 #[derive(Clone, Default)]
 pub struct UrlParams {
     map: Arc<Map>,
-    /// Parameters on top of the shared `map`, sorted by key, none of them a key of `map`.
-    own: Option<Own>,
+    /// Parameters on top of the shared `map`, none of them a key of `map`.
+    own: Option<OwnLayer>,
 }
 
 impl PartialEq for UrlParams {
@@ -145,20 +144,9 @@ impl UrlParams {
             return self.clone();
         }
         // `own`'s pairs come sorted and without repeated keys.
-        let shared = own.map.iter().map(|(k, v)| (k, Text::new(v)));
-        let pairs: Vec<(Arc<str>, Text)> = shared
-            .chain(
-                own.own
-                    .as_deref()
-                    .unwrap_or_default()
-                    .iter()
-                    .map(|(k, v)| (k, v.clone())),
-            )
-            .map(|(k, v)| (Arc::clone(k), v))
-            .collect();
-        let mut pairs = pairs;
+        let mut pairs: Vec<(Arc<str>, Text)> = own.arc_pairs_text().collect();
         pairs.sort_by(|a, b| a.0.cmp(&b.0));
-        self.layered_sorted(pairs.into())
+        self.layered_sorted(OwnLayer::from_sorted(pairs))
     }
 
     /// `self`'s parameters with `pairs` on top, the same as [`layered`](Self::layered) with a
@@ -179,11 +167,19 @@ impl UrlParams {
         if pairs.is_empty() {
             return self.clone();
         }
-        let own: Own = if pairs.windows(2).all(|w| w[0].0 < w[1].0) {
-            pairs
+        if let [(key, value)] = pairs {
+            if &**key == keys::TIMESTAMP {
+                // The application-level case: no slice to allocate.
+                return self.layered_sorted(Some(OwnLayer::Timestamp(Text::new(value))));
+            }
+        }
+        let own: Vec<(Arc<str>, Text)> = if pairs.windows(2).all(|w| w[0].0 < w[1].0) {
+            // Straight into the slice: the one allocation of a registry's `timestamp` + `pid`.
+            let own = pairs
                 .iter()
                 .map(|(k, v)| (Arc::clone(k), Text::new(v)))
-                .collect()
+                .collect();
+            return self.layered_sorted(Some(OwnLayer::Pairs(own)));
         } else {
             // Sorted by key, the last of equal keys kept (a stable sort of the reversed list
             // puts it first among its equals, and `dedup_by` keeps the first).
@@ -194,20 +190,20 @@ impl UrlParams {
                 .collect();
             sorted.sort_by(|a, b| a.0.cmp(&b.0));
             sorted.dedup_by(|later, first| later.0 == first.0);
-            sorted.into()
+            sorted
         };
-        self.layered_sorted(own)
+        self.layered_sorted(OwnLayer::from_sorted(own))
     }
 
-    /// `self` with `own` (sorted by key, no key twice) on top.
-    fn layered_sorted(&self, own: Own) -> UrlParams {
-        if own.is_empty() {
+    /// `self` with `own` on top.
+    fn layered_sorted(&self, own: Option<OwnLayer>) -> UrlParams {
+        let Some(own) = own else {
             return self.clone();
-        }
+        };
         if self.own.is_some() || own.iter().any(|(k, _)| self.map.contains_key(k)) {
             // Rare (a per-Url key also in the shared part): one flat map, still correct.
             let mut map = self.to_map();
-            map.extend(own.iter().map(|(k, v)| (Arc::clone(k), v.to_arc())));
+            map.extend(own.iter().map(|(k, v)| (Arc::from(k), v.to_arc())));
             return Self::from_map(map);
         }
         UrlParams {
@@ -216,13 +212,18 @@ impl UrlParams {
         }
     }
 
-    /// Every pair with its shared strings.
+    /// Every pair with its shared strings (an inline layer's key is copied).
     fn arc_pairs(&self) -> impl Iterator<Item = (Arc<str>, Arc<str>)> + '_ {
-        let own = self.own.as_deref().unwrap_or_default();
+        self.arc_pairs_text().map(|(k, v)| (k, v.to_arc()))
+    }
+
+    /// Every pair, keys shared, values as a layer holds them.
+    fn arc_pairs_text(&self) -> impl Iterator<Item = (Arc<str>, Text)> + '_ {
+        let own = self.own.as_ref().into_iter().flat_map(OwnLayer::iter);
         self.map
             .iter()
-            .map(|(k, v)| (Arc::clone(k), Arc::clone(v)))
-            .chain(own.iter().map(|(k, v)| (Arc::clone(k), v.to_arc())))
+            .map(|(k, v)| (Arc::clone(k), Text::new(v)))
+            .chain(own.map(|(k, v)| (Arc::from(k), v.clone())))
     }
 
     /// One flat map of every parameter, for the copy-on-write operations.
@@ -234,11 +235,7 @@ impl UrlParams {
     }
 
     fn own_get(&self, key: &str) -> Option<&str> {
-        let own = self.own.as_deref()?;
-        own.binary_search_by(|(k, _)| (**k).cmp(key))
-            .ok()
-            .and_then(|i| own.get(i))
-            .map(|(_, v)| v.as_str())
+        self.own.as_ref()?.get(key)
     }
 
     /// Whether both are clones of one parameter set (see [`Url::ptr_eq`](crate::Url::ptr_eq)).
@@ -246,9 +243,32 @@ impl UrlParams {
         Arc::ptr_eq(&self.map, &other.map)
             && match (&self.own, &other.own) {
                 (None, None) => true,
-                (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+                (Some(a), Some(b)) => OwnLayer::same(a, b),
                 _ => false,
             }
+    }
+
+    /// Whether every key of `keys` surely has one value (or is absent) in both `self` and
+    /// `other`, told without reading either's map: both are layered on one shared map (or
+    /// are one map) and neither holds any of `keys` of its own. `false` tells nothing: the
+    /// values may still agree. Lets a caller walking many Urls of one registry push read
+    /// the keys once per shared map.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// let shared = dubbo_url::UrlParams::parse("interface=a.B&group=g");
+    /// let one = shared.layered_pairs(&[(Arc::from("timestamp"), "1")]);
+    /// let two = shared.layered_pairs(&[(Arc::from("timestamp"), "2")]);
+    /// assert!(one.shares_values(&two, &["interface", "group", "version"]));
+    /// assert!(!one.shares_values(&two, &["timestamp"]));
+    /// ```
+    pub fn shares_values(&self, other: &UrlParams, keys: &[&str]) -> bool {
+        let own_has = |p: &UrlParams| {
+            p.own
+                .as_ref()
+                .is_some_and(|own| keys.iter().any(|k| own.get(k).is_some()))
+        };
+        Arc::ptr_eq(&self.map, &other.map) && !own_has(self) && !own_has(other)
     }
 
     /// The value of `key`, if present (possibly `""`).
@@ -266,7 +286,7 @@ impl UrlParams {
 
     /// Number of parameters.
     pub fn len(&self) -> usize {
-        self.map.len() + self.own.as_deref().map_or(0, <[_]>::len)
+        self.map.len() + self.own.as_ref().map_or(0, OwnLayer::len)
     }
 
     /// True when there are no parameters.
@@ -278,7 +298,12 @@ impl UrlParams {
     pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> + '_ {
         Merged {
             shared: self.map.iter().peekable(),
-            own: self.own.as_deref().unwrap_or_default().iter().peekable(),
+            own: self
+                .own
+                .as_ref()
+                .into_iter()
+                .flat_map(OwnLayer::iter)
+                .peekable(),
         }
     }
 
@@ -425,18 +450,18 @@ struct Merged<S: Iterator, O: Iterator> {
 impl<'a, S, O> Iterator for Merged<S, O>
 where
     S: Iterator<Item = (&'a Arc<str>, &'a Arc<str>)>,
-    O: Iterator<Item = &'a (Arc<str>, Text)>,
+    O: Iterator<Item = (&'a str, &'a Text)>,
 {
     type Item = (&'a str, &'a str);
 
     fn next(&mut self) -> Option<Self::Item> {
         let own_first = match (self.shared.peek(), self.own.peek()) {
-            (Some((s, _)), Some((o, _))) => o < *s,
+            (Some((s, _)), Some((o, _))) => *o < &***s,
             (None, Some(_)) => true,
             _ => false,
         };
         if own_first {
-            self.own.next().map(|(k, v)| (&**k, v.as_str()))
+            self.own.next().map(|(k, v)| (k, v.as_str()))
         } else {
             self.shared.next().map(|(k, v)| (&**k, &**v))
         }
@@ -848,6 +873,52 @@ mod tests {
         assert_eq!(over.get("b"), Some("9"));
         assert_eq!(over.len(), 3);
         assert!(shared.layered(&UrlParams::new()).ptr_eq(&shared));
+    }
+
+    #[test]
+    fn a_lone_timestamp_layer_reads_compares_and_copies_as_flat() {
+        use std::hash::BuildHasher;
+        let shared = UrlParams::parse("interface=a.B&side=provider&zone=z");
+        let key: Arc<str> = Arc::from("timestamp");
+        let one = shared.layered_pairs(&[(Arc::clone(&key), "1796079976076")]);
+        let flat = UrlParams::parse("interface=a.B&side=provider&timestamp=1796079976076&zone=z");
+        assert!(matches!(one.own, Some(OwnLayer::Timestamp(_))));
+        assert!(Arc::ptr_eq(&one.map, &shared.map));
+        assert_eq!(one, flat);
+        assert_eq!(flat, one);
+        assert_eq!(
+            one,
+            shared.layered(&UrlParams::parse("timestamp=1796079976076"))
+        );
+        let s = std::collections::hash_map::RandomState::new();
+        assert_eq!(s.hash_one(&one), s.hash_one(&flat));
+        assert_eq!(pairs(&one), pairs(&flat));
+        assert_eq!(one.to_query_string(), flat.to_query_string());
+        assert_eq!(
+            (one.len(), one.get("timestamp")),
+            (4, Some("1796079976076"))
+        );
+        assert_eq!(one.with("timestamp", "2").get("timestamp"), Some("2"));
+        assert_eq!(one.without("timestamp"), shared);
+        assert!(one.ptr_eq(&one.clone()));
+        let other = shared.layered_pairs(&[(Arc::clone(&key), "2")]);
+        assert!(!one.ptr_eq(&other) && one != other);
+        // Layering again flattens, keeping every pair.
+        let again = one.layered_pairs(&[(Arc::from("pid"), "7")]);
+        assert_eq!(again.get("timestamp"), Some("1796079976076"));
+        assert_eq!(again.get("pid"), Some("7"));
+        // A timestamp the shared map already has is replaced, through a flat copy.
+        let over = flat.layered_pairs(&[(key, "3")]);
+        assert_eq!((over.get("timestamp"), over.len()), (Some("3"), 4));
+        // Values of the shared map are known shared; those of own layers are not.
+        assert!(one.shares_values(&other, &["interface", "zone"]));
+        assert!(one.shares_values(&shared, &["interface"]));
+        assert!(!one.shares_values(&other, &["zone", "timestamp"]));
+        let pid = shared.layered_pairs(&[(Arc::from("pid"), "7"), (Arc::from("timestamp"), "1")]);
+        assert!(pid.shares_values(&one, &["interface"]) && !pid.shares_values(&one, &["pid"]));
+        assert!(!one.shares_values(&flat, &["interface"]));
+        // The inline layer costs a layered set 8 bytes over a flat one, not an allocation.
+        assert!(std::mem::size_of::<UrlParams>() <= 32);
     }
 
     #[test]

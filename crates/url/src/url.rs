@@ -13,6 +13,7 @@ use crate::keys;
 use crate::params::{java_trim, UrlParams};
 use crate::parser::{self, parse_java_int};
 use crate::split::java_split;
+use crate::text::Text;
 
 /// Dubbo's Url: an address part ([`UrlAddress`]) and a parameter part ([`UrlParams`]).
 ///
@@ -296,6 +297,26 @@ impl Url {
             None => (address, self.port()),
         };
         Ok(self.with_address_part(self.inner.address.with_host(Some(host)).with_port(port)))
+    }
+
+    /// A copy at `host` and `port` with `pairs` layered on its parameters (see
+    /// [`UrlParams::layered_pairs`]), built in one step: the same Url as
+    /// `with_host(host).with_port(port)` given `params().layered_pairs(pairs)`, without the
+    /// intermediate copies. Made for a registry stamping one template per provider instance.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// let template = dubbo_url::Url::parse("tri://0.0.0.0/a.B?interface=a.B").unwrap();
+    /// let url = template.with_host_port_layered("10.0.0.1", 50051, &[(Arc::from("timestamp"), "42")]);
+    /// assert_eq!(url.to_string(), "tri://10.0.0.1:50051/a.B?interface=a.B&timestamp=42");
+    /// ```
+    pub fn with_host_port_layered(&self, host: &str, port: u16, pairs: &[(Arc<str>, &str)]) -> Url {
+        let address = UrlAddress {
+            host: Some(Text::new(host)),
+            port,
+            ..self.inner.address.clone()
+        };
+        Url::from_parts(address, self.inner.params.layered_pairs(pairs))
     }
 
     /// A copy with a whole new address part (the parameters are shared).

@@ -9,6 +9,7 @@ use dubbo_core::{Directory, Invocation, Invoker, InvokerList};
 use dubbo_url::Url;
 
 use super::factory::{create_all, InvokerFactory};
+use super::param_facts::{FactsMemo, DISABLED_KEY, ENABLED_KEY};
 use super::provider_key::{same_config, same_provider, KeyIndex};
 use super::providers::{listed_url, Layout, Providers, Slot, Spare};
 use crate::configurator::{ConfiguratorSource, Configurators};
@@ -19,10 +20,6 @@ use crate::router::RouterChain;
 const EMPTY_PROTOCOL: &str = "empty";
 /// How many earlier snapshots are kept to be patched into later ones (see `patched_snapshot`).
 const SPARES: usize = 2;
-/// A provider whose effective URL says `disabled=true` gets no invoker.
-const DISABLED_KEY: &str = "disabled";
-/// Without `disabled`, `enabled=false` does the same (Java `RegistryDirectory.toInvokers`).
-const ENABLED_KEY: &str = dubbo_url::keys::ENABLED;
 /// Where a consumer URL without a host keeps the address it registers with.
 const REGISTER_IP_KEY: &str = "register.ip";
 
@@ -460,6 +457,7 @@ impl DynamicDirectory {
         let (consumer_disabled, consumer_enabled) =
             (consumer.get(DISABLED_KEY), consumer.get(ENABLED_KEY));
         let known = current.len() > 0;
+        let mut memo = FactsMemo::default();
         for (src, notified) in raw.iter().enumerate() {
             let Ok(src) = u32::try_from(src) else {
                 break;
@@ -467,9 +465,10 @@ impl DynamicDirectory {
             if is_empty_url(notified) {
                 continue;
             }
+            let facts = memo.get(notified);
             let own: Option<Url> = if plain {
-                let disabled = consumer_disabled.or_else(|| notified.parameter(DISABLED_KEY));
-                let enabled = consumer_enabled.or_else(|| notified.parameter(ENABLED_KEY));
+                let disabled = consumer_disabled.or(facts.disabled);
+                let enabled = consumer_enabled.or(facts.enabled);
                 if !is_enabled(disabled, enabled) {
                     tracing::debug!(provider = %notified, "provider disabled; left out");
                     continue;
@@ -486,7 +485,10 @@ impl DynamicDirectory {
                 }
             };
             let url = own.as_ref().unwrap_or(notified);
-            let hash = KeyIndex::hash(&self.hasher, url);
+            let hash = match &own {
+                None => KeyIndex::hash_with(&self.hasher, url, &facts),
+                Some(own) => KeyIndex::hash(&self.hasher, own),
+            };
             if keys
                 .find(hash, url, |j| listed_url(&slots, &raw, j))
                 .is_some()

@@ -6,6 +6,7 @@
 
 mod dynamic;
 mod factory;
+mod param_facts;
 mod provider_key;
 mod providers;
 

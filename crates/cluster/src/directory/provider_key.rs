@@ -5,6 +5,8 @@ use std::hash::BuildHasher;
 use dubbo_url::Url;
 use hashbrown::HashTable;
 
+use super::param_facts::ParamFacts;
+
 /// The parameter a registry stamps on each registration; it changes without the provider
 /// changing, so it is ignored when comparing URLs.
 const TIMESTAMP_KEY: &str = "timestamp";
@@ -33,7 +35,12 @@ impl KeyIndex {
 
     /// The hash of `url`'s identity under `hasher` (one per directory).
     pub(crate) fn hash(hasher: &impl BuildHasher, url: &Url) -> u64 {
-        hasher.hash_one(identity(url))
+        Self::hash_with(hasher, url, &ParamFacts::of(url))
+    }
+
+    /// [`hash`](Self::hash), with `url`'s parameters already read.
+    pub(crate) fn hash_with(hasher: &impl BuildHasher, url: &Url, facts: &ParamFacts<'_>) -> u64 {
+        hasher.hash_one(identity_with(url, facts))
     }
 
     /// The position of the provider with `url`'s identity (`hash` its [`hash`](Self::hash)),
@@ -63,13 +70,21 @@ impl KeyIndex {
 
 /// Protocol, host, port, interface (or path), group and version; absent and empty are alike.
 fn identity(url: &Url) -> (&str, &str, u16, &str, &str, &str) {
+    identity_with(url, &ParamFacts::of(url))
+}
+
+/// [`identity`] with `url`'s parameters already read into `facts`.
+fn identity_with<'a>(
+    url: &'a Url,
+    facts: &ParamFacts<'a>,
+) -> (&'a str, &'a str, u16, &'a str, &'a str, &'a str) {
     (
         url.protocol().unwrap_or_default(),
         url.host().unwrap_or_default(),
         url.port(),
-        url.service_interface().unwrap_or_default(),
-        url.group().unwrap_or_default(),
-        url.version().unwrap_or_default(),
+        facts.interface.or_else(|| url.path()).unwrap_or_default(),
+        facts.group,
+        facts.version,
     )
 }
 

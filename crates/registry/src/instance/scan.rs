@@ -160,6 +160,19 @@ fn is_json_number(token: &[u8]) -> bool {
     i == token.len()
 }
 
+/// `data.starts_with(prefix)`, comparing the last bytes of `prefix` first: metadata texts of
+/// one application's revisions share their long first pairs (endpoints, the MetadataService
+/// parameters) and differ in the revision, near the end, so a text that does not match is
+/// told after a few dozen bytes instead of a few hundred.
+fn starts_with_tail_first(data: &[u8], prefix: &[u8]) -> bool {
+    const TAIL: usize = 96;
+    let Some(head) = data.get(..prefix.len()) else {
+        return false;
+    };
+    let cut = prefix.len().saturating_sub(TAIL);
+    head.get(cut..) == prefix.get(cut..) && head.get(..cut) == prefix.get(..cut)
+}
+
 /// Whether a string's text is printable ASCII without escapes: then it is valid and stands
 /// for itself.
 fn plain(inner: &[u8]) -> bool {
@@ -494,7 +507,7 @@ impl<'a> Scanner<'a> {
         let start = self.pos;
         let rest = &self.data[start..];
         for (index, pattern) in known.iter().enumerate() {
-            if !rest.starts_with(&pattern.before) {
+            if !starts_with_tail_first(rest, &pattern.before) {
                 continue;
             }
             let Some(after) = &pattern.after else {
@@ -671,5 +684,35 @@ impl<'a> Scanner<'a> {
             what: "a port out of range".into(),
             at,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::starts_with_tail_first;
+
+    #[test]
+    fn the_tail_first_prefix_check_is_starts_with() {
+        let long: Vec<u8> = (0..300u32).map(|i| (i % 251) as u8).collect();
+        let mut texts: Vec<Vec<u8>> = vec![Vec::new(), b"a".to_vec(), long.clone()];
+        for at in [0, 1, 150, 203, 204, 250, 299] {
+            let mut changed = long.clone();
+            changed[at] ^= 1;
+            texts.push(changed);
+        }
+        for data in &texts {
+            for prefix in &texts {
+                for len in [0, 1, 95, 96, 97, 204, 205, 299, 300] {
+                    let Some(prefix) = prefix.get(..len) else {
+                        continue;
+                    };
+                    assert_eq!(
+                        starts_with_tail_first(data, prefix),
+                        data.starts_with(prefix),
+                        "{len}"
+                    );
+                }
+            }
+        }
     }
 }
