@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use dubbo_url::Url;
 
+use crate::call::Call;
 use crate::invocation::Invocation;
 use crate::invoker::{BoxFuture, Invoker, RpcResult};
 use crate::observer::{observe_with, Observer};
@@ -87,6 +88,32 @@ impl<'a> Next<'a> {
             }
         }
         self.step(invocation)
+    }
+
+    /// [`run`](Self::run) as a [`Call`]: an observer next keeps its observation in the
+    /// returned value instead of a box of its own.
+    fn run_inline(self, invocation: Invocation) -> Call<'a> {
+        if self.observers & 1 == 1 {
+            if let Some((first, rest)) = self.filters.split_first() {
+                if let Some(observer) = first.observer() {
+                    let next = Next {
+                        filters: rest,
+                        target: self.target,
+                        observers: self.observers >> 1,
+                    };
+                    return match observer.begin(&invocation) {
+                        Some(observation) => {
+                            Call::observed(next.step(invocation), observer, observation)
+                        }
+                        None => Call::new(next.step(invocation)),
+                    };
+                }
+            }
+        }
+        if self.filters.is_empty() {
+            return self.target.invoke_inline(invocation);
+        }
+        Call::new(self.step(invocation))
     }
 
     /// Passes the call to the next filter's `invoke`, or to the target after the last one.
@@ -338,6 +365,15 @@ impl Invoker for FilterChain {
             observers: self.observers,
         }
         .run(invocation)
+    }
+
+    fn invoke_inline(&self, invocation: Invocation) -> Call<'_> {
+        Next {
+            filters: &self.filters,
+            target: &*self.target,
+            observers: self.observers,
+        }
+        .run_inline(invocation)
     }
 
     fn url(&self) -> &Url {

@@ -1,11 +1,9 @@
 //! Observers: filters that only watch calls, run by the chain around the rest of it.
 
 use std::any::Any;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 
+use crate::call::Call;
 use crate::filter::Next;
 use crate::invocation::Invocation;
 use crate::invoker::{BoxFuture, RpcResult};
@@ -68,55 +66,19 @@ pub(crate) fn observe_with<'a>(
     rest: impl FnOnce(Invocation) -> BoxFuture<'a, RpcResult>,
 ) -> BoxFuture<'a, RpcResult> {
     match observer.begin(&invocation) {
-        Some(observation) => Box::pin(Observed {
-            inner: rest(invocation),
-            observer,
-            observation: Some(observation),
-        }),
+        Some(observation) => Box::pin(Call::observed(rest(invocation), observer, observation)),
         None => rest(invocation),
-    }
-}
-
-/// The rest of the chain's future, with the observer told of its end. A plain struct rather
-/// than an `async` block: it holds only what the hooks need, and its drop is the abandonment.
-struct Observed<'a> {
-    inner: BoxFuture<'a, RpcResult>,
-    observer: &'a dyn Observer,
-    /// `None` once the observer has been told.
-    observation: Option<Observation>,
-}
-
-impl Future for Observed<'_> {
-    type Output = RpcResult;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<RpcResult> {
-        // Every field is `Unpin` (the inner future is boxed), so the struct may be moved out of.
-        let this = &mut *self;
-        let result = match this.inner.as_mut().poll(cx) {
-            Poll::Ready(result) => result,
-            Poll::Pending => return Poll::Pending,
-        };
-        if let Some(observation) = this.observation.take() {
-            this.observer.end(observation, &result);
-        }
-        Poll::Ready(result)
-    }
-}
-
-impl Drop for Observed<'_> {
-    fn drop(&mut self) {
-        if let Some(observation) = self.observation.take() {
-            self.observer.abandon(observation);
-        }
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use std::pin::pin;
+    use std::future::Future;
+    use std::pin::{pin, Pin};
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Mutex;
     use std::task::Waker;
+    use std::task::{Context, Poll};
 
     use dubbo_url::Url;
 
@@ -317,6 +279,66 @@ mod tests {
         let second = log.lock().unwrap().clone();
         assert_eq!(first, ["a begin bad", "a end 0 err"]);
         assert_eq!(second, ["a begin bad", "a end 1 err"]);
+    }
+
+    fn run_inline(chain: &FilterChain, method: &str) -> RpcResult {
+        match poll_once(pin!(chain.invoke_inline(call(method)))) {
+            Poll::Ready(r) => r,
+            Poll::Pending => panic!("the test target never waits"),
+        }
+    }
+
+    #[test]
+    fn an_inline_call_is_observed_as_a_boxed_one() {
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let filters: Vec<Arc<dyn Filter>> = vec![
+            log_filter("a", &log, false),
+            log_filter("b", &log, false),
+            Arc::new(Plain(log.clone())),
+        ];
+        let chain = FilterChain::new(filters, target());
+        assert!(run(&chain, "m").is_ok());
+        let boxed = std::mem::take(&mut *log.lock().unwrap());
+        assert!(run_inline(&chain, "m").is_ok());
+        let inline = std::mem::take(&mut *log.lock().unwrap());
+        let renumbered: Vec<String> = boxed.iter().map(|l| l.replace(" 0 ", " 1 ")).collect();
+        assert_eq!(inline, renumbered);
+        assert!(run_inline(&chain, "bad").is_err());
+        assert_eq!(
+            *log.lock().unwrap(),
+            [
+                "a begin bad",
+                "b begin bad",
+                "plain in",
+                "plain out",
+                "b end 2 err",
+                "a end 2 err"
+            ]
+        );
+        // Without filters the target answers directly.
+        let empty = FilterChain::new(Vec::new(), target());
+        assert!(run_inline(&empty, "m").is_ok());
+        assert!(run_inline(&empty, "bad").is_err());
+    }
+
+    #[test]
+    fn a_dropped_inline_call_is_abandoned_and_an_unobserved_one_is_not_reported() {
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let pending: Arc<dyn Invoker> =
+            Arc::new(invoker_fn(url(), |_| std::future::pending::<RpcResult>()));
+        let chain = FilterChain::new(vec![log_filter("a", &log, true)], pending);
+        {
+            let mut f = pin!(chain.invoke_inline(call("m")));
+            assert!(poll_once(f.as_mut()).is_pending());
+        }
+        drop(chain.invoke_inline(call("n")));
+        // Through the blanket `Arc` impl too, as protocols hold their invokers.
+        let shared: Arc<dyn Invoker> = Arc::new(chain);
+        drop(shared.invoke_inline(call("o")));
+        assert_eq!(
+            *log.lock().unwrap(),
+            ["a begin m", "a abandon 0", "a begin o", "a abandon 2"]
+        );
     }
 
     #[test]

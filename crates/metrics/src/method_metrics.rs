@@ -14,7 +14,8 @@ const KINDS: usize = FailureKind::ALL.len();
 /// takes no lock.
 #[derive(Debug)]
 pub struct MethodMetrics {
-    succeeded: AtomicU64,
+    // No count of successes here: the window keeps it since start with its response-time
+    // sum, in the same locked add.
     failed: [AtomicU64; KINDS],
     /// Calls counted as started. In flight is started less completed less abandoned, so a
     /// call pays one locked add to enter and none extra to leave (its outcome's counter
@@ -25,8 +26,8 @@ pub struct MethodMetrics {
     rt_last: AtomicU64,
     rt_min: AtomicU64,
     rt_max: AtomicU64,
-    // No sum of response times here: the window keeps it since start (its slots and what left
-    // them), one locked add fewer per call.
+    // No sum of response times here either: the window keeps it since start (its slots and
+    // what left them), one locked add fewer per call.
     window: Window,
 }
 
@@ -72,7 +73,6 @@ impl MetricsSnapshot {
 impl MethodMetrics {
     pub(crate) fn new(config: WindowConfig, origin: Instant) -> Self {
         Self {
-            succeeded: AtomicU64::new(0),
             failed: Default::default(),
             started: AtomicU64::new(0),
             abandoned: AtomicU64::new(0),
@@ -129,16 +129,10 @@ impl MethodMetrics {
 
     /// Records a completed call; returns whether it turned a window slot over.
     fn complete_at(&self, ended_ms: u64, micros: u64, failure: Option<FailureKind>) -> bool {
-        // No separate total: it is succeeded plus failed, one locked add fewer per call.
-        match failure {
-            None => {
-                self.succeeded.fetch_add(1, Ordering::Relaxed);
-            }
-            Some(kind) => {
-                if let Some(f) = self.failed.get(kind.index()) {
-                    f.fetch_add(1, Ordering::Relaxed);
-                }
-            }
+        // No separate total: it is succeeded plus failed, one locked add fewer per call; a
+        // success is counted by the window.
+        if let Some(f) = failure.and_then(|kind| self.failed.get(kind.index())) {
+            f.fetch_add(1, Ordering::Relaxed);
         }
         self.rt_last.store(micros, Ordering::Relaxed);
         // A plain load first: the extremes rarely change, and a locked read-modify-write on
@@ -162,11 +156,10 @@ impl MethodMetrics {
         for (o, f) in failed.iter_mut().zip(self.failed.iter()) {
             *o = f.load(Ordering::Relaxed);
         }
-        let succeeded = self.succeeded.load(Ordering::Relaxed);
+        let (succeeded, sum) = self.window.since_start();
         let total = succeeded + failed.iter().sum::<u64>();
         let started = self.started.load(Ordering::Acquire);
         let processing = started.saturating_sub(total + abandoned);
-        let sum = self.window.rt_sum_since_start();
         let min = self.rt_min.load(Ordering::Relaxed);
         MetricsSnapshot {
             total,

@@ -47,15 +47,40 @@ impl WindowConfig {
 
 const KINDS: usize = FailureKind::ALL.len();
 
+/// Bits of [`Slot::calls`] for the response-time sum; the bits above count successes.
+const SUM_BITS: u32 = 40;
+const SUM_MASK: u64 = (1 << SUM_BITS) - 1;
+const ONE_SUCCESS: u64 = 1 << SUM_BITS;
+/// The longest response time added to [`Slot::calls`] (about 18 minutes); a longer one goes
+/// to the slot's spilled numbers directly, so one add can never carry into the count.
+const MAX_PACKED_MICROS: u64 = (1 << 30) - 1;
+/// A value of [`Slot::calls`] with either field past a quarter of its range: the call that
+/// sees it moves the word into the spilled numbers. Each field then still has three quarters
+/// of its range for the adds of calls racing that move (768 of the longest response times,
+/// 12 million successes), so neither overflows.
+const SPILL_MASK: u64 = (0b11 << 62) | (0b11 << (SUM_BITS - 2));
+
+/// Successes and response-time sum packed in a [`Slot::calls`] word.
+#[inline]
+fn unpack(word: u64) -> (u64, u64) {
+    (word >> SUM_BITS, word & SUM_MASK)
+}
+
 /// One period's numbers.
 #[derive(Debug)]
 struct Slot {
     /// The period number plus one; 0 for a slot never used.
     period: AtomicU64,
-    // No count of successes: it is the histogram's count less the failures, one locked add
-    // fewer per call.
     failed: [AtomicU64; KINDS],
-    rt_sum: AtomicU64,
+    /// Successful calls (the high bits) and the response-time sum of every call (the low
+    /// [`SUM_BITS`]) in one word: a call pays one locked add for its time and, when it
+    /// succeeded, its count, and the count of successes since start is the slots' counts and
+    /// what left them, so the method needs no counter of its own for them either.
+    calls: AtomicU64,
+    /// What [`calls`](Self::calls) held when it neared the end of a field's range, and the
+    /// calls too long for it.
+    spilled_successes: AtomicU64,
+    spilled_rt_sum: AtomicU64,
     rt_min: AtomicU64,
     rt_max: AtomicU64,
     rt: Histogram,
@@ -66,7 +91,9 @@ impl Default for Slot {
         Self {
             period: AtomicU64::new(0),
             failed: Default::default(),
-            rt_sum: AtomicU64::new(0),
+            calls: AtomicU64::new(0),
+            spilled_successes: AtomicU64::new(0),
+            spilled_rt_sum: AtomicU64::new(0),
             rt_min: AtomicU64::new(u64::MAX),
             rt_max: AtomicU64::new(0),
             rt: Histogram::default(),
@@ -79,7 +106,7 @@ impl Slot {
         for f in &self.failed {
             f.store(0, Ordering::Relaxed);
         }
-        // No clearing of `rt_sum`: `Window::retire` has moved it out.
+        // No clearing of the successes and sums: `Window::retire` has moved them out.
         self.rt_min.store(u64::MAX, Ordering::Relaxed);
         self.rt_max.store(0, Ordering::Relaxed);
         self.rt.reset();
@@ -97,13 +124,15 @@ pub(crate) struct Window {
     /// `(period + 1) << SLOT_BITS | slot` (0 before the first call): a call in that period
     /// finds its slot without the two divisions, which cost more than the rest of the lookup.
     last: AtomicU64,
-    /// The response-time sum of calls no longer in any slot: moved out when their slot turned
-    /// over, or recorded for a period already gone. With the slots' sums it is the sum since
-    /// start, so a call pays one locked add for both sums instead of two.
+    /// The successes and response-time sum of calls no longer in any slot: moved out when
+    /// their slot turned over, or recorded for a period already gone. With the slots' numbers
+    /// they are the numbers since start, so a call pays one locked add for both the window
+    /// and since start.
+    retired_successes: AtomicU64,
     retired_rt_sum: AtomicU64,
-    /// Moves of a slot's sum into `retired_rt_sum` begun and done. A read that saw no move
-    /// begin after (or run across) its start, `begun` after equal to `done` before, counted
-    /// every call's time exactly once.
+    /// Moves of a slot's numbers (into the retired ones, or of its packed word into its
+    /// spilled ones) begun and done. A read that saw no move begin after (or run across) its
+    /// start, `begun` after equal to `done` before, counted every call exactly once.
     moves_begun: AtomicU64,
     moves_done: AtomicU64,
 }
@@ -153,6 +182,7 @@ impl Window {
             origin,
             slots: (0..n).map(|_| Slot::default()).collect(),
             last: AtomicU64::new(0),
+            retired_successes: AtomicU64::new(0),
             retired_rt_sum: AtomicU64::new(0),
             moves_begun: AtomicU64::new(0),
             moves_done: AtomicU64::new(0),
@@ -179,11 +209,14 @@ impl Window {
         };
         let want = period + 1;
         let seen = slot.period.load(Ordering::Acquire);
+        let succeeded = u64::from(failure.is_none());
         let mut turned = false;
         if seen != want {
             if seen > want {
                 // A newer period already owns the slot: this call ended just before the turn
-                // and belongs to a period that has gone. Its time still counts since start.
+                // and belongs to a period that has gone. It still counts since start.
+                self.retired_successes
+                    .fetch_add(succeeded, Ordering::Relaxed);
                 self.retired_rt_sum.fetch_add(micros, Ordering::Relaxed);
                 return false;
             }
@@ -200,7 +233,18 @@ impl Window {
         if let Some(f) = failure.and_then(|kind| slot.failed.get(kind.index())) {
             f.fetch_add(1, Ordering::Relaxed);
         }
-        slot.rt_sum.fetch_add(micros, Ordering::Relaxed);
+        if micros <= MAX_PACKED_MICROS {
+            let before = slot
+                .calls
+                .fetch_add((succeeded * ONE_SUCCESS) | micros, Ordering::Relaxed);
+            if before & SPILL_MASK != 0 {
+                self.spill(slot);
+            }
+        } else {
+            slot.spilled_successes
+                .fetch_add(succeeded, Ordering::Relaxed);
+            slot.spilled_rt_sum.fetch_add(micros, Ordering::Relaxed);
+        }
         if micros < slot.rt_min.load(Ordering::Relaxed) {
             slot.rt_min.fetch_min(micros, Ordering::Relaxed);
         }
@@ -211,32 +255,46 @@ impl Window {
         turned
     }
 
-    /// Moves a slot's response-time sum into the retired sum, as the write side of a sequence
-    /// lock: a reader overlapping the move sees `moves_begun` changed and reads again. A call
-    /// adding to the slot meanwhile lands before the swap (moved) or after (kept): never lost.
+    /// Moves a slot's numbers into the retired ones, as the write side of a sequence lock: a
+    /// reader overlapping the move sees `moves_begun` changed and reads again. A call adding
+    /// to the slot meanwhile lands before the swap (moved) or after (kept): never lost.
     fn retire(&self, slot: &Slot) {
         self.moves_begun.fetch_add(1, Ordering::Relaxed);
         fence(Ordering::Release);
-        let moved = slot.rt_sum.swap(0, Ordering::Relaxed);
-        self.retired_rt_sum.fetch_add(moved, Ordering::Relaxed);
+        let (successes, sum) = unpack(slot.calls.swap(0, Ordering::Relaxed));
+        let successes = successes + slot.spilled_successes.swap(0, Ordering::Relaxed);
+        let sum = sum + slot.spilled_rt_sum.swap(0, Ordering::Relaxed);
+        self.retired_successes
+            .fetch_add(successes, Ordering::Relaxed);
+        self.retired_rt_sum.fetch_add(sum, Ordering::Relaxed);
         self.moves_done.fetch_add(1, Ordering::Release);
     }
 
-    /// The sum of every recorded response time since start, in microseconds. Never less than
-    /// an earlier reading: a read that overlapped a slot's move is done again.
-    pub(crate) fn rt_sum_since_start(&self) -> u64 {
+    /// Moves a slot's packed word into its spilled numbers before a field of it overflows
+    /// (rare: after millions of calls in one period), under the same sequence lock.
+    #[cold]
+    fn spill(&self, slot: &Slot) {
+        self.moves_begun.fetch_add(1, Ordering::Relaxed);
+        fence(Ordering::Release);
+        let (successes, sum) = unpack(slot.calls.swap(0, Ordering::Relaxed));
+        slot.spilled_successes
+            .fetch_add(successes, Ordering::Relaxed);
+        slot.spilled_rt_sum.fetch_add(sum, Ordering::Relaxed);
+        self.moves_done.fetch_add(1, Ordering::Release);
+    }
+
+    /// Reads with `read` (which must only load) until no move of a slot's numbers overlapped
+    /// the read, so that it saw every call exactly once.
+    fn consistent<T>(&self, mut read: impl FnMut() -> T) -> T {
         let mut tries = 0u32;
         loop {
             let done = self.moves_done.load(Ordering::Acquire);
-            let mut sum = self.retired_rt_sum.load(Ordering::Relaxed);
-            for slot in self.slots.iter() {
-                sum = sum.wrapping_add(slot.rt_sum.load(Ordering::Relaxed));
-            }
+            let value = read();
             fence(Ordering::Acquire);
             if self.moves_begun.load(Ordering::Relaxed) == done {
-                return sum;
+                return value;
             }
-            // A move is two atomic operations; only a preempted mover keeps a reader waiting.
+            // A move is a few atomic operations; only a preempted mover keeps a reader waiting.
             tries += 1;
             if tries % 64 == 0 {
                 std::thread::yield_now();
@@ -244,6 +302,31 @@ impl Window {
                 std::hint::spin_loop();
             }
         }
+    }
+
+    /// Successes and response-time sum of one slot (no sequence lock: see `consistent`).
+    fn slot_numbers(slot: &Slot) -> (u64, u64) {
+        let (successes, sum) = unpack(slot.calls.load(Ordering::Relaxed));
+        (
+            successes.wrapping_add(slot.spilled_successes.load(Ordering::Relaxed)),
+            sum.wrapping_add(slot.spilled_rt_sum.load(Ordering::Relaxed)),
+        )
+    }
+
+    /// The successful calls and the sum of every recorded response time (in microseconds)
+    /// since start. Neither is ever less than an earlier reading: a read that overlapped a
+    /// move is done again.
+    pub(crate) fn since_start(&self) -> (u64, u64) {
+        self.consistent(|| {
+            let mut successes = self.retired_successes.load(Ordering::Relaxed);
+            let mut sum = self.retired_rt_sum.load(Ordering::Relaxed);
+            for slot in self.slots.iter() {
+                let (s, t) = Self::slot_numbers(slot);
+                successes = successes.wrapping_add(s);
+                sum = sum.wrapping_add(t);
+            }
+            (successes, sum)
+        })
     }
 
     /// The period `at_ms` falls in and the index of its slot.
@@ -287,23 +370,20 @@ impl Window {
             quantiles_ms: None,
         };
         let mut counts = vec![0u64; BUCKETS];
+        let numbers: Vec<(u64, u64)> =
+            self.consistent(|| self.slots.iter().map(Self::slot_numbers).collect());
         let (mut sum, mut min, mut max) = (0u64, u64::MAX, 0u64);
-        for slot in self.slots.iter() {
+        for (slot, (successes, slot_sum)) in self.slots.iter().zip(numbers) {
             let p = slot.period.load(Ordering::Acquire);
             if p == 0 || p - 1 < oldest || p - 1 > period {
                 continue;
             }
-            let mut slot_failed = 0;
             for (acc, f) in snap.failed.iter_mut().zip(slot.failed.iter()) {
-                let n = f.load(Ordering::Relaxed);
-                *acc += n;
-                slot_failed += n;
+                *acc += f.load(Ordering::Relaxed);
             }
-            let counted = slot.rt.add_to(&mut counts);
-            // A failure counted while its histogram add is not yet visible would make this
-            // negative for a moment.
-            snap.succeeded += counted.saturating_sub(slot_failed);
-            sum += slot.rt_sum.load(Ordering::Relaxed);
+            slot.rt.add_to(&mut counts);
+            snap.succeeded += successes;
+            sum += slot_sum;
             min = min.min(slot.rt_min.load(Ordering::Relaxed));
             max = max.max(slot.rt_max.load(Ordering::Relaxed));
         }
@@ -414,19 +494,53 @@ mod tests {
             time_window: Duration::from_secs(3),
         };
         let w = Window::new(config, origin);
-        let mut want = 0u64;
+        let (mut want_ok, mut want_sum) = (0u64, 0u64);
         for i in 0..10_000u64 {
-            // Forwards through many turnovers, with every tenth call ending a period late.
+            // Forwards through many turnovers, with every tenth call ending a period late,
+            // every seventh failing and every hundredth too long for the packed word.
             let at = if i % 10 == 0 {
                 (i / 2).saturating_sub(2_500)
             } else {
                 i / 2
             };
-            let micros = 1 + i % 777;
-            w.record_at(at, micros, None);
-            want += micros;
-            assert_eq!(w.rt_sum_since_start(), want, "after call {i}");
+            let micros = if i % 100 == 3 {
+                MAX_PACKED_MICROS + i
+            } else {
+                1 + i % 777
+            };
+            let failure = (i % 7 == 0).then_some(FailureKind::Timeout);
+            w.record_at(at, micros, failure);
+            want_ok += u64::from(failure.is_none());
+            want_sum += micros;
+            assert_eq!(w.since_start(), (want_ok, want_sum), "after call {i}");
         }
+    }
+
+    #[test]
+    fn a_slot_near_the_end_of_its_packed_range_spills_without_losing_a_call() {
+        let origin = Instant::now();
+        let w = Window::new(WindowConfig::default(), origin);
+        // 2^38 µs in the sum field after 256 of the longest packed times: spills every so
+        // often, all in one period.
+        let calls = 2_000u64;
+        for i in 0..calls {
+            w.record_at(5, MAX_PACKED_MICROS - i, None);
+        }
+        let want_sum: u64 = (0..calls).map(|i| MAX_PACKED_MICROS - i).sum();
+        assert!(want_sum > 4 << (SUM_BITS - 2), "the test reaches the spill");
+        assert!(w.slots[0].spilled_successes.load(Ordering::Relaxed) > 0);
+        assert_eq!(w.since_start(), (calls, want_sum));
+        let snap = w.snapshot(origin + Duration::from_millis(10));
+        assert_eq!((snap.total, snap.succeeded), (calls, calls));
+        let avg = snap.rt_avg_ms.unwrap_or(0.0) * 1000.0;
+        assert!((avg - want_sum as f64 / calls as f64).abs() < 1.0, "{avg}");
+        // The count field's threshold: a word that claims 2^22 successes spills too.
+        w.slots[0]
+            .calls
+            .fetch_add(ONE_SUCCESS << 22, Ordering::Relaxed);
+        w.record_at(5, 1, None);
+        assert_eq!(w.slots[0].calls.load(Ordering::Relaxed), 0);
+        assert_eq!(w.since_start(), (calls + (1 << 22) + 1, want_sum + 1));
     }
 
     #[test]
@@ -447,16 +561,51 @@ mod tests {
                 })
             })
             .collect();
-        let mut last = 0;
+        let mut last = (0, 0);
         while writers.iter().any(|h| !h.is_finished()) {
-            let now = w.rt_sum_since_start();
-            assert!(now >= last, "went back from {last} to {now}");
+            let now = w.since_start();
+            assert!(
+                now.0 >= last.0 && now.1 >= last.1,
+                "went back from {last:?} to {now:?}"
+            );
             last = now;
         }
         for h in writers {
             h.join().unwrap();
         }
-        assert_eq!(w.rt_sum_since_start(), 2 * 200_000 * 3);
+        assert_eq!(w.since_start(), (2 * 200_000, 2 * 200_000 * 3));
+    }
+
+    #[test]
+    fn concurrent_readers_never_see_the_numbers_go_back_across_spills() {
+        let w = std::sync::Arc::new(Window::new(WindowConfig::default(), Instant::now()));
+        let writers: Vec<_> = (0..2u64)
+            .map(|_| {
+                let w = w.clone();
+                // The longest packed times: the word spills every 256 calls or so.
+                std::thread::spawn(move || {
+                    for _ in 0..100_000u64 {
+                        w.record_at(5, MAX_PACKED_MICROS, None);
+                    }
+                })
+            })
+            .collect();
+        let mut last = (0, 0);
+        while writers.iter().any(|h| !h.is_finished()) {
+            let now = w.since_start();
+            assert!(
+                now.0 >= last.0 && now.1 >= last.1,
+                "went back from {last:?} to {now:?}"
+            );
+            last = now;
+        }
+        for h in writers {
+            h.join().unwrap();
+        }
+        assert_eq!(
+            w.since_start(),
+            (2 * 100_000, 2 * 100_000 * MAX_PACKED_MICROS)
+        );
     }
 
     #[test]

@@ -627,7 +627,9 @@ async fn process(
         }
     }
     let method = inv.method().clone();
-    let result: RpcResult = match AssertUnwindSafe(invoker.invoke(inv)).catch_unwind().await {
+    // Held in this request's future: an observing first filter needs no box of its own.
+    let call = invoker.invoke_inline(inv);
+    let result: RpcResult = match AssertUnwindSafe(call).catch_unwind().await {
         Ok(r) => r,
         Err(_) => {
             tracing::error!(method = method.name(), "service handler panicked");
