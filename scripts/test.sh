@@ -202,6 +202,14 @@ install_etcd() {
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq etcd-server
 }
 
+# The ZooKeeper registry's and config centre's Rust tests start a real ZooKeeper from Debian's
+# package (crates/registry-zookeeper/tests/support); with DUBBO_RS_REQUIRE_PEERS=1 a missing
+# one fails them, so the package goes in before `cargo test`.
+install_zookeeper() {
+  [ -f /usr/share/java/zookeeper.jar ] && return 0
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq zookeeper >/dev/null
+}
+
 # Exports INTEROP_JAVA_* (and the URL differential test's classpath) for the steps after it,
 # `cargo test` included.
 build_java() {
@@ -1765,6 +1773,7 @@ fi
 step "cargo fmt and clippy" cargo_checks
 if [ "$QUICK" -eq 0 ]; then
   step "install etcd (Debian etcd-server)" install_etcd
+  step "install ZooKeeper (Debian zookeeper)" install_zookeeper
   step "build Java peers (Maven Central)" build_java
 fi
 step "cargo test (Rust suites, Hessian golden vectors)" cargo_tests
