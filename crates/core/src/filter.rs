@@ -74,40 +74,39 @@ impl<'a> Next<'a> {
     /// chain without observers pays nothing for the observer's larger stack frame.
     #[inline(never)]
     fn run_observer(self, invocation: Invocation) -> BoxFuture<'a, RpcResult> {
-        if let Some((first, rest)) = self.filters.split_first() {
-            if let Some(observer) = first.observer() {
-                let next = Next {
-                    filters: rest,
-                    target: self.target,
-                    observers: self.observers >> 1,
-                };
-                // The rest is started by `step`, not by a recursive `run`, so the invocation
-                // moves straight into the next filter or the target. A second observer in a
-                // row runs through its `invoke`, which does the same.
-                return observe_with(observer, invocation, |inv| next.step(inv));
-            }
+        if let Some((observer, next)) = self.observer_head() {
+            // The rest is started by `step`, not by a recursive `run`, so the invocation
+            // moves straight into the next filter or the target. A second observer in a
+            // row runs through its `invoke`, which does the same.
+            return observe_with(observer, invocation, |inv| next.step(inv));
         }
         self.step(invocation)
+    }
+
+    /// The first filter as an observer, and the chain after it; `None` when the first filter
+    /// does not only observe (or there is none).
+    fn observer_head(&self) -> Option<(&'a dyn Observer, Next<'a>)> {
+        let (first, rest) = self.filters.split_first()?;
+        let observer = first.observer()?;
+        let next = Next {
+            filters: rest,
+            target: self.target,
+            observers: self.observers >> 1,
+        };
+        Some((observer, next))
     }
 
     /// [`run`](Self::run) as a [`Call`]: an observer next keeps its observation in the
     /// returned value instead of a box of its own.
     fn run_inline(self, invocation: Invocation) -> Call<'a> {
         if self.observers & 1 == 1 {
-            if let Some((first, rest)) = self.filters.split_first() {
-                if let Some(observer) = first.observer() {
-                    let next = Next {
-                        filters: rest,
-                        target: self.target,
-                        observers: self.observers >> 1,
-                    };
-                    return match observer.begin(&invocation) {
-                        Some(observation) => {
-                            Call::observed(next.step(invocation), observer, observation)
-                        }
-                        None => Call::new(next.step(invocation)),
-                    };
-                }
+            if let Some((observer, next)) = self.observer_head() {
+                return match observer.begin(&invocation) {
+                    Some(observation) => {
+                        Call::observed(next.step(invocation), observer, observation)
+                    }
+                    None => Call::new(next.step(invocation)),
+                };
             }
         }
         if self.filters.is_empty() {

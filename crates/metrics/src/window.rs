@@ -543,6 +543,22 @@ mod tests {
         assert_eq!(w.since_start(), (calls + (1 << 22) + 1, want_sum + 1));
     }
 
+    /// Reads the counts since start while `writers` run, failing if either ever goes back.
+    fn read_until_done(w: &Window, writers: Vec<std::thread::JoinHandle<()>>) {
+        let mut last = (0, 0);
+        while writers.iter().any(|h| !h.is_finished()) {
+            let now = w.since_start();
+            assert!(
+                now.0 >= last.0 && now.1 >= last.1,
+                "went back from {last:?} to {now:?}"
+            );
+            last = now;
+        }
+        for h in writers {
+            h.join().unwrap();
+        }
+    }
+
     #[test]
     fn concurrent_readers_never_see_the_sum_since_start_go_back() {
         let config = WindowConfig {
@@ -561,18 +577,7 @@ mod tests {
                 })
             })
             .collect();
-        let mut last = (0, 0);
-        while writers.iter().any(|h| !h.is_finished()) {
-            let now = w.since_start();
-            assert!(
-                now.0 >= last.0 && now.1 >= last.1,
-                "went back from {last:?} to {now:?}"
-            );
-            last = now;
-        }
-        for h in writers {
-            h.join().unwrap();
-        }
+        read_until_done(&w, writers);
         assert_eq!(w.since_start(), (2 * 200_000, 2 * 200_000 * 3));
     }
 
@@ -590,18 +595,7 @@ mod tests {
                 })
             })
             .collect();
-        let mut last = (0, 0);
-        while writers.iter().any(|h| !h.is_finished()) {
-            let now = w.since_start();
-            assert!(
-                now.0 >= last.0 && now.1 >= last.1,
-                "went back from {last:?} to {now:?}"
-            );
-            last = now;
-        }
-        for h in writers {
-            h.join().unwrap();
-        }
+        read_until_done(&w, writers);
         assert_eq!(
             w.since_start(),
             (2 * 100_000, 2 * 100_000 * MAX_PACKED_MICROS)
