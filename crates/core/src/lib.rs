@@ -63,7 +63,7 @@ pub use extension::Extensions;
 pub use filter::{select_filters, Filter, FilterChain, FilterSpec, Next, Side, Stage};
 pub use invocation::{Invocation, InvocationParts, RpcResponse};
 pub use invoker::{invoker_fn, BoxFuture, BoxInvoker, FnInvoker, Invoker, RpcResult};
-pub use measured::MeasuredInvoker;
+pub use measured::{Measure, MeasuredInvoker};
 pub use method::MethodSignature;
 pub use observer::{observe, Observation, Observer};
 pub use protocol::{exported_service_key, ExportTable, Exporter, Protocol};

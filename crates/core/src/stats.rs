@@ -94,6 +94,13 @@ impl CallStats {
         self.active.fetch_add(1, Ordering::Relaxed);
     }
 
+    /// Marks a call started with [`begin`](Self::begin) as abandoned: its caller dropped it
+    /// before it ended (a forking strategy's losing branch, a caller's own timeout). Only the
+    /// in-flight count changes; the call is neither a success nor a failure of the provider.
+    pub fn abandon(&self) {
+        self.active.fetch_sub(1, Ordering::Relaxed);
+    }
+
     /// Marks a call started with [`begin`](Self::begin) as ended. Every `end` must follow its
     /// own `begin` ([`MeasuredInvoker`](crate::MeasuredInvoker) pairs them).
     pub fn end(&self, elapsed: Duration, succeeded: bool, now_since_epoch: Duration) {
