@@ -377,7 +377,10 @@ impl<'de> Deserialize<'de> for InstanceMetadata {
 /// keeps read (`id`, `payload.id`, `serviceType`, `uriSpec`, ... are skipped, their strings
 /// neither validated nor unescaped). A map is found by the raw text of its pairs, compared
 /// with the maps the last few instances used before anything is hashed, and unescaped and
-/// built only the first time that text is seen.
+/// built only the first time that text is seen. A document with the layout of the last one
+/// read in full (the same text but for the name, id, address, ports, registration time and
+/// `timestamp`, and metadata one of the recent texts) is read by comparing that text and
+/// reading only those values; any other is scanned in full, with the same result.
 ///
 /// ```
 /// use dubbo_registry::{InstanceReader, ServiceInstance};
@@ -408,6 +411,8 @@ pub struct InstanceReader {
     /// Reused for the text of each instance's pairs, so a known map is found without
     /// allocating.
     key: Vec<u8>,
+    /// The last document read in full, which the next ones are read along.
+    layout: scan::Layout,
 }
 
 /// How many recently used metadata texts are compared before the pairs are read.
@@ -432,7 +437,12 @@ impl InstanceReader {
         };
         let not_json = |e: scan::ScanError| bad(format!("not instance JSON: {e}"));
         self.key.clear();
-        let doc = scan::scan(data, &mut self.key, &self.recent).map_err(not_json)?;
+        let doc = match scan::scan_along(data, &self.recent, &self.layout) {
+            Some(doc) => doc,
+            None => {
+                scan::scan(data, &mut self.key, &self.recent, &mut self.layout).map_err(not_json)?
+            }
+        };
         let (Some(name), Some(address)) = (doc.name, doc.address) else {
             return Err(bad("not instance JSON: no name or address".to_owned()));
         };
@@ -835,7 +845,13 @@ mod tests {
             assert!(again.metadata.shares_with(&got.metadata));
             // ... by comparing its text, once it has read it pair by pair.
             let mut key = Vec::new();
-            let scanned = scan::scan(doc.as_bytes(), &mut key, &reader.recent).unwrap();
+            let scanned = scan::scan(
+                doc.as_bytes(),
+                &mut key,
+                &reader.recent,
+                &mut scan::Layout::default(),
+            )
+            .unwrap();
             if doc.contains(r#""metadata""#) {
                 assert!(
                     matches!(scanned.metadata, scan::Metadata::Known(0)),
@@ -928,5 +944,124 @@ mod tests {
         reader.forget_unused();
         assert_eq!(reader.shared.len(), 1);
         assert!(reader.recent.is_empty());
+    }
+
+    /// Whether `reader` reads `doc` along the layout of the document it read last.
+    fn follows_layout(reader: &InstanceReader, doc: &str) -> bool {
+        scan::scan_along(doc.as_bytes(), &reader.recent, &reader.layout).is_some()
+    }
+
+    #[test]
+    fn documents_read_along_the_last_layout_read_as_in_full() {
+        let base = java_like("10.0.0.1", "r1", "17");
+        let java = base.to_curator_json();
+        let mut other = java_like("192.168.100.200", "r1", "1700000000123");
+        other.port = 7;
+        other.registration_time = 1_700_000_000_000;
+        let mut ipv6 = java_like("::1", "r1", "18");
+        ipv6.registration_time = 5;
+        let mut no_timestamp = base.clone();
+        no_timestamp.metadata.remove(TIMESTAMP_KEY);
+        // (document, read along the layout of `java` once its metadata is known)
+        let cases: Vec<(String, bool)> = vec![
+            // Other values in the slots: id, address, ports, times, timestamp.
+            (other.to_curator_json(), true),
+            (ipv6.to_curator_json(), true),
+            (
+                java.replace(
+                    r#""port":20880,"sslPort":null"#,
+                    r#""port":null,"sslPort":443"#,
+                ),
+                true,
+            ),
+            (java.replace(r#""sslPort":null"#, r#""sslPort":443"#), true),
+            (java.replacen(r#""name":"p""#, r#""name":"q""#, 1), true),
+            (java.replace(r#""name":"p""#, r#""name":"q""#), false),
+            (
+                java.replace(r#""timestamp":"17""#, r#""timestamp":"1\u0038""#),
+                true,
+            ),
+            (
+                java.replace(r#""address":"10.0.0.1""#, r#""address":"h\"1""#),
+                true,
+            ),
+            (
+                java.replacen(r#""id":"10.0.0.1:20880""#, r#""id":"a\\b""#, 1),
+                true,
+            ),
+            // Another metadata text, other text between the slots, fields reordered.
+            (java_like("10.0.0.2", "r2", "19").to_curator_json(), false),
+            (no_timestamp.to_curator_json(), false),
+            (
+                java.replace(r#""serviceType":"DYNAMIC""#, r#""serviceType":"STATIC""#),
+                false,
+            ),
+            (
+                java.replace(r#","uriSpec":null"#, r#","uriSpec":null,"enabled":true"#),
+                false,
+            ),
+            (
+                java.replace(r#""name":"p","id""#, r#""id":"x","name":"p","i""#),
+                false,
+            ),
+            (format!(" {java}\n"), false),
+            (java.replace(r#""port":20880"#, r#""port":"20880""#), false),
+            // Values of the wrong kind or invalid, documents cut short or run on.
+            (java.replace(r#""port":20880"#, r#""port":70000"#), false),
+            (java.replace(r#""port":20880"#, r#""port":020880"#), false),
+            (
+                java.replace(r#""registrationTimeUTC":0"#, r#""registrationTimeUTC":-1"#),
+                false,
+            ),
+            (
+                java.replacen(r#""id":"10.0.0.1:20880""#, r#""id":1"#, 1),
+                false,
+            ),
+            (
+                java.replacen(r#""id":"10.0.0.1:20880""#, "\"id\":\"a\u{1}\"", 1),
+                false,
+            ),
+            (
+                java.replace(r#""address":"10.0.0.1""#, r#""address":"\x""#),
+                false,
+            ),
+            (
+                java.replace(r#""timestamp":"17""#, r#""timestamp":17"#),
+                false,
+            ),
+            (java[..java.len() - 1].to_owned(), false),
+            (java[..java.len() / 2].to_owned(), false),
+            (format!("{java}}}"), false),
+            (format!("{java}{java}"), false),
+        ];
+        for (doc, along) in &cases {
+            let mut warm = InstanceReader::new();
+            warm.read_curator_json("/services/p/a", java.as_bytes())
+                .unwrap();
+            assert!(follows_layout(&warm, &java));
+            assert_eq!(follows_layout(&warm, doc), *along, "{doc}");
+            let expected = reference::read(doc.as_bytes()).ok();
+            assert!(expected.is_some() || !along, "{doc}");
+            let fresh = InstanceReader::new().read_curator_json("/services/p/b", doc.as_bytes());
+            let got = warm.read_curator_json("/services/p/b", doc.as_bytes());
+            match (&fresh, &got) {
+                (Ok(f), Ok(g)) => {
+                    assert_eq!(f, g, "{doc}");
+                    // (serde_json refuses some values the scanner skips, never the reverse.)
+                    if let Some(e) = &expected {
+                        assert_eq!(g, e, "{doc}");
+                    }
+                    assert_eq!(g.to_curator_json(), f.to_curator_json());
+                }
+                (Err(f), Err(g)) => assert_eq!(f.to_string(), g.to_string()),
+                _ => panic!("{doc}: fresh {fresh:?}, along the layout {got:?}"),
+            }
+            // An accepted document is (or has the layout of) the layout for the next.
+            if got.is_ok() {
+                assert!(follows_layout(&warm, doc), "{doc}");
+            }
+            let again = warm.read_curator_json("/services/p/b", java.as_bytes());
+            assert_eq!(again.unwrap(), base);
+        }
     }
 }
