@@ -1,7 +1,8 @@
 //! Feeds arbitrary bytes, cut into documents at every 0xFF byte, to the Curator instance JSON
 //! reader, once with a fresh reader per document and once with one reader kept across them
-//! (which matches later documents against the metadata of earlier ones). Nothing may panic;
-//! both readers must agree; whatever is accepted must be JSON that serde_json accepts too (when
+//! (which matches later documents against the metadata of earlier ones, and reads those with
+//! the layout of the last one it read in full along that layout), then once more with the
+//! kept reader, along the document's own layout. Nothing may panic; all readings must agree; whatever is accepted must be JSON that serde_json accepts too (when
 //! it is UTF-8 throughout), with the same application name, and must read back unchanged from
 //! the JSON it writes.
 
@@ -15,13 +16,18 @@ fuzz_target!(|data: &[u8]| {
     for doc in data.split(|b| *b == 0xff) {
         let fresh = InstanceReader::new().read_curator_json("/fuzz", doc);
         let warmed = warm.read_curator_json("/fuzz", doc);
-        let instance = match (fresh, warmed) {
-            (Ok(a), Ok(b)) => {
+        let again = warm.read_curator_json("/fuzz", doc);
+        let instance = match (fresh, warmed, again) {
+            (Ok(a), Ok(b), Ok(c)) => {
                 assert_eq!(a, b, "a fresh and a warmed reader read different instances");
+                assert_eq!(a, c, "a document read differently along its own layout");
                 a
             }
-            (Err(_), Err(_)) => continue,
-            (a, b) => panic!("a fresh and a warmed reader disagree: {a:?} against {b:?}"),
+            (Err(_), Err(b), Err(c)) => {
+                assert_eq!(b.to_string(), c.to_string(), "refused for different reasons");
+                continue;
+            }
+            (a, b, c) => panic!("the readers disagree: {a:?}, {b:?}, {c:?}"),
         };
         // Like serde_json when it skips a field, the reader does not check the UTF-8 of
         // strings it skips; every other rule of JSON it holds to.
