@@ -781,6 +781,15 @@ impl<'a> Scanner<'a> {
     }
 
     fn u64(&mut self) -> Result<u64, ScanError> {
+        if let Some((n, len)) = self.short_u64() {
+            self.pos += len;
+            return Ok(n);
+        }
+        self.general_u64()
+    }
+
+    /// An unsigned integer token, held to JSON's number rules.
+    fn general_u64(&mut self) -> Result<u64, ScanError> {
         let at = self.pos;
         let token = self.scalar()?;
         let bad = || ScanError {
@@ -801,6 +810,29 @@ impl<'a> Scanner<'a> {
         })
     }
 
+    /// The common case of [`u64`](Self::u64) in one pass: up to 18 digits without a leading
+    /// zero, then a byte that ends a scalar token; its value and length. `None` for anything
+    /// else, which the general path then reads (and refuses or accepts) exactly as before.
+    fn short_u64(&self) -> Option<(u64, usize)> {
+        // 18 digits cannot overflow a u64.
+        const MAX_DIGITS: usize = 18;
+        let rest = self.data.get(self.pos..)?;
+        let mut n = 0u64;
+        let mut len = 0;
+        for &b in rest.iter().take(MAX_DIGITS) {
+            if !b.is_ascii_digit() {
+                break;
+            }
+            n = n * 10 + u64::from(b - b'0');
+            len += 1;
+        }
+        let ends_token = rest
+            .get(len)
+            .is_none_or(|&b| !(b.is_ascii_alphanumeric() || matches!(b, b'.' | b'+' | b'-')));
+        let leading_zero = len > 1 && rest.first() == Some(&b'0');
+        (len > 0 && ends_token && !leading_zero).then_some((n, len))
+    }
+
     fn optional_u16(&mut self) -> Result<Option<u16>, ScanError> {
         if self.null()? {
             return Ok(None);
@@ -816,7 +848,56 @@ impl<'a> Scanner<'a> {
 
 #[cfg(test)]
 mod tests {
-    use super::starts_with_tail_first;
+    use super::{starts_with_tail_first, Scanner};
+
+    #[test]
+    fn the_one_pass_integer_reads_as_the_general_one() {
+        let mut tokens: Vec<String> = [
+            "0",
+            "7",
+            "00",
+            "01",
+            "10",
+            "123",
+            "-1",
+            "1.5",
+            "1e3",
+            "12a",
+            "1-",
+            "",
+            "x",
+            "18446744073709551615",
+            "18446744073709551616",
+            "99999999999999999999",
+        ]
+        .iter()
+        .map(|t| (*t).to_owned())
+        .collect();
+        for digits in 16..=21 {
+            tokens.push("9".repeat(digits));
+            tokens.push(format!("1{}", "0".repeat(digits - 1)));
+        }
+        for token in &tokens {
+            for end in ["", ",", "}", " ", "]", "\"", ".5", "e1", "a", "0"] {
+                let data = format!("{token}{end}");
+                let mut fast = Scanner {
+                    data: data.as_bytes(),
+                    pos: 0,
+                };
+                let mut general = Scanner {
+                    data: data.as_bytes(),
+                    pos: 0,
+                };
+                let (a, b) = (fast.u64(), general.general_u64());
+                assert_eq!(a.as_ref().ok(), b.as_ref().ok(), "{data}");
+                assert_eq!(
+                    a.map_err(|e| e.to_string()).err(),
+                    b.map_err(|e| e.to_string()).err()
+                );
+                assert_eq!(fast.pos, general.pos, "{data}");
+            }
+        }
+    }
 
     #[test]
     fn the_tail_first_prefix_check_is_starts_with() {
