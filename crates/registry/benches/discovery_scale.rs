@@ -330,6 +330,10 @@ fn interface_level(reps: usize) {
         // name deleted and the new one created, applied to the listing the registry keeps.
         let mut listing = ChildListing::new(cache);
         listing.relist(current.iter().map(String::as_str), |_| true);
+        // What the registry notifies after its listing (the same URLs as the last push).
+        last = listing.list();
+        let outcome = futures::executor::block_on(dir.notify(Arc::clone(&last)));
+        assert_eq!(outcome.unchanged, PROVIDERS);
         for gen in 4..=7 {
             let i = (rep * 7919 + gen * 104_729) % PROVIDERS;
             let old = std::mem::replace(&mut current[i], provider_name(&template, i, gen));
@@ -352,8 +356,8 @@ fn interface_level(reps: usize) {
             let outcome = futures::executor::block_on(dir.notify(urls));
             let notified = since(m);
             assert_eq!((outcome.changed, outcome.unchanged), (1, PROVIDERS - 1));
-            // The first change after a listing copies the list (no earlier one to write
-            // into); the later ones write into the list of two changes before.
+            // The first change after a listing writes into the copy the listing made; the
+            // later ones into the list of two changes before, once nobody holds it.
             if gen == 4 {
                 feed_first.add(since(start), false);
                 continue;

@@ -109,8 +109,19 @@ impl Sources {
 
     /// `urls` as this reference takes them from registry `r`: only the protocols it calls,
     /// marked with the registry's zone. The list itself when that changes nothing.
-    fn taken(&self, r: &AppRegistry, urls: Arc<[Url]>) -> Arc<[Url]> {
-        if !r.zoned() && urls.iter().all(|u| self.accepts(u)) {
+    ///
+    /// `previous` is what this returned for the registry's last push: a URL that is the
+    /// same `Url` at the same position was accepted then, so a push that changes a few
+    /// providers of a large service reads only those.
+    fn taken(&self, r: &AppRegistry, urls: Arc<[Url]>, previous: Option<&[Url]>) -> Arc<[Url]> {
+        let accepted = match previous {
+            Some(previous) if previous.len() == urls.len() => urls
+                .iter()
+                .zip(previous)
+                .all(|(u, p)| Url::ptr_eq(u, p) || self.accepts(u)),
+            _ => urls.iter().all(|u| self.accepts(u)),
+        };
+        if !r.zoned() && accepted {
             return urls;
         }
         urls.iter()
@@ -422,7 +433,7 @@ impl Shared {
             .into_iter()
             .filter(|u| Category::of(u) == Category::Providers)
             .collect();
-        let urls = self.sources.taken(r, urls);
+        let urls = self.sources.taken(r, urls, None);
         if urls.is_empty() {
             return;
         }
@@ -484,7 +495,8 @@ impl Shared {
                 if n.category != Category::Providers {
                     return;
                 }
-                let urls = sources.taken(&registry, n.urls);
+                let previous = lock(&sources.interface).get(&i).cloned();
+                let urls = sources.taken(&registry, n.urls, previous.as_deref());
                 lock(&sources.interface).insert(i, urls);
                 sources.recompute();
             });
