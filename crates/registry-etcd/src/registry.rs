@@ -105,7 +105,7 @@ impl EtcdRegistry {
                     move |snapshot: &Snapshot| {
                         listener.notify(Notification {
                             category,
-                            urls: urls_with_empty(&consumer, &parent, category, snapshot),
+                            urls: urls_with_empty(&consumer, &parent, category, snapshot).into(),
                         })
                     },
                 )

@@ -45,7 +45,7 @@ fn last_of(rec: &Recorder, category: Category) -> Option<Vec<Url>> {
         .iter()
         .rev()
         .find(|n| n.category == category)
-        .map(|n| n.urls.clone())
+        .map(|n| n.urls.to_vec())
 }
 
 fn is_empty_push(urls: &Option<Vec<Url>>) -> bool {

@@ -36,6 +36,7 @@
 //! # }
 //! ```
 
+mod child_feed;
 mod client;
 mod config_center;
 mod config_watch;

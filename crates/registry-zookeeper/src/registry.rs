@@ -5,12 +5,14 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use dubbo_core::BoxFuture;
 use dubbo_registry::{
-    Category, Notification, NotifyListener, ParsedUrlCache, Registry, RegistryError,
+    Category, ChildChange, ChildListing, Notification, NotifyListener, ParsedUrlCache, Registry,
+    RegistryError,
 };
 use dubbo_url::{Interner, Url};
 use tokio_util::sync::{CancellationToken, DropGuard};
 use zookeeper_client as zk;
 
+use crate::child_feed::{ChildEvent, ChildFeed};
 use crate::client::{create_node, ZookeeperClient};
 use crate::matching::{empty_url, is_match};
 use crate::paths::{category_path, interface_of, root_of, url_path};
@@ -164,11 +166,14 @@ impl ZookeeperRegistry {
                 continue;
             };
             let watch = CategoryWatch {
-                path: category_path(&self.root, &interface, name),
+                path: Arc::from(category_path(&self.root, &interface, name)),
                 consumer: consumer.clone(),
                 category,
                 listener: listener.clone(),
-                urls: ParsedUrlCache::with_interner(Interner::clone(&self.interner)),
+                listing: Arc::new(Mutex::new(ChildListing::new(
+                    ParsedUrlCache::with_interner(Interner::clone(&self.interner)),
+                ))),
+                feed: true,
             };
             spawn_watch(client.clone(), stop.clone(), watch);
         }
@@ -230,46 +235,155 @@ fn same_listener(a: &Arc<dyn NotifyListener>, b: &Arc<dyn NotifyListener>) -> bo
     std::ptr::addr_eq(Arc::as_ptr(a), Arc::as_ptr(b))
 }
 
-/// The URLs among `children` (node names under `path`) that `consumer` receives.
-///
-/// Names seen in the previous listing come from `cache` unparsed, as the same `Url`s, so the
-/// directory recognises unchanged providers by pointer; the cache then forgets names that are
-/// gone.
+/// The URLs among `children` (node names under `path`) that `consumer` receives, parsed
+/// through `cache`.
 fn matching_urls(
     consumer: &Url,
     path: &str,
     children: &[String],
     cache: &ParsedUrlCache,
 ) -> Vec<Url> {
-    // Java only considers names holding an encoded "://".
-    let (named, others): (Vec<&String>, Vec<&String>) =
-        children.iter().partition(|c| c.contains("%3A%2F%2F"));
-    for child in others {
-        tracing::warn!(path = %format!("{path}/{child}"), "registry node is not a URL; skipped");
-    }
-    let parsed = cache.parse_listing(named.iter().map(|c| c.as_str()));
-    let mut urls = Vec::with_capacity(parsed.len());
-    for (child, url) in named.into_iter().zip(parsed) {
+    let mut urls = Vec::new();
+    for url in cache.parse_listing(url_names(path, children)) {
         match url {
             Ok(url) if is_match(consumer, &url) => urls.push(url),
             Ok(_) => {}
-            Err(e) => {
-                tracing::warn!(path = %format!("{path}/{child}"), error = %e, "unparsable registry node; skipped")
-            }
+            Err(e) => warn_unparsable(path, &e),
         }
     }
     urls
 }
 
+/// The names among `children` that stand for URLs; the others are logged and skipped.
+fn url_names<'a>(path: &str, children: &'a [String]) -> Vec<&'a str> {
+    children
+        .iter()
+        .filter(|child| is_url_name(path, child))
+        .map(String::as_str)
+        .collect()
+}
+
+/// Java only considers names holding an encoded "://".
+fn is_url_name(path: &str, child: &str) -> bool {
+    let url = child.contains("%3A%2F%2F");
+    if !url {
+        tracing::warn!(path = %format!("{path}/{child}"), "registry node is not a URL; skipped");
+    }
+    url
+}
+
+fn warn_unparsable(path: &str, e: &RegistryError) {
+    tracing::warn!(%path, error = %e, "unparsable registry node; skipped");
+}
+
 /// Watches one category node of a subscription.
+///
+/// On a server with persistent watches (ZooKeeper 3.6 and later) the children are listed
+/// once per session and then followed through a [`ChildFeed`]: a change costs what it
+/// changes. Otherwise every change is a one-shot watch firing and a new listing.
 struct CategoryWatch {
-    path: String,
+    path: Arc<str>,
     consumer: Url,
     category: Category,
     listener: Arc<dyn NotifyListener>,
-    /// Parsed children of the last listing (their strings shared through the registry's
-    /// interner).
-    urls: ParsedUrlCache,
+    /// The children's URLs this subscription receives, and the parsed URLs of every child
+    /// (their strings shared through the registry's interner). Shared with the feed task.
+    listing: Arc<Mutex<ChildListing>>,
+    /// Whether to try a persistent watch; cleared when the server has none.
+    feed: bool,
+}
+
+impl CategoryWatch {
+    /// Lists the children (creating the category node first if it is missing, as Java does,
+    /// so that the watch has a node), with a one-shot watch when `watch` says so.
+    async fn list(
+        &self,
+        zk: &zk::Client,
+        watch: bool,
+    ) -> Result<(Vec<String>, Option<zk::OneshotWatcher>), zk::Error> {
+        match self.list_once(zk, watch).await {
+            Err(zk::Error::NoNode) => {
+                create_node(
+                    zk,
+                    &self.path,
+                    &[],
+                    zk::CreateMode::Persistent,
+                    zk::CreateMode::Persistent,
+                )
+                .await?;
+                self.list_once(zk, watch).await
+            }
+            other => other,
+        }
+    }
+
+    async fn list_once(
+        &self,
+        zk: &zk::Client,
+        watch: bool,
+    ) -> Result<(Vec<String>, Option<zk::OneshotWatcher>), zk::Error> {
+        if watch {
+            let (children, watcher) = zk.list_and_watch_children(&self.path).await?;
+            Ok((children, Some(watcher)))
+        } else {
+            Ok((zk.list_children(&self.path).await?, None))
+        }
+    }
+
+    /// Replaces the listing with `children` and notifies it.
+    fn relist(&self, children: &[String]) {
+        let urls = {
+            let mut listing = lock(&self.listing);
+            let consumer = &self.consumer;
+            for e in listing.relist(url_names(&self.path, children), |u| is_match(consumer, u)) {
+                warn_unparsable(&self.path, &e);
+            }
+            listing.list()
+        };
+        notify_listing(&self.listener, &self.consumer, self.category, urls);
+    }
+
+    /// Follows `feed` until it ends, applying and notifying each batch.
+    fn follow(&self, mut feed: ChildFeed) -> Changed {
+        let (path, consumer, category) = (self.path.clone(), self.consumer.clone(), self.category);
+        let (listener, listing) = (self.listener.clone(), self.listing.clone());
+        Box::pin(async move {
+            while let Some(batch) = feed.next().await {
+                let changes = batch.iter().filter_map(|event| match event {
+                    ChildEvent::Created(name) => {
+                        is_url_name(&path, name).then_some(ChildChange::Created(name))
+                    }
+                    ChildEvent::Deleted(name) => Some(ChildChange::Deleted(name)),
+                });
+                let urls = {
+                    let mut listing = lock(&listing);
+                    let change = listing.apply(changes, |u| is_match(&consumer, u));
+                    for e in &change.errors {
+                        warn_unparsable(&path, e);
+                    }
+                    change.changed.then(|| listing.list())
+                };
+                if let Some(urls) = urls {
+                    notify_listing(&listener, &consumer, category, urls);
+                }
+            }
+        })
+    }
+}
+
+/// Pushes `urls` as the category's list, or the one `empty://` URL that says it has none.
+fn notify_listing(
+    listener: &Arc<dyn NotifyListener>,
+    consumer: &Url,
+    category: Category,
+    urls: Arc<[Url]>,
+) {
+    let urls = if urls.is_empty() {
+        Arc::from(vec![empty_url(consumer, category.as_str())])
+    } else {
+        urls
+    };
+    listener.notify(Notification { category, urls });
 }
 
 impl Watched for CategoryWatch {
@@ -279,31 +393,30 @@ impl Watched for CategoryWatch {
 
     fn read<'a>(&'a mut self, zk: &'a zk::Client) -> BoxFuture<'a, Result<Changed, zk::Error>> {
         Box::pin(async move {
-            let (children, watcher) = match zk.list_and_watch_children(&self.path).await {
-                Err(zk::Error::NoNode) => {
-                    // Java creates the category node on subscribe so that the watch has a node.
-                    create_node(
-                        zk,
-                        &self.path,
-                        &[],
-                        zk::CreateMode::Persistent,
-                        zk::CreateMode::Persistent,
-                    )
-                    .await?;
-                    zk.list_and_watch_children(&self.path).await?
+            if self.feed {
+                // The feed first, then the listing (see `ChildFeed::start`).
+                match ChildFeed::start(zk, &self.path).await? {
+                    Some(feed) => {
+                        let (children, _) = self.list(zk, false).await?;
+                        self.relist(&children);
+                        return Ok(self.follow(feed));
+                    }
+                    None => {
+                        tracing::info!(
+                            path = &*self.path,
+                            "the ZooKeeper server has no persistent watches (before 3.6); \
+                             listing every child on each change"
+                        );
+                        self.feed = false;
+                    }
                 }
-                other => other?,
-            };
-            let mut urls = matching_urls(&self.consumer, &self.path, &children, &self.urls);
-            if urls.is_empty() {
-                urls.push(empty_url(&self.consumer, self.category.as_str()));
             }
-            self.listener.notify(Notification {
-                category: self.category,
-                urls,
-            });
+            let (children, watcher) = self.list(zk, true).await?;
+            self.relist(&children);
             Ok(Box::pin(async move {
-                watcher.changed().await;
+                if let Some(watcher) = watcher {
+                    watcher.changed().await;
+                }
             }) as Changed)
         })
     }

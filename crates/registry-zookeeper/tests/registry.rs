@@ -244,3 +244,84 @@ async fn a_leftover_ephemeral_node_is_taken_over() {
     assert!(zk.get_data(&path).await.is_ok());
     a.destroy().await;
 }
+
+fn provider_at(port: u16, timestamp: u32) -> Url {
+    Url::parse(&format!(
+        "dubbo://127.0.0.1:{port}/{IFACE}?application=demo&interface={IFACE}&side=provider&timestamp={timestamp}"
+    ))
+    .unwrap()
+}
+
+fn ports(n: &Notification) -> Vec<u16> {
+    n.urls.iter().map(Url::port).collect()
+}
+
+/// Followed through the server's change feed, a change costs what it changes: new providers
+/// are appended, a removed one's place is taken by the last, and the others stay the very
+/// same `Url`s in their places, so the directory patches its list instead of rebuilding it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn changes_keep_the_order_and_the_urls_of_the_others() {
+    let Some(server) = ZkServer::start() else {
+        return;
+    };
+    let url = server.url("timeout=5000");
+    let provider_side = ZookeeperRegistry::connect(&url).await.unwrap();
+    let consumer_side = ZookeeperRegistry::connect(&url).await.unwrap();
+    let seen = Collector::new();
+    consumer_side
+        .subscribe(&consumer("&category=providers"), listener(&seen))
+        .await
+        .unwrap();
+    let providers = of(Category::Providers);
+    let wait = |what: &'static str, n: usize| {
+        let seen = seen.clone();
+        async move {
+            seen.wait_latest(what, of(Category::Providers), move |l| {
+                l.urls.len() == n && l.urls.iter().all(|u| u.protocol() == Some("dubbo"))
+            })
+            .await
+        }
+    };
+    seen.wait_latest("empty", &providers, |_| true).await;
+
+    let mut last = Vec::new();
+    for (i, port) in [20881u16, 20882, 20883].into_iter().enumerate() {
+        provider_side.register(&provider_at(port, 1)).await.unwrap();
+        let n = wait("one more provider", i + 1).await;
+        assert_eq!(ports(&n), [20881, 20882, 20883][..=i]);
+        for (old, new) in last.iter().zip(n.urls.iter()) {
+            assert!(Url::ptr_eq(old, new), "a known provider keeps its Url");
+        }
+        last = n.urls.to_vec();
+    }
+
+    provider_side
+        .unregister(&provider_at(20881, 1))
+        .await
+        .unwrap();
+    let n = wait("one provider less", 2).await;
+    assert_eq!(ports(&n), [20883, 20882]);
+    assert!(Url::ptr_eq(&n.urls[0], &last[2]) && Url::ptr_eq(&n.urls[1], &last[1]));
+    let last = n.urls;
+
+    // A restart: deregistered, then registered again with a new timestamp.
+    provider_side
+        .unregister(&provider_at(20882, 1))
+        .await
+        .unwrap();
+    provider_side
+        .register(&provider_at(20882, 2))
+        .await
+        .unwrap();
+    let n = seen
+        .wait_latest("the restarted provider", &providers, |l| {
+            l.urls.iter().any(|u| u.parameter("timestamp") == Some("2"))
+        })
+        .await;
+    assert_eq!(ports(&n), [20883, 20882]);
+    assert!(Url::ptr_eq(&n.urls[0], &last[0]));
+    assert_eq!(n.urls[1].parameter("timestamp"), Some("2"));
+
+    provider_side.destroy().await;
+    consumer_side.destroy().await;
+}

@@ -39,9 +39,9 @@ use std::time::{Duration, Instant};
 use dubbo_cluster::directory::DynamicDirectory;
 use dubbo_core::{BoxFuture, ErrorCode, Invocation, Invoker, RpcError, RpcResult};
 use dubbo_registry::{
-    InstanceReader, InstanceUrls, MetadataInfo, ParsedUrlCache, ServiceInfo, ServiceInstance,
-    ENDPOINTS_KEY, METADATA_SERVICE_PARAMS_KEY, METADATA_VERSION_KEY, REVISION_KEY,
-    STORAGE_TYPE_KEY,
+    ChildChange, ChildListing, InstanceReader, InstanceUrls, MetadataInfo, ParsedUrlCache,
+    ServiceInfo, ServiceInstance, ENDPOINTS_KEY, METADATA_SERVICE_PARAMS_KEY, METADATA_VERSION_KEY,
+    REVISION_KEY, STORAGE_TYPE_KEY,
 };
 use dubbo_url::Url;
 
@@ -278,6 +278,11 @@ fn interface_level(reps: usize) {
     let mut release = Row::new("re-apply 1 changed: release last list", "URL", PROVIDERS);
     let mut renotify = Row::new("re-apply 1 changed: notify", "URL", PROVIDERS);
     let mut retotal = Row::new("re-apply 1 changed: end to end", "URL", PROVIDERS);
+    let mut feed_first = Row::new("change feed: first change, end to end", "URL", PROVIDERS);
+    let mut feed = Row::new("change feed, 1 restarted: apply, list", "URL", PROVIDERS);
+    let mut feed_release = Row::new("change feed: release last list", "URL", PROVIDERS);
+    let mut feed_notify = Row::new("change feed: notify", "URL", PROVIDERS);
+    let mut feed_total = Row::new("change feed: end to end", "URL", PROVIDERS);
     for rep in 0..reps {
         let start = mark();
         let cache = ParsedUrlCache::new();
@@ -320,11 +325,64 @@ fn interface_level(reps: usize) {
             retotal.add(since(start), false);
             assert_eq!((outcome.changed, outcome.unchanged), (1, PROVIDERS - 1));
         }
-        drop((dir, cache, last));
+
+        // The same restarts told by a change feed (ZooKeeper's persistent watches): the old
+        // name deleted and the new one created, applied to the listing the registry keeps.
+        let mut listing = ChildListing::new(cache);
+        listing.relist(current.iter().map(String::as_str), |_| true);
+        // What the registry notifies after its listing (the same URLs as the last push).
+        last = listing.list();
+        let outcome = futures::executor::block_on(dir.notify(Arc::clone(&last)));
+        assert_eq!(outcome.unchanged, PROVIDERS);
+        for gen in 4..=7 {
+            let i = (rep * 7919 + gen * 104_729) % PROVIDERS;
+            let old = std::mem::replace(&mut current[i], provider_name(&template, i, gen));
+            let start = mark();
+            let change = listing.apply(
+                [
+                    ChildChange::Deleted(&old),
+                    ChildChange::Created(&current[i]),
+                ],
+                |_| true,
+            );
+            // What the registry notifies and the consumer and the directory share.
+            let urls: Arc<[Url]> = listing.list();
+            let apply = since(start);
+            assert!(change.changed && change.errors.is_empty());
+            let m = mark();
+            drop(std::mem::replace(&mut last, Arc::clone(&urls)));
+            let released = since(m);
+            let m = mark();
+            let outcome = futures::executor::block_on(dir.notify(urls));
+            let notified = since(m);
+            assert_eq!((outcome.changed, outcome.unchanged), (1, PROVIDERS - 1));
+            // The first change after a listing writes into the copy the listing made; the
+            // later ones into the list of two changes before, once nobody holds it.
+            if gen == 4 {
+                feed_first.add(since(start), false);
+                continue;
+            }
+            feed.add(apply, false);
+            feed_release.add(released, false);
+            feed_notify.add(notified, false);
+            feed_total.add(since(start), false);
+        }
+        drop((dir, listing, last));
     }
     header();
     for row in [
-        &parse, &notify, &total, &reparse, &release, &renotify, &retotal,
+        &parse,
+        &notify,
+        &total,
+        &reparse,
+        &release,
+        &renotify,
+        &retotal,
+        &feed_first,
+        &feed,
+        &feed_release,
+        &feed_notify,
+        &feed_total,
     ] {
         row.print();
     }

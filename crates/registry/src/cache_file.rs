@@ -39,10 +39,36 @@ const HEADER: &str = "Dubbo Registry Cache";
 pub struct RegistryCacheFile {
     path: PathBuf,
     save_delay: Duration,
-    entries: Mutex<BTreeMap<String, String>>,
+    entries: Mutex<BTreeMap<String, Entry>>,
     dirty: Notify,
     saver_started: std::sync::atomic::AtomicBool,
     cancel: CancellationToken,
+}
+
+/// What the cache holds for one service key.
+#[derive(Debug, Clone)]
+enum Entry {
+    /// The value as the file has it.
+    Text(String),
+    /// The lists last notified, written out only when the file is saved: a notification of a
+    /// large service costs no rendering of every URL, and a burst of them one rendering.
+    Lists(Vec<Arc<[Url]>>),
+}
+
+impl Entry {
+    fn render(&self) -> std::borrow::Cow<'_, str> {
+        match self {
+            Entry::Text(text) => std::borrow::Cow::Borrowed(text),
+            Entry::Lists(lists) => std::borrow::Cow::Owned(
+                lists
+                    .iter()
+                    .flat_map(|l| l.iter())
+                    .map(Url::to_full_string)
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            ),
+        }
+    }
 }
 
 impl RegistryCacheFile {
@@ -94,7 +120,13 @@ impl RegistryCacheFile {
     /// The URLs last saved for `service_key`, parsed; `None` when the cache has none.
     /// Unparsable URLs are skipped with a warning.
     pub fn get(&self, service_key: &str) -> Option<Vec<Url>> {
-        let value = self.lock().get(service_key).cloned()?;
+        let value = match self.lock().get(service_key)? {
+            Entry::Lists(lists) => {
+                let urls: Vec<Url> = lists.iter().flat_map(|l| l.iter().cloned()).collect();
+                return (!urls.is_empty()).then_some(urls);
+            }
+            Entry::Text(text) => text.clone(),
+        };
         let urls: Vec<Url> = value
             .split_whitespace()
             .filter_map(|u| match Url::parse(u) {
@@ -122,10 +154,27 @@ impl RegistryCacheFile {
             .join(" ");
         {
             let mut entries = self.lock();
-            if entries.get(service_key) == Some(&value) {
+            if matches!(entries.get(service_key), Some(Entry::Text(t)) if *t == value) {
                 return;
             }
-            entries.insert(service_key.to_owned(), value);
+            entries.insert(service_key.to_owned(), Entry::Text(value));
+        }
+        self.schedule_save();
+    }
+
+    /// Like [`put`](Self::put) with the URLs given as the lists notified (one per category),
+    /// kept as they are and rendered when the file is written. The same lists again (the
+    /// same shared allocations) change nothing.
+    pub fn put_lists(self: &Arc<Self>, service_key: &str, lists: Vec<Arc<[Url]>>) {
+        {
+            let mut entries = self.lock();
+            let same = |held: &[Arc<[Url]>]| {
+                held.len() == lists.len() && held.iter().zip(&lists).all(|(a, b)| Arc::ptr_eq(a, b))
+            };
+            if matches!(entries.get(service_key), Some(Entry::Lists(held)) if same(held)) {
+                return;
+            }
+            entries.insert(service_key.to_owned(), Entry::Lists(lists));
         }
         self.schedule_save();
     }
@@ -188,14 +237,16 @@ impl RegistryCacheFile {
     }
 
     fn render(&self) -> String {
+        // A copy (reference counts for the lists) so that rendering runs outside the lock.
         let entries = self.lock().clone();
-        properties::store(
-            HEADER,
-            entries.iter().map(|(k, v)| (k.as_str(), v.as_str())),
-        )
+        let rendered: Vec<(&str, std::borrow::Cow<'_, str>)> = entries
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.render()))
+            .collect();
+        properties::store(HEADER, rendered.iter().map(|(k, v)| (*k, v.as_ref())))
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, String>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, Entry>> {
         self.entries.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
@@ -208,7 +259,7 @@ impl Drop for RegistryCacheFile {
 
 /// Reads the file, keeping only entries that look like a service key mapped to URLs (Java
 /// skips keys that do not start with a letter or `_`).
-fn load(path: &Path) -> BTreeMap<String, String> {
+fn load(path: &Path) -> BTreeMap<String, Entry> {
     let data = match std::fs::read(path) {
         Ok(d) => d,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return BTreeMap::new(),
@@ -227,7 +278,7 @@ fn load(path: &Path) -> BTreeMap<String, String> {
         let value_ok =
             !value.trim().is_empty() && value.split_whitespace().all(|u| Url::parse(u).is_ok());
         if key_ok && value_ok {
-            out.insert(key, value);
+            out.insert(key, Entry::Text(value));
         } else {
             skipped += 1;
         }
@@ -273,6 +324,48 @@ mod tests {
         let fresh = RegistryCacheFile::open(&path);
         assert_eq!(fresh.get("g/org.Foo:1.0"), Some(urls));
         assert_eq!(fresh.get("other"), None);
+    }
+
+    #[tokio::test]
+    async fn lists_are_written_as_the_same_text_as_urls() {
+        let dir = tempfile::tempdir().unwrap();
+        let (by_urls, by_lists) = (
+            dir.path().join("urls.cache"),
+            dir.path().join("lists.cache"),
+        );
+        let providers: Arc<[Url]> = vec![
+            url("dubbo://10.0.0.1:20880/org.Foo?interface=org.Foo"),
+            url("dubbo://10.0.0.2:20880/org.Foo?interface=org.Foo"),
+        ]
+        .into();
+        let routers: Arc<[Url]> = vec![url(
+            "empty://10.0.0.3/org.Foo?category=routers&interface=org.Foo",
+        )]
+        .into();
+        let all: Vec<Url> = providers.iter().chain(routers.iter()).cloned().collect();
+        let a = RegistryCacheFile::open_with_delay(&by_urls, Duration::from_secs(3600));
+        a.put("org.Foo", &all);
+        let b = RegistryCacheFile::open_with_delay(&by_lists, Duration::from_secs(3600));
+        b.put_lists("org.Foo", vec![providers.clone(), routers.clone()]);
+        assert_eq!(b.get("org.Foo").unwrap(), all);
+        a.flush().await.unwrap();
+        b.flush().await.unwrap();
+        let text = |p: &Path| {
+            let t = std::fs::read_to_string(p).unwrap();
+            t.lines()
+                .filter(|l| !l.starts_with('#'))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        assert_eq!(text(&by_lists), text(&by_urls));
+        assert_eq!(
+            RegistryCacheFile::open(&by_lists).get("org.Foo").unwrap(),
+            all
+        );
+        // The cache holds the lists themselves, not copies, and lets them go when replaced.
+        assert_eq!(Arc::strong_count(&providers), 2);
+        b.put_lists("org.Foo", vec![routers]);
+        assert_eq!(Arc::strong_count(&providers), 1);
     }
 
     #[test]

@@ -47,7 +47,10 @@ impl CachingRegistry {
         }
         tracing::info!(service = ?consumer.service_key(), "registry unavailable; notifying the URLs of the cache file");
         for (category, urls) in by_category {
-            listener.notify(Notification { category, urls });
+            listener.notify(Notification {
+                category,
+                urls: urls.into(),
+            });
         }
         true
     }
@@ -61,19 +64,20 @@ fn listener_id(l: &Arc<dyn NotifyListener>) -> usize {
 /// service key.
 struct Recorder {
     service_key: String,
-    lists: Mutex<BTreeMap<Category, Vec<Url>>>,
+    lists: Mutex<BTreeMap<Category, Arc<[Url]>>>,
     cache: Arc<RegistryCacheFile>,
     inner: Arc<dyn NotifyListener>,
 }
 
 impl NotifyListener for Recorder {
     fn notify(&self, notification: Notification) {
-        let all: Vec<Url> = {
+        // The lists themselves, not a copy of their URLs: rendering waits for the save.
+        let all: Vec<Arc<[Url]>> = {
             let mut lists = self.lists.lock().unwrap_or_else(PoisonError::into_inner);
-            lists.insert(notification.category, notification.urls.clone());
-            lists.values().flatten().cloned().collect()
+            lists.insert(notification.category, Arc::clone(&notification.urls));
+            lists.values().cloned().collect()
         };
-        self.cache.put(&self.service_key, &all);
+        self.cache.put_lists(&self.service_key, all);
         self.inner.notify(notification);
     }
 }

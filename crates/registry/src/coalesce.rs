@@ -69,13 +69,13 @@ impl CoalesceConfig {
 /// Needs a tokio runtime to hold pushes back; without one it hands every push on at once.
 /// Dropping it drops pushes still held back (the subscription they belonged to is gone).
 pub struct CoalescingNotifyListener {
-    core: Arc<Core<Category, Vec<Url>>>,
+    core: Arc<Core<Category, Arc<[Url]>>>,
 }
 
 impl CoalescingNotifyListener {
     /// Wraps `inner`.
     pub fn new(inner: Arc<dyn NotifyListener>, config: CoalesceConfig) -> Self {
-        let deliver = move |category: &Category, urls: Vec<Url>| {
+        let deliver = move |category: &Category, urls: Arc<[Url]>| {
             inner.notify(Notification {
                 category: *category,
                 urls,
@@ -232,7 +232,7 @@ mod tests {
         let seen: Seen = Arc::default();
         let s = seen.clone();
         let l: Arc<dyn NotifyListener> =
-            Arc::new(move |n: Notification| s.lock().unwrap().push((n.category, n.urls)));
+            Arc::new(move |n: Notification| s.lock().unwrap().push((n.category, n.urls.to_vec())));
         (seen, l)
     }
 
@@ -250,7 +250,7 @@ mod tests {
         for i in 0..100 {
             l.notify(Notification {
                 category: Category::Providers,
-                urls: vec![url(i)],
+                urls: vec![url(i)].into(),
             });
             tokio::task::yield_now().await;
         }
@@ -268,7 +268,7 @@ mod tests {
         for i in 0..100 {
             l.notify(Notification {
                 category: Category::Providers,
-                urls: vec![url(i)],
+                urls: vec![url(i)].into(),
             });
         }
         assert_eq!(seen.lock().unwrap().len(), 1);
@@ -281,7 +281,7 @@ mod tests {
         // A whole quiet window has passed: the next push goes at once again.
         l.notify(Notification {
             category: Category::Providers,
-            urls: vec![url(7)],
+            urls: vec![url(7)].into(),
         });
         assert_eq!(seen.lock().unwrap().len(), 3);
         assert_eq!(seen.lock().unwrap()[2].1, vec![url(7)]);
@@ -294,11 +294,11 @@ mod tests {
         for i in 0..10 {
             l.notify(Notification {
                 category: Category::Providers,
-                urls: vec![url(i)],
+                urls: vec![url(i)].into(),
             });
             l.notify(Notification {
                 category: Category::Routers,
-                urls: vec![url(100 + i)],
+                urls: vec![url(100 + i)].into(),
             });
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
@@ -341,7 +341,7 @@ mod tests {
         let l = CoalescingNotifyListener::new(inner, cfg(false));
         l.notify(Notification {
             category: Category::Providers,
-            urls: vec![url(1)],
+            urls: vec![url(1)].into(),
         });
         drop(l);
         tokio::time::sleep(Duration::from_millis(100)).await;

@@ -37,6 +37,7 @@
 mod atomic_file;
 mod cache_file;
 mod caching;
+mod child_listing;
 mod coalesce;
 mod discovery;
 mod error;
@@ -54,6 +55,7 @@ mod url_match;
 
 pub use cache_file::{RegistryCacheFile, DEFAULT_SAVE_DELAY, FILE_CACHE_KEY, FILE_KEY};
 pub use caching::CachingRegistry;
+pub use child_listing::{ChildChange, ChildListing, ListingChange};
 pub use coalesce::{
     CoalesceConfig, CoalescingInstancesListener, CoalescingNotifyListener,
     DEFAULT_DELAY_NOTIFICATION, DELAY_NOTIFICATION_KEY,

@@ -81,7 +81,12 @@ pub struct Notification {
     /// The category the URLs belong to.
     pub category: Category,
     /// The full list; it replaces the previous one of this category.
-    pub urls: Vec<Url>,
+    ///
+    /// Shared rather than owned: a registry that keeps its list (see
+    /// [`ChildListing`](crate::ChildListing)) hands out the same list its listeners and the
+    /// consumer's directory keep, with no copy per notification, and can reuse a list nobody
+    /// holds any more.
+    pub urls: Arc<[Url]>,
 }
 
 /// Receives the pushes of a subscription.

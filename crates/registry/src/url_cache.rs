@@ -142,12 +142,20 @@ impl ParsedUrlCache {
     /// A name that does not parse is reported as [`RegistryError::BadData`] naming it, and is
     /// not remembered (it is rare and the caller logs and skips it).
     pub fn get_or_parse(&self, encoded_name: &str) -> Result<Url, RegistryError> {
+        self.lookup(encoded_name).map(|(url, _)| url)
+    }
+
+    /// As [`get_or_parse`](Self::get_or_parse), and whether the name was new to the cache
+    /// (`true`) or remembered already (`false`): a change feed reporting a child it has
+    /// already listed is told so.
+    pub fn lookup(&self, encoded_name: &str) -> Result<(Url, bool), RegistryError> {
         let digest = self.digest.of(encoded_name);
         let mut state = self.lock();
         if let Some(cached) = state.parsed.get(&digest) {
-            return Ok(cached.url.clone());
+            return Ok((cached.url.clone(), false));
         }
         self.parse_new(&mut state, encoded_name, digest)
+            .map(|url| (url, true))
     }
 
     /// The URLs of a full listing (every child of a ZooKeeper directory), in its order, each
@@ -197,6 +205,29 @@ impl ParsedUrlCache {
             }
         }
         state.sweep(generation);
+    }
+
+    /// Forgets the URL of one name (a node a change feed reports deleted) and returns it, or
+    /// `None` when the name was not remembered.
+    ///
+    /// The counterpart of [`retain`](Self::retain) for a registry that is told of each
+    /// removed child rather than handed the remaining ones.
+    pub fn forget(&self, encoded_name: &str) -> Option<Url> {
+        let digest = self.digest.of(encoded_name);
+        let mut state = self.lock();
+        let cached = state.parsed.remove(&digest)?;
+        let unused = state.shared.get_mut(&cached.shared).and_then(|set| {
+            set.users = set.users.saturating_sub(1);
+            (set.users == 0).then(|| Arc::clone(&set.text))
+        });
+        if let Some(text) = unused {
+            state.shared_ids.remove(&text);
+            state.shared.remove(&cached.shared);
+            if state.last_shared == Some(cached.shared) {
+                state.last_shared = None;
+            }
+        }
+        Some(cached.url)
     }
 
     /// How many URLs are remembered.

@@ -91,7 +91,7 @@ async fn a_consumer_is_fed_from_the_cache_when_the_registry_is_down() {
     got.sort_by_key(|n| n.category);
     assert_eq!(got.len(), 2, "{got:?}");
     assert_eq!(got[0].category, Category::Providers);
-    assert_eq!(got[0].urls, vec![provider()]);
+    assert_eq!(got[0].urls.to_vec(), vec![provider()]);
     assert_eq!(got[1].category, Category::Routers);
     assert_eq!(got[1].urls[0].protocol(), Some("empty"));
     assert_eq!(reg.lookup(&consumer()).await.unwrap(), vec![provider()]);

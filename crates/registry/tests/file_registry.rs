@@ -59,7 +59,7 @@ async fn providers_until(
             .expect("no matching push in time")
             .expect("channel closed");
         if n.category == Category::Providers && pred(&n.urls) {
-            return n.urls;
+            return n.urls.to_vec();
         }
     }
 }

@@ -142,6 +142,13 @@ impl Url {
         Arc::ptr_eq(&a.inner, &b.inner)
     }
 
+    /// The address of this Url's one allocation, shared by its clones: a key for sets of
+    /// Urls compared as [`ptr_eq`](Self::ptr_eq) compares them. Only an identity; never
+    /// dereferenced.
+    pub fn as_ptr(&self) -> *const () {
+        Arc::as_ptr(&self.inner).cast()
+    }
+
     /// The address part.
     pub fn address_part(&self) -> &UrlAddress {
         &self.inner.address

@@ -62,7 +62,9 @@ pub(crate) struct SubscribeContext {
 struct Sources {
     /// The migration settings in force (a migration rule changes them live).
     mode: Mutex<Mode>,
-    interface: Mutex<BTreeMap<usize, Vec<Url>>>,
+    /// Interface-level addresses by registry, as the registry notified them when it can be
+    /// (see [`Sources::lists`]).
+    interface: Mutex<BTreeMap<usize, Arc<[Url]>>>,
     /// Application-level addresses by registry and application.
     application: Mutex<BTreeMap<(usize, String), Vec<Url>>>,
     /// Shared with the directory, which keeps the list it was handed: neither copies it.
@@ -86,14 +88,52 @@ impl Sources {
     }
 
     /// Both lists, flattened: interface-level and application-level.
-    fn lists(&self) -> (Vec<Url>, Vec<Url>) {
-        let interface: Vec<Url> = lock(&self.interface).values().flatten().cloned().collect();
+    ///
+    /// A reference fed by one registry passes that registry's list on as it is, so a large
+    /// service's change reaches the directory with no copy of its URLs.
+    fn lists(&self) -> (Arc<[Url]>, Vec<Url>) {
+        let interface: Arc<[Url]> = {
+            let lists = lock(&self.interface);
+            match (lists.len(), lists.values().next()) {
+                (1, Some(only)) => Arc::clone(only),
+                _ => lists.values().flat_map(|l| l.iter().cloned()).collect(),
+            }
+        };
         let application: Vec<Url> = lock(&self.application)
             .values()
             .flatten()
             .cloned()
             .collect();
         (interface, application)
+    }
+
+    /// `urls` as this reference takes them from registry `r`: only the protocols it calls,
+    /// marked with the registry's zone. The list itself when that changes nothing.
+    ///
+    /// `previous` is what this returned for the registry's last push: a URL that is the
+    /// same `Url` at the same position was accepted then, so a push that changes a few
+    /// providers of a large service reads only those.
+    fn taken(&self, r: &AppRegistry, urls: Arc<[Url]>, previous: Option<&[Url]>) -> Arc<[Url]> {
+        let accepted = match previous {
+            Some(previous) if previous.len() == urls.len() => urls
+                .iter()
+                .zip(previous)
+                .all(|(u, p)| Url::ptr_eq(u, p) || self.accepts(u)),
+            _ => urls.iter().all(|u| self.accepts(u)),
+        };
+        if !r.zoned() && accepted {
+            return urls;
+        }
+        urls.iter()
+            .filter(|u| self.accepts(u))
+            .map(|u| {
+                if r.zoned() {
+                    r.mark(u.clone())
+                } else {
+                    u.clone()
+                }
+            })
+            .collect()
     }
 
     /// Whether `step` would give the reference any provider now.
@@ -123,10 +163,10 @@ impl Sources {
             // list): the service has no provider left, which clears the directory. A registry
             // that goes away pushes nothing, so the known providers stay.
             if let Ok(empty) = Url::parse("empty://0.0.0.0/") {
-                chosen.push(empty.with_parameter("category", "providers"));
+                chosen = Arc::from(vec![empty.with_parameter("category", "providers")]);
             }
         }
-        self.chosen.send_replace(Some(chosen.into()));
+        self.chosen.send_replace(Some(chosen));
         if split.is_none() {
             self.routers.set_migration_split(None);
         }
@@ -389,11 +429,11 @@ impl Shared {
             return;
         };
         cache.close();
-        let urls: Vec<Url> = urls
+        let urls: Arc<[Url]> = urls
             .into_iter()
-            .filter(|u| Category::of(u) == Category::Providers && self.sources.accepts(u))
-            .map(|u| if r.zoned() { r.mark(u) } else { u })
+            .filter(|u| Category::of(u) == Category::Providers)
             .collect();
+        let urls = self.sources.taken(r, urls, None);
         if urls.is_empty() {
             return;
         }
@@ -445,8 +485,9 @@ impl Shared {
                 if n.category == Category::Configurators {
                     let urls = n
                         .urls
-                        .into_iter()
+                        .iter()
                         .filter(|u| u.protocol() == Some("override"))
+                        .cloned()
                         .collect();
                     sources.set_overrides(i, urls);
                     return;
@@ -454,18 +495,8 @@ impl Shared {
                 if n.category != Category::Providers {
                     return;
                 }
-                let urls: Vec<Url> = n
-                    .urls
-                    .into_iter()
-                    .filter(|u| sources.accepts(u))
-                    .map(|u| {
-                        if registry.zoned() {
-                            registry.mark(u)
-                        } else {
-                            u
-                        }
-                    })
-                    .collect();
+                let previous = lock(&sources.interface).get(&i).cloned();
+                let urls = sources.taken(&registry, n.urls, previous.as_deref());
                 lock(&sources.interface).insert(i, urls);
                 sources.recompute();
             });

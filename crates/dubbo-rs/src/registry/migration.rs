@@ -1,6 +1,8 @@
 //! The consumer's choice between interface-level and application-level addresses.
 
 use dubbo_cluster::router::migration::{INTERFACE_MODEL, MIGRATION_MODEL_KEY};
+use std::sync::Arc;
+
 use dubbo_url::Url;
 
 use super::modes::MigrationStep;
@@ -23,11 +25,14 @@ pub(crate) struct Mode {
 /// interface-level ones marked with [`MIGRATION_MODEL_KEY`], for the reference's
 /// `MigrationSplitRouter` to tell apart. The mark also keeps an interface-level URL distinct
 /// from an identical application-level one (a provider registering in both models).
+///
+/// Without a split, the interface-level list chosen is that very list (a shared one), not a
+/// copy.
 pub(crate) fn provider_list(
     mode: Mode,
-    interface: &[Url],
+    interface: &Arc<[Url]>,
     application: &[Url],
-) -> (Vec<Url>, Option<u8>) {
+) -> (Arc<[Url]>, Option<u8>) {
     let chosen = choose(mode.step, mode.threshold, interface, application);
     let split = mode.step == MigrationStep::ApplicationFirst
         && mode.proportion < 100
@@ -35,7 +40,12 @@ pub(crate) fn provider_list(
         && !application.is_empty()
         && std::ptr::eq(chosen, application);
     if !split {
-        return (chosen.to_vec(), None);
+        let list = if std::ptr::eq(chosen, &**interface) {
+            Arc::clone(interface)
+        } else {
+            Arc::from(chosen)
+        };
+        return (list, None);
     }
     let mut list = application.to_vec();
     list.extend(
@@ -43,7 +53,7 @@ pub(crate) fn provider_list(
             .iter()
             .map(|u| u.with_parameter(MIGRATION_MODEL_KEY, INTERFACE_MODEL)),
     );
-    (list, Some(mode.proportion))
+    (list.into(), Some(mode.proportion))
 }
 
 /// The addresses a consumer uses, given both lists: Java's `MigrationInvoker` with
@@ -124,7 +134,8 @@ mod tests {
 
     #[test]
     fn a_proportion_below_100_lists_both_models_with_interface_ones_marked() {
-        let (i, a) = (urls(2), urls(1));
+        let (i, a): (Arc<[Url]>, _) = (urls(2).into(), urls(1));
+        let none: Arc<[Url]> = Arc::from(Vec::new());
         let mode = |step, proportion| Mode {
             step,
             threshold: 0.0,
@@ -144,7 +155,7 @@ mod tests {
             (mode(MigrationStep::ForceApplication, 30), &i, &a),
             (mode(MigrationStep::ForceInterface, 30), &i, &a),
             (mode(MigrationStep::ApplicationFirst, 30), &i, &vec![]),
-            (mode(MigrationStep::ApplicationFirst, 30), &vec![], &a),
+            (mode(MigrationStep::ApplicationFirst, 30), &none, &a),
         ] {
             let (list, split) = provider_list(m, i, a);
             assert_eq!(split, None, "{m:?}");
@@ -156,6 +167,11 @@ mod tests {
             threshold: 0.9,
             ..mode(MigrationStep::ApplicationFirst, 30)
         };
-        assert_eq!(provider_list(high, &i, &a), (i.clone(), None));
+        let (list, split) = provider_list(high, &i, &a);
+        assert!(
+            Arc::ptr_eq(&list, &i),
+            "the interface-level list itself, not a copy"
+        );
+        assert_eq!(split, None);
     }
 }

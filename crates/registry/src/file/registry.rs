@@ -253,7 +253,10 @@ impl Inner {
                     .with_parameter("category", category.as_str()),
             );
         }
-        Notification { category, urls }
+        Notification {
+            category,
+            urls: urls.into(),
+        }
     }
 
     /// One poll: sweep, re-read, push what changed.
