@@ -22,6 +22,7 @@ use dubbo_core::{BoxFuture, Extensions, Invocation, RpcError, RpcResult};
 use dubbo_url::Url;
 use tokio_util::sync::CancellationToken;
 
+mod attempt;
 mod available;
 mod broadcast;
 pub(crate) mod call;
@@ -33,6 +34,7 @@ mod forking;
 mod mergeable;
 mod mock;
 
+pub use attempt::Attempt;
 pub use available::Available;
 pub use broadcast::Broadcast;
 pub use call::ClusterCall;
