@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use dubbo_core::{ErrorCode, Invocation, Invoker, InvokerList, LoadBalance, RpcError, RpcResult};
 
-use super::attempt::Attempt;
+use super::provider_call::ProviderCall;
 use crate::cluster_invoker::ClusterShared;
 
 /// One call's view of its reference's cluster: the providers left after routing, the load
@@ -145,11 +145,11 @@ impl ClusterCall {
         &'a self,
         provider: &'a Arc<dyn Invoker>,
         invocation: Invocation,
-    ) -> Attempt<'a> {
+    ) -> ProviderCall<'a> {
         if !self.balancer.observes_results() {
             return attempt(provider, invocation);
         }
-        Attempt::boxed(Box::pin(self.observed(provider, invocation)))
+        ProviderCall::boxed(Box::pin(self.observed(provider, invocation)))
     }
 
     /// An attempt timed for a balancer that learns from results (adaptive, shortest response).
@@ -176,10 +176,10 @@ impl std::fmt::Debug for ClusterCall {
 /// One attempt on `provider`. The consumer's measuring stage is awaited inside the strategy's
 /// own future rather than through its boxed [`Invoker::invoke`]: the same measuring, one
 /// allocation and one dynamic call fewer per attempt.
-fn attempt(provider: &Arc<dyn Invoker>, invocation: Invocation) -> Attempt<'_> {
+fn attempt(provider: &Arc<dyn Invoker>, invocation: Invocation) -> ProviderCall<'_> {
     match provider.as_measured() {
-        Some(measured) => Attempt::measured(measured.measure(invocation)),
-        None => Attempt::boxed(provider.invoke(invocation)),
+        Some(measured) => ProviderCall::measured(measured.measure(invocation)),
+        None => ProviderCall::boxed(provider.invoke(invocation)),
     }
 }
 

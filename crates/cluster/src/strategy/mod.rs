@@ -22,7 +22,6 @@ use dubbo_core::{BoxFuture, Extensions, Invocation, RpcError, RpcResult};
 use dubbo_url::Url;
 use tokio_util::sync::CancellationToken;
 
-mod attempt;
 mod available;
 mod broadcast;
 pub(crate) mod call;
@@ -33,8 +32,8 @@ mod failsafe;
 mod forking;
 mod mergeable;
 mod mock;
+mod provider_call;
 
-pub use attempt::Attempt;
 pub use available::Available;
 pub use broadcast::Broadcast;
 pub use call::ClusterCall;
@@ -45,6 +44,7 @@ pub use failsafe::Failsafe;
 pub use forking::Forking;
 pub use mergeable::{is_multi_group, Mergeable, MERGEABLE};
 pub use mock::{Mock, MockSetting};
+pub use provider_call::ProviderCall;
 
 /// The strategy used when a reference names none (Java's default).
 pub const DEFAULT_CLUSTER: &str = "failover";

@@ -13,7 +13,7 @@ use dubbo_core::{BoxFuture, Measure, RpcResult};
 /// only the provider's measuring stage, not further copies of the invocation: a strategy's own
 /// future is moved into a box on every call, and every byte of it is copied.
 #[must_use = "an attempt does nothing unless polled, and dropping it abandons it"]
-pub struct Attempt<'a> {
+pub struct ProviderCall<'a> {
     inner: Stage<'a>,
 }
 
@@ -24,7 +24,7 @@ enum Stage<'a> {
     Boxed(BoxFuture<'a, RpcResult>),
 }
 
-impl<'a> Attempt<'a> {
+impl<'a> ProviderCall<'a> {
     pub(crate) fn measured(measure: Measure<'a>) -> Self {
         Self {
             inner: Stage::Measured(measure),
@@ -38,7 +38,7 @@ impl<'a> Attempt<'a> {
     }
 }
 
-impl Future for Attempt<'_> {
+impl Future for ProviderCall<'_> {
     type Output = RpcResult;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<RpcResult> {
@@ -50,11 +50,11 @@ impl Future for Attempt<'_> {
     }
 }
 
-impl std::fmt::Debug for Attempt<'_> {
+impl std::fmt::Debug for ProviderCall<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &self.inner {
-            Stage::Measured(measure) => f.debug_tuple("Attempt").field(measure).finish(),
-            Stage::Boxed(_) => f.debug_tuple("Attempt").finish_non_exhaustive(),
+            Stage::Measured(measure) => f.debug_tuple("ProviderCall").field(measure).finish(),
+            Stage::Boxed(_) => f.debug_tuple("ProviderCall").finish_non_exhaustive(),
         }
     }
 }
