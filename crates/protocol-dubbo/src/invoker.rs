@@ -98,14 +98,16 @@ impl Invoker for DubboInvoker {
         // across the call, and the client's future is the whole boxed future.
         let client = match self.client.load().as_deref() {
             Some(client) => client.clone(),
-            None => return Box::pin(std::future::ready(Err(RpcError::framework(
-                ErrorCode::Network,
-                format!(
+            None => {
+                return Box::pin(std::future::ready(Err(RpcError::framework(
+                    ErrorCode::Network,
+                    format!(
                     "Rpc invoker for service {} on {} is DESTROYED, can not be invoked any more!",
                     invocation.service(),
                     client_address(&self.url)
                 ),
-            )))),
+                ))))
+            }
         };
         let settings = self.method_settings(invocation.method_name());
         let timeout = match invocation.context().remaining() {
