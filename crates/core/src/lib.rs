@@ -33,6 +33,7 @@
 pub mod attachments;
 pub mod available;
 pub mod call;
+pub mod connection_addrs;
 pub mod context;
 pub mod directory;
 pub mod error;
@@ -55,6 +56,7 @@ pub mod thread_pool;
 pub use attachments::Attachments;
 pub use available::AvailableView;
 pub use call::Call;
+pub use connection_addrs::ConnectionAddrs;
 pub use context::CallContext;
 pub use directory::{Directory, InvokerList, LoadBalance, Router, StaticDirectory};
 pub use dubbo_hessian2::Value;

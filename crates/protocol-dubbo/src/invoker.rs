@@ -1,7 +1,7 @@
 //! [`DubboInvoker`]: the consumer-side invoker for one provider over dubbo://.
 
 use std::collections::HashMap;
-use std::sync::{Arc, OnceLock, RwLock};
+use std::sync::{OnceLock, RwLock};
 use std::time::Duration;
 
 use arc_swap::ArcSwapOption;
@@ -94,27 +94,27 @@ impl std::fmt::Debug for DubboInvoker {
 
 impl Invoker for DubboInvoker {
     fn invoke(&self, invocation: Invocation) -> BoxFuture<'_, RpcResult> {
-        let client: Option<Arc<DubboClient>> = self.client.load_full();
-        Box::pin(async move {
-            let Some(client) = client else {
-                return Err(RpcError::framework(
+        // A handle of the call's own, taken under the swap's guard: the guard is not held
+        // across the call, and the client's future is the whole boxed future.
+        let client = match self.client.load().as_deref() {
+            Some(client) => client.clone(),
+            None => {
+                return Box::pin(std::future::ready(Err(RpcError::framework(
                     ErrorCode::Network,
                     format!(
-                        "Rpc invoker for service {} on {} is DESTROYED, can not be invoked any more!",
-                        invocation.service(),
-                        client_address(&self.url)
-                    ),
-                ));
-            };
-            let settings = self.method_settings(invocation.method_name());
-            let timeout = match invocation.context().remaining() {
-                Some(left) => left,
-                None => settings.timeout.unwrap_or(client.config().timeout),
-            };
-            client
-                .invoke_with_timeout(invocation, timeout, !settings.oneway)
-                .await
-        })
+                    "Rpc invoker for service {} on {} is DESTROYED, can not be invoked any more!",
+                    invocation.service(),
+                    client_address(&self.url)
+                ),
+                ))))
+            }
+        };
+        let settings = self.method_settings(invocation.method_name());
+        let timeout = match invocation.context().remaining() {
+            Some(left) => left,
+            None => settings.timeout.unwrap_or(client.config().timeout),
+        };
+        Box::pin(client.invoke_with_timeout(invocation, timeout, !settings.oneway))
     }
 
     fn url(&self) -> &Url {

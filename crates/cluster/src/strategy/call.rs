@@ -5,6 +5,7 @@ use std::time::Instant;
 
 use dubbo_core::{ErrorCode, Invocation, Invoker, InvokerList, LoadBalance, RpcError, RpcResult};
 
+use super::provider_call::ProviderCall;
 use crate::cluster_invoker::ClusterShared;
 
 /// One call's view of its reference's cluster: the providers left after routing, the load
@@ -138,15 +139,21 @@ impl ClusterCall {
     }
 
     /// Sends `invocation` to `provider` and tells the load balancer how it went. The
-    /// invocation is consumed; strategies that send again clone it first (cheap).
-    pub async fn invoke_on(
-        &self,
-        provider: &Arc<dyn Invoker>,
+    /// invocation is consumed at once (the provider takes it before this returns); strategies
+    /// that send again clone it first (cheap).
+    pub fn invoke_on<'a>(
+        &'a self,
+        provider: &'a Arc<dyn Invoker>,
         invocation: Invocation,
-    ) -> RpcResult {
+    ) -> ProviderCall<'a> {
         if !self.balancer.observes_results() {
-            return attempt(provider, invocation).await;
+            return attempt(provider, invocation);
         }
+        ProviderCall::boxed(Box::pin(self.observed(provider, invocation)))
+    }
+
+    /// An attempt timed for a balancer that learns from results (adaptive, shortest response).
+    async fn observed(&self, provider: &Arc<dyn Invoker>, invocation: Invocation) -> RpcResult {
         let start = Instant::now();
         let probe = invocation.clone();
         let result = attempt(provider, invocation).await;
@@ -169,10 +176,10 @@ impl std::fmt::Debug for ClusterCall {
 /// One attempt on `provider`. The consumer's measuring stage is awaited inside the strategy's
 /// own future rather than through its boxed [`Invoker::invoke`]: the same measuring, one
 /// allocation and one dynamic call fewer per attempt.
-async fn attempt(provider: &Arc<dyn Invoker>, invocation: Invocation) -> RpcResult {
+fn attempt(provider: &Arc<dyn Invoker>, invocation: Invocation) -> ProviderCall<'_> {
     match provider.as_measured() {
-        Some(measured) => measured.measure(invocation).await,
-        None => provider.invoke(invocation).await,
+        Some(measured) => ProviderCall::measured(measured.measure(invocation)),
+        None => ProviderCall::boxed(provider.invoke(invocation)),
     }
 }
 

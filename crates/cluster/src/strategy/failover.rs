@@ -25,37 +25,57 @@ pub struct Failover;
 
 impl ClusterStrategy for Failover {
     fn invoke(&self, call: ClusterCall, invocation: Invocation) -> BoxFuture<'_, RpcResult> {
-        Box::pin(failover(call, invocation))
+        // The first pick is made before the call's future exists, so that the future holds
+        // only what the first attempt needs across its await.
+        let first = match call.select(&invocation, call.invokers(), &[]) {
+            Ok(provider) => provider,
+            Err(e) => return Box::pin(std::future::ready(Err(e))),
+        };
+        if call.retries() == 0 {
+            Box::pin(once(call, first, invocation))
+        } else {
+            Box::pin(failover(call, first, invocation))
+        }
     }
 }
 
-async fn failover(call: ClusterCall, invocation: Invocation) -> RpcResult {
+/// The call when no retry is allowed: one attempt, no copy of the invocation.
+async fn once(call: ClusterCall, provider: Arc<dyn Invoker>, invocation: Invocation) -> RpcResult {
+    let attempt = call.invoke_on(&provider, invocation);
+    attempt.await
+}
+
+/// The first attempt, keeping the invocation for a retry.
+async fn failover(call: ClusterCall, first: Arc<dyn Invoker>, invocation: Invocation) -> RpcResult {
+    let attempt = call.invoke_on(&first, invocation.clone());
+    let last_error = match attempt.await {
+        Ok(response) => return Ok(response),
+        Err(e) if !retry_safe(&e) => return Err(e),
+        Err(e) => e,
+    };
+    // Retries are rare: their state gets a box of its own, made only now, so that the future
+    // of every call (moved into its box as a whole) stays the size of one attempt.
+    Box::pin(retry(call, first, invocation, last_error)).await
+}
+
+/// Whether a failed attempt may be sent again: not a business exception (the provider's own
+/// answer), and not a cancelled call (its caller has gone).
+fn retry_safe(e: &RpcError) -> bool {
+    !e.is_business() && e.code() != Some(ErrorCode::Cancelled)
+}
+
+/// The attempts after a first one on `first` failed with `last_error`.
+async fn retry(
+    call: ClusterCall,
+    first: Arc<dyn Invoker>,
+    invocation: Invocation,
+    mut last_error: RpcError,
+) -> RpcResult {
     let attempts = call.retries().saturating_add(1);
-    let first = call.select(&invocation, call.invokers(), &[])?;
-    if attempts == 1 {
-        return call.invoke_on(&first, invocation).await;
-    }
     let mut tried: Vec<Arc<dyn Invoker>> = Vec::new();
     let mut provider = first;
-    let mut last_error: RpcError;
     let mut attempt = 1;
     loop {
-        match call.invoke_on(&provider, invocation.clone()).await {
-            Ok(response) => {
-                if attempt > 1 {
-                    tracing::warn!(
-                        service = call.service(),
-                        method = invocation.method_name(),
-                        provider = %address(&provider),
-                        attempt,
-                        "call succeeded after failing over"
-                    );
-                }
-                return Ok(response);
-            }
-            Err(e) if e.is_business() || e.code() == Some(ErrorCode::Cancelled) => return Err(e),
-            Err(e) => last_error = e,
-        }
         tried.push(provider.clone());
         // Attempts share the call's deadline: once it has passed, another attempt could only
         // fail at once (and hide the timeout behind its own error).
@@ -72,6 +92,20 @@ async fn failover(call: ClusterCall, invocation: Invocation) -> RpcResult {
             Ok(p) => p,
             Err(_) => break,
         };
+        match call.invoke_on(&provider, invocation.clone()).await {
+            Ok(response) => {
+                tracing::warn!(
+                    service = call.service(),
+                    method = invocation.method_name(),
+                    provider = %address(&provider),
+                    attempt,
+                    "call succeeded after failing over"
+                );
+                return Ok(response);
+            }
+            Err(e) if !retry_safe(&e) => return Err(e),
+            Err(e) => last_error = e,
+        }
     }
     let listed = call.relist(&invocation).len();
     let providers: Vec<String> = tried.iter().map(address).collect();

@@ -205,7 +205,9 @@ impl DubboClient {
             .context()
             .remaining()
             .unwrap_or(self.inner.config.timeout);
-        self.invoke_with_timeout(invocation, timeout, true).await
+        self.clone()
+            .invoke_with_timeout(invocation, timeout, true)
+            .await
     }
 
     /// Sends `invocation` without waiting for a response (a one-way call); succeeds once the
@@ -215,11 +217,17 @@ impl DubboClient {
             .context()
             .remaining()
             .unwrap_or(self.inner.config.timeout);
-        self.invoke_with_timeout(invocation, timeout, false).await
+        self.clone()
+            .invoke_with_timeout(invocation, timeout, false)
+            .await
     }
 
+    /// The call as [`invoke`](Self::invoke) and [`send_oneway`](Self::send_oneway) make it.
+    /// It takes its own handle of the client, so that an invoker can hand this future out
+    /// as the call's whole future, without an `async` block around it holding another copy of
+    /// the invocation.
     pub(crate) async fn invoke_with_timeout(
-        &self,
+        self,
         invocation: Invocation,
         timeout: Duration,
         two_way: bool,
@@ -255,7 +263,9 @@ impl DubboClient {
         // own; the wait for the response is bounded by the reader's sweep of the pending map.
         let conn = match inner.pick_live() {
             Some(c) => c,
-            None => tokio::time::timeout_at(deadline.into(), inner.pick())
+            // Rare (no open connection): boxed, so that the timer and the connecting future
+            // are not part of every call's future.
+            None => Box::pin(tokio::time::timeout_at(deadline.into(), inner.pick()))
                 .await
                 .map_err(|_| timed_out())??,
         };

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use bytes::{Bytes, BytesMut};
+use dubbo_core::ConnectionAddrs;
 use futures::{FutureExt, StreamExt};
 use h2::server::SendResponse;
 use h2::{RecvStream, SendStream};
@@ -57,6 +58,7 @@ pub(crate) async fn serve_h2<IO>(
             return;
         }
     };
+    let addrs = Arc::new(ConnectionAddrs { remote, local });
     let mut shutting_down = *shutdown.borrow();
     if shutting_down {
         conn.graceful_shutdown();
@@ -66,8 +68,9 @@ pub(crate) async fn serve_h2<IO>(
             accepted = conn.accept() => match accepted {
                 Some(Ok((request, respond))) => {
                     let shared = shared.clone();
+                    let addrs = addrs.clone();
                     tokio::spawn(async move {
-                        handle_stream(request, respond, shared, remote, local).await;
+                        handle_stream(request, respond, shared, addrs).await;
                     });
                 }
                 Some(Err(e)) => {
@@ -133,8 +136,7 @@ async fn handle_stream(
     request: http::Request<RecvStream>,
     mut respond: SendResponse<Bytes>,
     shared: Arc<ServerShared>,
-    remote: Option<SocketAddr>,
-    local: Option<SocketAddr>,
+    addrs: Arc<ConnectionAddrs>,
 ) {
     let (parts, body) = request.into_parts();
     if parts.method != Method::POST {
@@ -205,8 +207,9 @@ async fn handle_stream(
     let call = ServerCall {
         metadata: parts.headers,
         messages,
-        remote_addr: remote,
-        local_addr: local,
+        remote_addr: addrs.remote,
+        local_addr: addrs.local,
+        connection: addrs,
         deadline,
         service,
         method,

@@ -19,7 +19,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use dubbo_core::{Attachments, ErrorCode, Invocation, MethodSignature, RpcError, ServiceKey};
+use dubbo_core::{
+    Attachments, ConnectionAddrs, ErrorCode, Invocation, MethodSignature, RpcError, ServiceKey,
+};
 use http::{HeaderValue, Method, StatusCode};
 use http_body_util::{BodyExt, Full, Limited};
 use tokio::io::{AsyncRead, AsyncWrite};
@@ -41,9 +43,15 @@ pub(crate) async fn serve_http1<IO>(
 ) where
     IO: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
+    // The peer's address is shared by the connection's calls rather than set on each.
+    let addrs = Arc::new(ConnectionAddrs {
+        remote: Some(remote),
+        local: None,
+    });
     let service = hyper::service::service_fn(move |req: http::Request<hyper::body::Incoming>| {
         let shared = shared.clone();
-        async move { Ok::<_, std::convert::Infallible>(handle(req, shared, remote).await) }
+        let addrs = addrs.clone();
+        async move { Ok::<_, std::convert::Infallible>(handle(req, shared, addrs).await) }
     });
     let conn = hyper::server::conn::http1::Builder::new()
         .keep_alive(true)
@@ -74,9 +82,9 @@ pub(crate) async fn serve_http1<IO>(
 async fn handle(
     req: http::Request<hyper::body::Incoming>,
     shared: Arc<ServerShared>,
-    remote: SocketAddr,
+    addrs: Arc<ConnectionAddrs>,
 ) -> http::Response<Full<Bytes>> {
-    match handle_inner(req, shared, remote).await {
+    match handle_inner(req, shared, addrs).await {
         Ok(r) => r,
         Err((status, message)) => json_error(status, &message),
     }
@@ -87,7 +95,7 @@ type HttpError = (StatusCode, String);
 async fn handle_inner(
     req: http::Request<hyper::body::Incoming>,
     shared: Arc<ServerShared>,
-    remote: SocketAddr,
+    addrs: Arc<ConnectionAddrs>,
 ) -> Result<http::Response<Full<Bytes>>, HttpError> {
     let (parts, body) = req.into_parts();
     if parts.method != Method::POST && parts.method != Method::GET {
@@ -177,7 +185,7 @@ async fn handle_inner(
     attachments.insert("interface", key.interface());
     attachments.insert("path", key.interface());
     *inv.attachments_mut() = attachments;
-    inv.context_mut().set_remote_addr(remote);
+    inv.context_mut().set_connection_addrs(addrs);
     let timeout = header(&[TRI_SERVICE_TIMEOUT])
         .and_then(|t| t.trim().parse::<u64>().ok())
         .map(Duration::from_millis);

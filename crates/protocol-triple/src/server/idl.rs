@@ -127,20 +127,14 @@ pub(crate) async fn serve(entry: IdlEntry, call: ServerCall) -> Result<ServerRep
         attachments.insert("remote.application", app);
     }
     let deadline = call.deadline;
-    let remote = call.remote_addr;
-    let local = call.local_addr;
+    let addrs = call.connection.clone();
     let slot = IdlServerCall::new(call);
     let mut inv = Invocation::new(key, method, Vec::new());
     *inv.attachments_mut() = attachments;
     if let Some(d) = deadline {
         inv.context_mut().set_deadline(d);
     }
-    if let Some(addr) = remote {
-        inv.context_mut().set_remote_addr(addr);
-    }
-    if let Some(addr) = local {
-        inv.context_mut().set_local_addr(addr);
-    }
+    inv.context_mut().set_connection_addrs(addrs);
     inv.context_mut().insert(slot);
     let slot = inv.context().get_shared::<IdlServerCall>();
     let result = invoker.invoke_inline(inv).await;

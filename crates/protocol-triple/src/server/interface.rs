@@ -91,12 +91,8 @@ pub(crate) async fn serve(
         inv.context_mut().set_deadline(d);
     }
     *inv.attachments_mut() = attachments;
-    if let Some(addr) = call.remote_addr {
-        inv.context_mut().set_remote_addr(addr);
-    }
-    if let Some(addr) = call.local_addr {
-        inv.context_mut().set_local_addr(addr);
-    }
+    inv.context_mut()
+        .set_connection_addrs(call.connection.clone());
     let serialize_type = if wrapper.serialize_type.is_empty() {
         crate::wrapper::HESSIAN4.to_owned()
     } else {

@@ -11,7 +11,7 @@ use bytes::Bytes;
 use futures::stream::BoxStream;
 use http::HeaderMap;
 
-use dubbo_core::Invoker;
+use dubbo_core::{ConnectionAddrs, Invoker};
 
 use super::idl::IdlEntry;
 use crate::flow_control::InboundMessages;
@@ -45,6 +45,9 @@ pub struct ServerCall {
     pub remote_addr: Option<SocketAddr>,
     /// This server's end of the connection.
     pub local_addr: Option<SocketAddr>,
+    /// Both ends, made once per connection and shared by its calls, for the invocation's
+    /// context ([`CallContext::set_connection_addrs`](dubbo_core::CallContext::set_connection_addrs)).
+    pub connection: Arc<ConnectionAddrs>,
     /// The caller's deadline, from `grpc-timeout`.
     pub deadline: Option<Instant>,
     /// The service path of the request (`:path` up to the last `/`, without the leading `/`).
