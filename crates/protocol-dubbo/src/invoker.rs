@@ -1,7 +1,8 @@
 //! [`DubboInvoker`]: the consumer-side invoker for one provider over dubbo://.
 
 use std::collections::HashMap;
-use std::sync::{OnceLock, RwLock};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock, RwLock};
 use std::time::Duration;
 
 use arc_swap::ArcSwapOption;
@@ -9,6 +10,7 @@ use dubbo_core::{BoxFuture, ErrorCode, Invocation, Invoker, RpcError, RpcResult}
 use dubbo_url::Url;
 
 use crate::config::method_timeout;
+use crate::exchange::availability::Availability;
 use crate::exchange::client::DubboClient;
 
 /// Sends invocations to the provider its URL names, over a (possibly shared) [`DubboClient`].
@@ -19,6 +21,12 @@ use crate::exchange::client::DubboClient;
 pub struct DubboInvoker {
     url: Url,
     client: ArcSwapOption<DubboClient>,
+    /// The client's usable-connection count, read by `is_available` without loading
+    /// `client` (the cluster asks every provider on every call). It does not keep the
+    /// connections open, so `destroy` still closes them.
+    availability: Arc<Availability>,
+    /// Set by `destroy`, before `client` is emptied.
+    destroyed: AtomicBool,
     /// The URL's per-method settings, looked up once per method name: the lookups build
     /// `<method>.<key>` strings, which cost more than the rest of the invoker per call.
     methods: RwLock<HashMap<String, MethodSettings>>,
@@ -45,6 +53,8 @@ impl DubboInvoker {
     pub fn new(url: Url, client: DubboClient) -> Self {
         DubboInvoker {
             url,
+            availability: client.availability(),
+            destroyed: AtomicBool::new(false),
             client: ArcSwapOption::from_pointee(client),
             methods: RwLock::new(HashMap::new()),
             first: OnceLock::new(),
@@ -122,6 +132,10 @@ impl Invoker for DubboInvoker {
     }
 
     fn is_available(&self) -> bool {
+        if !self.destroyed.load(Ordering::Acquire) && self.availability.surely_available() {
+            return true;
+        }
+        // No connection usable right now: the client knows whether one could be (re)opened.
         self.client
             .load()
             .as_ref()
@@ -129,6 +143,7 @@ impl Invoker for DubboInvoker {
     }
 
     fn destroy(&self) {
+        self.destroyed.store(true, Ordering::Release);
         // Dropping the last handle on a client closes its connections; a shared client stays
         // open for the other invokers using it.
         self.client.store(None);
