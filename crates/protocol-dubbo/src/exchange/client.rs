@@ -6,7 +6,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
-use arc_swap::ArcSwapOption;
 use bytes::Bytes;
 use dubbo_core::{ErrorCode, Invocation, RpcError, RpcResponse, RpcResult};
 use futures::StreamExt;
@@ -19,6 +18,7 @@ use crate::body::{self, EventData};
 use crate::codec::{Frame, FrameDecoder, Inbound};
 use crate::config::ClientConfig;
 use crate::exchange::availability::{Availability, ConnFlags};
+use crate::exchange::handle::Handle;
 use crate::exchange::pending::{next_request_id, PendingCalls, SWEEP_TICK};
 use crate::exchange::{write_loop, WRITE_QUEUE};
 use crate::header::{HEADER_LEN, HESSIAN2};
@@ -48,7 +48,7 @@ pub(crate) struct ClientInner {
 
 #[derive(Default)]
 struct Slot {
-    current: ArcSwapOption<Connection>,
+    current: Handle<Arc<Connection>>,
     connecting: tokio::sync::Mutex<()>,
     backoff: Mutex<Backoff>,
 }
@@ -170,7 +170,7 @@ impl DubboClient {
     pub fn is_readonly(&self) -> bool {
         let mut any = false;
         for s in &self.inner.slots {
-            if let Some(c) = s.current.load().as_ref() {
+            if let Some(c) = s.current.get() {
                 if c.is_alive() {
                     if !c.is_readonly() {
                         return false;
@@ -187,7 +187,7 @@ impl DubboClient {
         self.inner
             .slots
             .iter()
-            .filter_map(|s| s.current.load_full())
+            .filter_map(|s| s.current.get())
             .map(|c| c.state.pending.len())
             .sum()
     }
@@ -303,7 +303,7 @@ impl DubboClient {
     /// itself after `heartbeat` without reads).
     pub async fn send_heartbeat(&self) {
         for s in &self.inner.slots {
-            if let Some(c) = s.current.load_full() {
+            if let Some(c) = s.current.get() {
                 let _ =
                     c.tx.send(body::heartbeat_request(next_request_id(), HESSIAN2))
                         .await;
@@ -324,7 +324,7 @@ impl DubboClient {
 
 impl Slot {
     fn is_available(&self) -> bool {
-        match self.current.load().as_ref() {
+        match self.current.get() {
             Some(c) if c.is_alive() => !c.is_readonly(),
             _ => {
                 let b = self.backoff.lock().unwrap_or_else(|p| p.into_inner());
@@ -334,7 +334,7 @@ impl Slot {
     }
 
     fn live(&self) -> Option<Arc<Connection>> {
-        self.current.load_full().filter(|c| c.is_alive())
+        self.current.get().filter(|c| c.is_alive())
     }
 }
 
@@ -342,7 +342,7 @@ impl ClientInner {
     fn close(&self) {
         self.availability.close();
         for s in &self.slots {
-            if let Some(c) = s.current.swap(None) {
+            if let Some(c) = s.current.replace(None) {
                 c.state.shut();
             }
         }
@@ -426,7 +426,7 @@ impl ClientInner {
         match Connection::open(&self.address, &self.config, &self.availability).await {
             Ok(c) => {
                 *slot.backoff.lock().unwrap_or_else(|p| p.into_inner()) = Backoff::default();
-                slot.current.store(Some(c.clone()));
+                drop(slot.current.replace(Some(c.clone())));
                 // A close that raced with the connect must not leave the connection open.
                 if self.availability.is_closed() {
                     c.state.shut();

@@ -10,6 +10,7 @@
 
 pub(crate) mod availability;
 pub mod client;
+pub(crate) mod handle;
 pub mod pending;
 pub mod server;
 
