@@ -356,3 +356,30 @@ impl std::fmt::Debug for RouterChain {
             .finish()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cache_change_made_for_replaced_routers_is_dropped() {
+        let chain =
+            RouterChain::for_consumer(Url::from_parts(UrlAddress::default(), UrlParams::new()));
+        let snapshot = InvokerList::from(Vec::new());
+        let stale = Arc::clone(&chain.state.load().routers);
+        chain.set_routers(Vec::new());
+        chain.change_cache(&stale, |c| c.reset(&snapshot));
+        let state = chain.state.load();
+        assert!(matches!(
+            state.cache.lookup(&snapshot, "k"),
+            Lookup::NewSnapshot
+        ));
+        let current = Arc::clone(&state.routers);
+        drop(state);
+        chain.change_cache(&current, |c| c.reset(&snapshot));
+        assert!(matches!(
+            chain.state.load().cache.lookup(&snapshot, "k"),
+            Lookup::Miss
+        ));
+    }
+}
