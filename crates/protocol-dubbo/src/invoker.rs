@@ -1,15 +1,17 @@
 //! [`DubboInvoker`]: the consumer-side invoker for one provider over dubbo://.
 
 use std::collections::HashMap;
-use std::sync::{OnceLock, RwLock};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock, RwLock};
 use std::time::Duration;
 
-use arc_swap::ArcSwapOption;
 use dubbo_core::{BoxFuture, ErrorCode, Invocation, Invoker, RpcError, RpcResult};
 use dubbo_url::Url;
 
 use crate::config::method_timeout;
+use crate::exchange::availability::Availability;
 use crate::exchange::client::DubboClient;
+use crate::exchange::handle::Handle;
 
 /// Sends invocations to the provider its URL names, over a (possibly shared) [`DubboClient`].
 ///
@@ -18,7 +20,13 @@ use crate::exchange::client::DubboClient;
 /// `<method>.return` is `false` is sent one-way and completes with `null` once queued.
 pub struct DubboInvoker {
     url: Url,
-    client: ArcSwapOption<DubboClient>,
+    client: Handle<DubboClient>,
+    /// The client's usable-connection count, read by `is_available` without loading
+    /// `client` (the cluster asks every provider on every call). It does not keep the
+    /// connections open, so `destroy` still closes them.
+    availability: Arc<Availability>,
+    /// Set by `destroy`, before `client` is emptied.
+    destroyed: AtomicBool,
     /// The URL's per-method settings, looked up once per method name: the lookups build
     /// `<method>.<key>` strings, which cost more than the rest of the invoker per call.
     methods: RwLock<HashMap<String, MethodSettings>>,
@@ -45,7 +53,9 @@ impl DubboInvoker {
     pub fn new(url: Url, client: DubboClient) -> Self {
         DubboInvoker {
             url,
-            client: ArcSwapOption::from_pointee(client),
+            availability: client.availability(),
+            destroyed: AtomicBool::new(false),
+            client: Handle::new(Some(client)),
             methods: RwLock::new(HashMap::new()),
             first: OnceLock::new(),
         }
@@ -79,7 +89,7 @@ impl DubboInvoker {
 
     /// The client, unless the invoker was destroyed.
     pub fn client(&self) -> Option<DubboClient> {
-        self.client.load_full().map(|c| DubboClient::clone(&c))
+        self.client.get()
     }
 }
 
@@ -87,17 +97,17 @@ impl std::fmt::Debug for DubboInvoker {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("DubboInvoker")
             .field("url", &self.url.to_string())
-            .field("destroyed", &self.client.load().is_none())
+            .field("destroyed", &!self.client.is_some())
             .finish()
     }
 }
 
 impl Invoker for DubboInvoker {
     fn invoke(&self, invocation: Invocation) -> BoxFuture<'_, RpcResult> {
-        // A handle of the call's own, taken under the swap's guard: the guard is not held
-        // across the call, and the client's future is the whole boxed future.
-        let client = match self.client.load().as_deref() {
-            Some(client) => client.clone(),
+        // A handle of the call's own: the client's future owns it and is the whole boxed
+        // future.
+        let client = match self.client.get() {
+            Some(client) => client,
             None => {
                 return Box::pin(std::future::ready(Err(RpcError::framework(
                     ErrorCode::Network,
@@ -122,16 +132,18 @@ impl Invoker for DubboInvoker {
     }
 
     fn is_available(&self) -> bool {
-        self.client
-            .load()
-            .as_ref()
-            .is_some_and(|c| c.is_available())
+        if !self.destroyed.load(Ordering::Acquire) && self.availability.surely_available() {
+            return true;
+        }
+        // No connection usable right now: the client knows whether one could be (re)opened.
+        self.client.get().is_some_and(|c| c.is_available())
     }
 
     fn destroy(&self) {
+        self.destroyed.store(true, Ordering::Release);
         // Dropping the last handle on a client closes its connections; a shared client stays
         // open for the other invokers using it.
-        self.client.store(None);
+        drop(self.client.replace(None));
     }
 }
 

@@ -3,7 +3,6 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use arc_swap::ArcSwap;
 use dubbo_core::InvokerList;
 
 /// At most this many keys are cached per snapshot; beyond it, calls are routed uncached
@@ -20,9 +19,10 @@ pub(crate) struct Outcome {
 }
 
 /// The cache of one snapshot: replaced whole when the snapshot changes, grown by
-/// copy-on-write (rare: once per key and snapshot), read without a lock.
+/// copy-on-write (rare: once per key and snapshot), read without a lock. It lives in the
+/// chain's state next to the routers it is for, so that one load of that state serves both.
 #[derive(Default)]
-struct Entries {
+pub(crate) struct RouteCache {
     /// The snapshot the entries are for; holding it keeps its address from being reused.
     snapshot: Option<InvokerList>,
     /// The snapshot before it: calls that started before the change still route it.
@@ -32,12 +32,6 @@ struct Entries {
     /// a few bytes is cheaper than hashing them on every call.
     first: Option<(Box<str>, Arc<Outcome>)>,
     entries: HashMap<String, Arc<Outcome>>,
-}
-
-/// Route results per (snapshot, key), for one set of routers.
-#[derive(Default)]
-pub(crate) struct RouteCache {
-    current: ArcSwap<Entries>,
 }
 
 /// What [`RouteCache::lookup`] found.
@@ -55,20 +49,19 @@ pub(crate) enum Lookup {
 
 impl RouteCache {
     pub(crate) fn lookup(&self, snapshot: &InvokerList, key: &str) -> Lookup {
-        let current = self.current.load();
-        match &current.snapshot {
+        match &self.snapshot {
             Some(s) if Arc::ptr_eq(s, snapshot) => {
-                if let Some((first, hit)) = &current.first {
+                if let Some((first, hit)) = &self.first {
                     if **first == *key {
                         return Lookup::Hit(Arc::clone(hit));
                     }
                 }
-                match current.entries.get(key) {
+                match self.entries.get(key) {
                     Some(hit) => Lookup::Hit(Arc::clone(hit)),
                     None => Lookup::Miss,
                 }
             }
-            _ if current
+            _ if self
                 .previous
                 .as_ref()
                 .is_some_and(|p| Arc::ptr_eq(p, snapshot)) =>
@@ -79,41 +72,46 @@ impl RouteCache {
         }
     }
 
-    /// Starts caching for `snapshot`, dropping every entry of an earlier one.
-    pub(crate) fn reset(&self, snapshot: &InvokerList) {
-        self.current.rcu(|old| match &old.snapshot {
-            Some(s) if Arc::ptr_eq(s, snapshot) => Arc::clone(old),
-            _ => Arc::new(Entries {
+    /// The cache for `snapshot`, without any entry of an earlier one; `None` when this one is
+    /// already for it.
+    pub(crate) fn reset(&self, snapshot: &InvokerList) -> Option<RouteCache> {
+        match &self.snapshot {
+            Some(s) if Arc::ptr_eq(s, snapshot) => None,
+            _ => Some(RouteCache {
                 snapshot: Some(InvokerList::clone(snapshot)),
-                previous: old.snapshot.clone(),
+                previous: self.snapshot.clone(),
                 first: None,
                 entries: HashMap::new(),
             }),
-        });
+        }
     }
 
-    /// Stores `outcome` for `snapshot` and `key`, unless the cache moved on or is full.
-    pub(crate) fn store(&self, snapshot: &InvokerList, key: &str, outcome: &Arc<Outcome>) {
-        self.current.rcu(|old| {
-            let same = old
-                .snapshot
-                .as_ref()
-                .is_some_and(|s| Arc::ptr_eq(s, snapshot));
-            if !same || old.entries.len() >= MAX_ENTRIES || old.entries.contains_key(key) {
-                return Arc::clone(old);
-            }
-            let mut entries = old.entries.clone();
-            entries.insert(key.to_owned(), Arc::clone(outcome));
-            let first = match &old.first {
-                Some(first) => Some(first.clone()),
-                None => Some((Box::from(key), Arc::clone(outcome))),
-            };
-            Arc::new(Entries {
-                snapshot: old.snapshot.clone(),
-                previous: old.previous.clone(),
-                first,
-                entries,
-            })
-        });
+    /// This cache with `outcome` stored for `snapshot` and `key`; `None` when it moved on to
+    /// another snapshot, is full or has the key already.
+    pub(crate) fn with(
+        &self,
+        snapshot: &InvokerList,
+        key: &str,
+        outcome: &Arc<Outcome>,
+    ) -> Option<RouteCache> {
+        let same = self
+            .snapshot
+            .as_ref()
+            .is_some_and(|s| Arc::ptr_eq(s, snapshot));
+        if !same || self.entries.len() >= MAX_ENTRIES || self.entries.contains_key(key) {
+            return None;
+        }
+        let mut entries = self.entries.clone();
+        entries.insert(key.to_owned(), Arc::clone(outcome));
+        let first = match &self.first {
+            Some(first) => Some(first.clone()),
+            None => Some((Box::from(key), Arc::clone(outcome))),
+        };
+        Some(RouteCache {
+            snapshot: self.snapshot.clone(),
+            previous: self.previous.clone(),
+            first,
+            entries,
+        })
     }
 }

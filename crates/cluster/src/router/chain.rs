@@ -26,10 +26,12 @@ struct Config {
     migration: Option<Arc<MigrationSplitRouter>>,
 }
 
-/// The routers in force, sorted by priority, and the results cached for them.
+/// The routers in force, sorted by priority, and the results cached for them: one value
+/// behind one swap, so that a call loads it once. A cache change replaces the state with the
+/// same routers (shared) and the new cache.
 #[derive(Default)]
 struct State {
-    routers: Vec<Arc<dyn Router>>,
+    routers: Arc<[Arc<dyn Router>]>,
     cache: RouteCache,
 }
 
@@ -52,7 +54,7 @@ impl Config {
         // Stable: routers of equal priority keep the order they were given in.
         routers.sort_by_key(|r| r.priority());
         State {
-            routers,
+            routers: routers.into(),
             cache: RouteCache::default(),
         }
     }
@@ -219,7 +221,29 @@ impl RouterChain {
         for r in state.routers.iter() {
             r.notify(snapshot);
         }
-        state.cache.reset(snapshot);
+        self.change_cache(&state.routers, |c| c.reset(snapshot));
+    }
+
+    /// Replaces the cache with what `change` makes of it, unless the routers it was made for
+    /// (`routers`) were replaced meanwhile (their new state starts with a cache of its own)
+    /// or `change` leaves it as it is.
+    fn change_cache(
+        &self,
+        routers: &Arc<[Arc<dyn Router>]>,
+        change: impl Fn(&RouteCache) -> Option<RouteCache>,
+    ) {
+        self.state.rcu(|old| {
+            if !Arc::ptr_eq(&old.routers, routers) {
+                return Arc::clone(old);
+            }
+            match change(&old.cache) {
+                Some(cache) => Arc::new(State {
+                    routers: Arc::clone(&old.routers),
+                    cache,
+                }),
+                None => Arc::clone(old),
+            }
+        });
     }
 
     /// The providers of `invokers` (the directory's snapshot) that `invocation` may go to.
@@ -253,7 +277,7 @@ impl RouterChain {
                 for r in routers.iter() {
                     r.notify(invokers);
                 }
-                state.cache.reset(invokers);
+                self.change_cache(routers, |c| c.reset(invokers));
                 Lookup::Miss
             }
             other => other,
@@ -263,7 +287,7 @@ impl RouterChain {
             miss_or_stale => {
                 let outcome = Arc::new(run(&routers[..cached], invokers, invocation, 0));
                 if cached > 0 && matches!(miss_or_stale, Lookup::Miss) {
-                    state.cache.store(invokers, &key, &outcome);
+                    self.change_cache(routers, |c| c.with(invokers, &key, &outcome));
                 }
                 outcome
             }
@@ -330,5 +354,32 @@ impl std::fmt::Debug for RouterChain {
         f.debug_struct("RouterChain")
             .field("routers", &names)
             .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cache_change_made_for_replaced_routers_is_dropped() {
+        let chain =
+            RouterChain::for_consumer(Url::from_parts(UrlAddress::default(), UrlParams::new()));
+        let snapshot = InvokerList::from(Vec::new());
+        let stale = Arc::clone(&chain.state.load().routers);
+        chain.set_routers(Vec::new());
+        chain.change_cache(&stale, |c| c.reset(&snapshot));
+        let state = chain.state.load();
+        assert!(matches!(
+            state.cache.lookup(&snapshot, "k"),
+            Lookup::NewSnapshot
+        ));
+        let current = Arc::clone(&state.routers);
+        drop(state);
+        chain.change_cache(&current, |c| c.reset(&snapshot));
+        assert!(matches!(
+            chain.state.load().cache.lookup(&snapshot, "k"),
+            Lookup::Miss
+        ));
     }
 }

@@ -2,11 +2,10 @@
 //! with heartbeats, readonly handling and lazy reconnection.
 
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
-use arc_swap::ArcSwapOption;
 use bytes::Bytes;
 use dubbo_core::{ErrorCode, Invocation, RpcError, RpcResponse, RpcResult};
 use futures::StreamExt;
@@ -18,6 +17,8 @@ use tokio_util::sync::CancellationToken;
 use crate::body::{self, EventData};
 use crate::codec::{Frame, FrameDecoder, Inbound};
 use crate::config::ClientConfig;
+use crate::exchange::availability::{Availability, ConnFlags};
+use crate::exchange::handle::Handle;
 use crate::exchange::pending::{next_request_id, PendingCalls, SWEEP_TICK};
 use crate::exchange::{write_loop, WRITE_QUEUE};
 use crate::header::{HEADER_LEN, HESSIAN2};
@@ -40,12 +41,14 @@ pub(crate) struct ClientInner {
     config: ClientConfig,
     slots: Vec<Slot>,
     next: AtomicUsize,
-    closed: AtomicBool,
+    /// The client's closed flag and its count of usable connections, shared with the
+    /// connections (which keep the count) and the invokers (which read it).
+    availability: Arc<Availability>,
 }
 
 #[derive(Default)]
 struct Slot {
-    current: ArcSwapOption<Connection>,
+    current: Handle<Arc<Connection>>,
     connecting: tokio::sync::Mutex<()>,
     backoff: Mutex<Backoff>,
 }
@@ -67,18 +70,16 @@ struct Connection {
 /// What the connection's reader task shares with callers.
 struct ConnState {
     pending: Arc<PendingCalls>,
-    readonly: AtomicBool,
     close: CancellationToken,
-    /// Set with every close of the connection. Callers test liveness on every call (picking a
-    /// connection, and every provider's availability when the cluster lists its providers);
-    /// the token's own `is_cancelled` takes a mutex, this flag is one atomic load.
-    closed: AtomicBool,
+    /// Closed (set with every close of the connection) and read-only. Callers test liveness
+    /// on every call; the token's own `is_cancelled` takes a mutex, this is one atomic load.
+    flags: ConnFlags,
 }
 
 impl ConnState {
     /// Closes the connection: callers see it dead at once, its reader and writer stop.
     fn shut(&self) {
-        self.closed.store(true, Ordering::Release);
+        self.flags.close();
         self.close.cancel();
     }
 }
@@ -87,11 +88,11 @@ impl Connection {
     /// Whether the connection can still carry calls. A writer that failed cancels the token
     /// only; the reader, which waits on the token first, then shuts the state.
     fn is_alive(&self) -> bool {
-        !self.state.closed.load(Ordering::Acquire)
+        !self.state.flags.is_closed()
     }
 
     fn is_readonly(&self) -> bool {
-        self.state.readonly.load(Ordering::Acquire)
+        self.state.flags.is_readonly()
     }
 }
 
@@ -136,7 +137,7 @@ impl DubboClient {
                 slots: (0..n).map(|_| Slot::default()).collect(),
                 config,
                 next: AtomicUsize::new(0),
-                closed: AtomicBool::new(false),
+                availability: Availability::new(),
             }),
         }
     }
@@ -154,15 +155,22 @@ impl DubboClient {
     /// Whether calls can go out now: not closed, and some connection is up and not read-only,
     /// or could be (re)opened (not waiting out a connect backoff).
     pub fn is_available(&self) -> bool {
-        !self.inner.closed.load(Ordering::Acquire)
-            && self.inner.slots.iter().any(|s| s.is_available())
+        self.inner.availability.surely_available()
+            || (!self.inner.availability.is_closed()
+                && self.inner.slots.iter().any(|s| s.is_available()))
+    }
+
+    /// The client's closed flag and usable-connection count, which a holder can read without
+    /// keeping the connections open.
+    pub(crate) fn availability(&self) -> Arc<Availability> {
+        self.inner.availability.clone()
     }
 
     /// Whether every open connection received the provider's readonly event.
     pub fn is_readonly(&self) -> bool {
         let mut any = false;
         for s in &self.inner.slots {
-            if let Some(c) = s.current.load().as_ref() {
+            if let Some(c) = s.current.get() {
                 if c.is_alive() {
                     if !c.is_readonly() {
                         return false;
@@ -179,7 +187,7 @@ impl DubboClient {
         self.inner
             .slots
             .iter()
-            .filter_map(|s| s.current.load_full())
+            .filter_map(|s| s.current.get())
             .map(|c| c.state.pending.len())
             .sum()
     }
@@ -192,7 +200,7 @@ impl DubboClient {
 
     /// Whether [`close`](Self::close) was called.
     pub fn is_closed(&self) -> bool {
-        self.inner.closed.load(Ordering::Acquire)
+        self.inner.availability.is_closed()
     }
 
     /// Sends `invocation` and waits for its result.
@@ -295,7 +303,7 @@ impl DubboClient {
     /// itself after `heartbeat` without reads).
     pub async fn send_heartbeat(&self) {
         for s in &self.inner.slots {
-            if let Some(c) = s.current.load_full() {
+            if let Some(c) = s.current.get() {
                 let _ =
                     c.tx.send(body::heartbeat_request(next_request_id(), HESSIAN2))
                         .await;
@@ -316,7 +324,7 @@ impl DubboClient {
 
 impl Slot {
     fn is_available(&self) -> bool {
-        match self.current.load().as_ref() {
+        match self.current.get() {
             Some(c) if c.is_alive() => !c.is_readonly(),
             _ => {
                 let b = self.backoff.lock().unwrap_or_else(|p| p.into_inner());
@@ -326,15 +334,15 @@ impl Slot {
     }
 
     fn live(&self) -> Option<Arc<Connection>> {
-        self.current.load_full().filter(|c| c.is_alive())
+        self.current.get().filter(|c| c.is_alive())
     }
 }
 
 impl ClientInner {
     fn close(&self) {
-        self.closed.store(true, Ordering::Release);
+        self.availability.close();
         for s in &self.slots {
-            if let Some(c) = s.current.swap(None) {
+            if let Some(c) = s.current.replace(None) {
                 c.state.shut();
             }
         }
@@ -355,7 +363,7 @@ impl ClientInner {
     /// The next live connection that is not read-only, when one is open and the client is not
     /// closed: the usual case, with nothing to wait for.
     fn pick_live(&self) -> Option<Arc<Connection>> {
-        if self.closed.load(Ordering::Acquire) {
+        if self.availability.is_closed() {
             return None;
         }
         let n = self.slots.len();
@@ -369,7 +377,7 @@ impl ClientInner {
     /// (re)connect the slot whose turn it is; use a live read-only connection only when that
     /// fails.
     async fn pick(&self) -> Result<Arc<Connection>, RpcError> {
-        if self.closed.load(Ordering::Acquire) {
+        if self.availability.is_closed() {
             return Err(RpcError::framework(
                 ErrorCode::Network,
                 format!("client to {} is closed", self.address),
@@ -409,18 +417,18 @@ impl ClientInner {
                 }
             }
         }
-        if self.closed.load(Ordering::Acquire) {
+        if self.availability.is_closed() {
             return Err(RpcError::framework(
                 ErrorCode::Network,
                 format!("client to {} is closed", self.address),
             ));
         }
-        match Connection::open(&self.address, &self.config).await {
+        match Connection::open(&self.address, &self.config, &self.availability).await {
             Ok(c) => {
                 *slot.backoff.lock().unwrap_or_else(|p| p.into_inner()) = Backoff::default();
-                slot.current.store(Some(c.clone()));
+                drop(slot.current.replace(Some(c.clone())));
                 // A close that raced with the connect must not leave the connection open.
-                if self.closed.load(Ordering::Acquire) {
+                if self.availability.is_closed() {
                     c.state.shut();
                 }
                 Ok(c)
@@ -449,7 +457,11 @@ impl Drop for ClientInner {
 }
 
 impl Connection {
-    async fn open(address: &str, config: &ClientConfig) -> Result<Arc<Connection>, RpcError> {
+    async fn open(
+        address: &str,
+        config: &ClientConfig,
+        availability: &Arc<Availability>,
+    ) -> Result<Arc<Connection>, RpcError> {
         let connect_error = |e: &dyn std::fmt::Display| {
             RpcError::framework(
                 ErrorCode::Network,
@@ -474,9 +486,8 @@ impl Connection {
         let (tx, rx) = mpsc::channel(WRITE_QUEUE);
         let state = Arc::new(ConnState {
             pending: PendingCalls::new(),
-            readonly: AtomicBool::new(false),
             close: CancellationToken::new(),
-            closed: AtomicBool::new(false),
+            flags: ConnFlags::open(availability.clone()),
         });
         tokio::spawn(write_loop(wr, rx, state.close.clone()));
         tokio::spawn(read_loop(
@@ -656,11 +667,11 @@ fn on_frame(f: Frame, tx: &mpsc::Sender<Bytes>, state: &ConnState, address: &str
             }
             Ok(EventData::ReadOnly) => {
                 tracing::info!(provider = %address, "provider is shutting down (readonly event)");
-                state.readonly.store(true, Ordering::Release);
+                state.flags.set_readonly(true);
             }
             Ok(EventData::Writable) => {
                 tracing::info!(provider = %address, "provider is writable again");
-                state.readonly.store(false, Ordering::Release);
+                state.flags.set_readonly(false);
             }
             Ok(EventData::Other(s)) => {
                 tracing::debug!(provider = %address, event = %s, "unknown event ignored");

@@ -8,7 +8,9 @@
 //! frame it first steps behind the other ready tasks once (`tokio::task::yield_now`), which turns the
 //! one-`send`-per-response pattern of a busy provider into one `send` per batch.
 
+pub(crate) mod availability;
 pub mod client;
+pub(crate) mod handle;
 pub mod pending;
 pub mod server;
 
