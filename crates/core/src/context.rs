@@ -138,23 +138,14 @@ impl CallContext {
     /// clone of this context that still holds it).
     pub fn insert<T: Any + Send + Sync>(&mut self, value: T) -> Option<Arc<T>> {
         let of = TypeId::of::<T>();
+        let previous = self.attribute(of).cloned();
         let value: Arc<dyn Any + Send + Sync> = Arc::new(value);
-        let old = self.attributes.take();
-        let old: &[Attribute] = old.as_deref().unwrap_or(&[]);
-        let previous = old.iter().find(|(t, _)| *t == of).map(|(_, v)| v.clone());
-        // One allocation of the exact size: the rest are kept in order, the new value takes
-        // the place of the previous one or goes last.
-        let list: Arc<[Attribute]> = if previous.is_some() {
-            old.iter()
-                .map(|(t, v)| (*t, if *t == of { value.clone() } else { v.clone() }))
-                .collect()
-        } else {
-            old.iter()
-                .cloned()
+        // One allocation of the exact size: the others, then the new value.
+        self.attributes = Some(
+            self.others(of)
                 .chain(std::iter::once((of, value)))
-                .collect()
-        };
-        self.attributes = Some(list);
+                .collect(),
+        );
         previous.and_then(|b| b.downcast::<T>().ok())
     }
 
@@ -162,16 +153,19 @@ impl CallContext {
     pub fn remove<T: Any + Send + Sync>(&mut self) -> Option<Arc<T>> {
         let of = TypeId::of::<T>();
         let previous = self.attribute(of)?.clone();
-        let rest: Vec<Attribute> = self
-            .attributes
+        let rest: Arc<[Attribute]> = self.others(of).collect();
+        self.attributes = (!rest.is_empty()).then_some(rest);
+        previous.downcast::<T>().ok()
+    }
+
+    /// The attributes of every type but `of`, shared.
+    fn others(&self, of: TypeId) -> impl Iterator<Item = Attribute> + '_ {
+        self.attributes
             .as_deref()
             .unwrap_or(&[])
             .iter()
-            .filter(|(t, _)| *t != of)
+            .filter(move |(t, _)| *t != of)
             .cloned()
-            .collect();
-        self.attributes = (!rest.is_empty()).then(|| rest.into());
-        previous.downcast::<T>().ok()
     }
 }
 

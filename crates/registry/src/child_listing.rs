@@ -221,23 +221,24 @@ impl ChildListing {
         if deleted.is_empty() {
             return Vec::new();
         }
+        // Few deletions (the usual batch) are compared with every entry; many go through a
+        // set of their allocations.
+        let index: Option<HashMap<*const (), usize>> =
+            (deleted.len() > LINEAR_DELETES).then(|| {
+                deleted
+                    .iter()
+                    .enumerate()
+                    .map(|(d, url)| (url.as_ptr(), d))
+                    .collect()
+            });
+        let find = |url: &Url| match &index {
+            Some(index) => index.get(&url.as_ptr()).copied(),
+            None => deleted.iter().position(|d| Url::ptr_eq(d, url)),
+        };
         let mut found = Vec::with_capacity(deleted.len());
-        if deleted.len() <= LINEAR_DELETES {
-            for (at, url) in self.current.iter().enumerate() {
-                if let Some(d) = deleted.iter().position(|d| Url::ptr_eq(d, url)) {
-                    found.push((at, d));
-                }
-            }
-        } else {
-            let index: HashMap<*const (), usize> = deleted
-                .iter()
-                .enumerate()
-                .map(|(d, url)| (url.as_ptr(), d))
-                .collect();
-            for (at, url) in self.current.iter().enumerate() {
-                if let Some(&d) = index.get(&url.as_ptr()) {
-                    found.push((at, d));
-                }
+        for (at, url) in self.current.iter().enumerate() {
+            if let Some(d) = find(url) {
+                found.push((at, d));
             }
         }
         found
