@@ -85,3 +85,97 @@ async fn failover_over_dubbo_spreads_calls_and_survives_a_provider_going_away() 
         assert_ne!(report.last().unwrap().provider.port(), gone);
     }
 }
+
+/// A cluster of `n` real providers behind `query` (e.g. `loadbalance=roundrobin`), each
+/// answering with its number.
+async fn cluster_of(n: u16, query: &str) -> (Vec<DubboServer>, Arc<ClusterInvoker>) {
+    let mut servers = Vec::new();
+    for id in 0..n {
+        servers.push(provider(id).await);
+    }
+    let protocol = DubboProtocol::new();
+    let stats = Arc::new(StatsStore::new());
+    let mut invokers: Vec<Arc<dyn Invoker>> = Vec::new();
+    for s in &servers {
+        let url = Url::parse(&format!(
+            "dubbo://{}/{SERVICE}?interface={SERVICE}&timeout=2000&{query}",
+            s.local_addr()
+        ))
+        .unwrap();
+        let remote = dubbo_core::Protocol::refer(&protocol, url).await.unwrap();
+        invokers.push(Arc::new(MeasuredInvoker::new(remote, stats.clone())));
+    }
+    let consumer = invokers[0].url().clone();
+    let ext = Extensions::new();
+    register_strategies(&ext);
+    dubbo_cluster::loadbalance::register_load_balancers(&ext, stats);
+    let cluster = ClusterInvoker::new(
+        Arc::new(StaticDirectory::new(consumer, invokers)),
+        Arc::new(RouterChain::new()),
+        &ext,
+    )
+    .unwrap();
+    (servers, Arc::new(cluster))
+}
+
+/// Which providers answered each burst of `size` calls started together, `bursts` times.
+async fn bursts(
+    cluster: &Arc<ClusterInvoker>,
+    bursts: usize,
+    size: usize,
+) -> Vec<BTreeMap<String, usize>> {
+    let mut seen = Vec::new();
+    for _ in 0..bursts {
+        // Tasks run in the order they were spawned, each making its call and queueing its
+        // frame before the next starts, and all before the connections' writers run: the
+        // shape of callers woken together by a batch of responses.
+        let tasks: Vec<_> = (0..size)
+            .map(|_| {
+                let c = cluster.clone();
+                tokio::spawn(async move { c.invoke(call()).await })
+            })
+            .collect();
+        let mut answered: BTreeMap<String, usize> = BTreeMap::new();
+        for t in tasks {
+            let value = t.await.unwrap().unwrap().value;
+            *answered.entry(format!("{value:?}")).or_default() += 1;
+        }
+        seen.push(answered);
+    }
+    seen
+}
+
+#[tokio::test]
+async fn a_burst_of_calls_goes_to_one_provider_and_bursts_spread() {
+    let (_servers, cluster) = cluster_of(3, "").await;
+    // Connections up, writers idle.
+    for _ in 0..6 {
+        cluster.invoke(call()).await.unwrap();
+    }
+    let seen = bursts(&cluster, 30, 8).await;
+    for b in &seen {
+        assert_eq!(
+            b.len(),
+            1,
+            "one burst, one provider (random shares its draw): {seen:?}"
+        );
+    }
+    let providers: std::collections::BTreeSet<_> = seen.iter().flat_map(|b| b.keys()).collect();
+    assert!(providers.len() >= 2, "bursts are drawn apart: {seen:?}");
+
+    // A burst longer than the joins a draw allows draws again.
+    let long = bursts(&cluster, 20, dubbo_cluster::strategy::MAX_BURST_JOINS + 2).await;
+    assert!(
+        long.iter().any(|b| b.len() > 1),
+        "a draw is shared by at most {} calls after it: {long:?}",
+        dubbo_cluster::strategy::MAX_BURST_JOINS
+    );
+
+    // A balancer that must see every call does not share: round robin spreads each burst.
+    let (_servers, rr) = cluster_of(3, "loadbalance=roundrobin").await;
+    rr.invoke(call()).await.unwrap();
+    for b in bursts(&rr, 5, 9).await {
+        assert_eq!(b.len(), 3, "{b:?}");
+        assert!(b.values().all(|&n| n == 3), "{b:?}");
+    }
+}

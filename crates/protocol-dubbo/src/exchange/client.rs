@@ -20,6 +20,7 @@ use crate::config::ClientConfig;
 use crate::exchange::availability::{Availability, ConnFlags};
 use crate::exchange::handle::Handle;
 use crate::exchange::pending::{next_request_id, PendingCalls, SWEEP_TICK};
+use crate::exchange::write_gauge::WriteGauge;
 use crate::exchange::{write_loop, WRITE_QUEUE};
 use crate::header::{HEADER_LEN, HESSIAN2};
 use crate::status::{error_for_status, Status};
@@ -51,6 +52,8 @@ struct Slot {
     current: Handle<Arc<Connection>>,
     connecting: tokio::sync::Mutex<()>,
     backoff: Mutex<Backoff>,
+    /// The writer state of the slot's connections, one after the other.
+    gauge: Arc<WriteGauge>,
 }
 
 #[derive(Default)]
@@ -63,6 +66,7 @@ struct Backoff {
 /// One TCP connection.
 struct Connection {
     tx: mpsc::Sender<Bytes>,
+    gauge: Arc<WriteGauge>,
     state: Arc<ConnState>,
     peer: Option<SocketAddr>,
 }
@@ -164,6 +168,15 @@ impl DubboClient {
     /// keeping the connections open.
     pub(crate) fn availability(&self) -> Arc<Availability> {
         self.inner.availability.clone()
+    }
+
+    /// The writer state of the client's connection, when it has exactly one (with several, a
+    /// call's connection is not known before it is sent).
+    pub(crate) fn write_gauge(&self) -> Option<Arc<WriteGauge>> {
+        match &*self.inner.slots {
+            [only] => Some(only.gauge.clone()),
+            _ => None,
+        }
     }
 
     /// Whether every open connection received the provider's readonly event.
@@ -423,7 +436,7 @@ impl ClientInner {
                 format!("client to {} is closed", self.address),
             ));
         }
-        match Connection::open(&self.address, &self.config, &self.availability).await {
+        match Connection::open(&self.address, &self.config, &self.availability, &slot.gauge).await {
             Ok(c) => {
                 *slot.backoff.lock().unwrap_or_else(|p| p.into_inner()) = Backoff::default();
                 drop(slot.current.replace(Some(c.clone())));
@@ -461,6 +474,7 @@ impl Connection {
         address: &str,
         config: &ClientConfig,
         availability: &Arc<Availability>,
+        gauge: &Arc<WriteGauge>,
     ) -> Result<Arc<Connection>, RpcError> {
         let connect_error = |e: &dyn std::fmt::Display| {
             RpcError::framework(
@@ -489,7 +503,7 @@ impl Connection {
             close: CancellationToken::new(),
             flags: ConnFlags::open(availability.clone()),
         });
-        tokio::spawn(write_loop(wr, rx, state.close.clone()));
+        tokio::spawn(write_loop(wr, rx, state.close.clone(), Some(gauge.clone())));
         tokio::spawn(read_loop(
             rd,
             tx.clone(),
@@ -498,7 +512,12 @@ impl Connection {
             address.to_owned(),
         ));
         tracing::debug!(provider = address, ?local, "connected");
-        Ok(Arc::new(Connection { tx, state, peer }))
+        Ok(Arc::new(Connection {
+            tx,
+            gauge: gauge.clone(),
+            state,
+            peer,
+        }))
     }
 
     /// Queues `frame` for the writer, waiting for room until `deadline`. `Err(None)` means
@@ -511,11 +530,17 @@ impl Connection {
             ))
         };
         match self.tx.try_send(frame) {
-            Ok(()) => Ok(()),
+            Ok(()) => {
+                self.gauge.queued();
+                Ok(())
+            }
             Err(mpsc::error::TrySendError::Closed(_)) => Err(closed()),
             Err(mpsc::error::TrySendError::Full(frame)) => {
                 match tokio::time::timeout_at(deadline.into(), self.tx.send(frame)).await {
-                    Ok(Ok(())) => Ok(()),
+                    Ok(Ok(())) => {
+                        self.gauge.queued();
+                        Ok(())
+                    }
                     Ok(Err(_)) => Err(closed()),
                     Err(_) => Err(None),
                 }
