@@ -269,9 +269,12 @@ fn p2c_prefers_the_less_active_of_two() {
 
 fn report(lb: &AdaptiveLoadBalance, p: &Arc<dyn Invoker>, load: f64, rt: u64) {
     let mut response = RpcResponse::new(Value::Null);
+    // A provider clock a little behind ours: a load computed in the very millisecond of the
+    // report would count the provider as not having reported since (Java's rule), which
+    // would penalise one provider and not the other depending on where the clock ticks.
     response.attachments.insert(
         ADAPTIVE_ATTACHMENT_KEY,
-        format!("curTime:{},load:{load}", weight::now_ms()),
+        format!("curTime:{},load:{load}", weight::now_ms() - 10),
     );
     lb.on_result(
         p.as_ref(),
