@@ -40,7 +40,7 @@ cleanup() {
 trap cleanup EXIT
 
 dubbo_ports=(24881 24882 24883)
-tri_ports=(54881 54882 54883)
+tri_ports=(14871 14872 14873)  # below the ephemeral range, like the dubbo ports
 for i in 0 1 2; do
   delay=0
   [[ $i -eq 0 ]] && delay=$slow_ms

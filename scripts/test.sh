@@ -113,35 +113,36 @@ stop_server() {
   fi
 }
 
-# Ports used by this run; all on 127.0.0.1.
+# Ports used by this run; all on 127.0.0.1, and all below the kernel's ephemeral range
+# (32768-60999 by default), where a client socket of an earlier step could hold one.
 RUST_DUBBO=21880
-RUST_TRI=51051
+RUST_TRI=11051
 JAVA_DUBBO=22880
-JAVA_TRI=52051
-PY_GRPC=53051
+JAVA_TRI=12051
+PY_GRPC=13051
 # Providers that require Dubbo's token $TOKEN (--token).
 TOKEN_RUST_DUBBO=21881
-TOKEN_RUST_TRI=51052
+TOKEN_RUST_TRI=11052
 TOKEN_JAVA_DUBBO=22881
-TOKEN_JAVA_TRI=52052
+TOKEN_JAVA_TRI=12052
 TOKEN=interop-t0ken
 # Older Java Dubbo (3.2.16, 2.7.23), direct connections: a Rust server of their own, the Java
 # providers, and a Java 3.3 provider for telling Java client bugs from ours.
 OLD_RUST_DUBBO=23890
-OLD_RUST_TRI=53890
+OLD_RUST_TRI=13890
 J32_DUBBO=23891
-J32_TRI=53891
+J32_TRI=13891
 J27_DUBBO=23892
 J33_REF_DUBBO=23893
-J33_REF_TRI=53893
+J33_REF_TRI=13893
 J26_DUBBO=23894
 # Three Java providers of one service, for the cluster checks (CONTRACT.md section 4).
 CLUSTER_JAVA_DUBBO=(22890 22891 22892)
-CLUSTER_JAVA_TRI=(52060 52061 52062)
+CLUSTER_JAVA_TRI=(12060 12061 12062)
 # Registries (CONTRACT.md section 4): a throw-away ZooKeeper on a free port (scripts/zookeeper.sh,
 # its URL in ZK_URL once up) and providers that register there.
 REG_JAVA_DUBBO=22990
-REG_JAVA_TRI=52990
+REG_JAVA_TRI=12990
 REG_JAVA_APP=interop-provider-java
 ZK_URL=
 ZK_DATA=
@@ -150,18 +151,18 @@ MIGRATION_STEPS=(FORCE_INTERFACE APPLICATION_FIRST FORCE_APPLICATION)
 # a fourth started while ZooKeeper is down).
 REG_RUST_APP=interop-provider-rust
 REG_RUST_DUBBO=(21990 21991 21992 21993)
-REG_RUST_TRI=(51990 51991 51992 51993)
+REG_RUST_TRI=(11990 11991 11992 11993)
 # etcd (scripts/etcd.sh, a free port, its URL in ETCD_URL once up): two Rust providers (the
 # matrices, then one restarted under load) and Java providers with Java's etcd3 extension
 # (INTEROP_JAVA_ETCD_JAR): one registering interface-level (etcd3://), one instance-level (etcd://).
 ETCD_URL=
 ETCD_RUST_DUBBO=(21995 21996)
-ETCD_RUST_TRI=(51995 51996)
+ETCD_RUST_TRI=(11995 11996)
 ETCD_JAVA_DUBBO=22995
-ETCD_JAVA_TRI=52995
+ETCD_JAVA_TRI=12995
 ETCD_JAVA_APP=interop-provider-java-etcd
 ETCD_JAVA_INSTANCE_DUBBO=22996
-ETCD_JAVA_INSTANCE_TRI=52996
+ETCD_JAVA_INSTANCE_TRI=12996
 ETCD_JAVA_INSTANCE_APP=interop-provider-java-etcd-instance
 # Registry URL parameters for the Java peers through etcd (docs/registries.md, "Java peers through
 # etcd"): no registry cache file (after a failed read Dubbo falls back to it, and cannot parse the
@@ -172,15 +173,15 @@ ETCD_JAVA_PARAMS="file-cache=false&retry.period=500"
 # with an application name of its own (Java 3.2, Java 2.7, a Rust provider, and a Java 3.3
 # provider for telling Java client bugs from ours).
 OLDREG_J32_DUBBO=24891
-OLDREG_J32_TRI=54891
+OLDREG_J32_TRI=14891
 OLDREG_J32_APP=interop-provider-java32
 OLDREG_J27_DUBBO=24892
 OLDREG_J27_APP=interop-provider-java27
 OLDREG_J33_DUBBO=24893
-OLDREG_J33_TRI=54893
+OLDREG_J33_TRI=14893
 OLDREG_J33_APP=interop-provider-java33-ref
 OLDREG_RUST_DUBBO=24990
-OLDREG_RUST_TRI=54990
+OLDREG_RUST_TRI=14990
 OLDREG_RUST_APP=interop-provider-rust-older
 
 cargo_checks() {
@@ -619,7 +620,7 @@ registry_zookeeper_outage() {
 # out of ZooKeeper by /offline while a client is under load (it keeps serving what still reaches
 # it, the other providers take the rest) and put back by /online.
 REG_QOS_DUBBO=21994
-REG_QOS_TRI=51994
+REG_QOS_TRI=11994
 
 # The ZooKeeper nodes naming port $1: interface URLs under /dubbo/IFACE/providers (the port
 # URL-encoded) and the instance /services/APP/HOST:PORT.
@@ -674,7 +675,7 @@ registry_qos_offline_online() {
 # Metrics (observability issue): the Rust interop server with its QoS port, scraped by a real
 # Prometheus (Debian `prometheus`), whose HTTP query API must count exactly the calls made.
 METRICS_RUST_DUBBO=24880
-METRICS_RUST_TRI=54880
+METRICS_RUST_TRI=14880
 METRICS_CALLS=500
 
 free_port() {
@@ -854,7 +855,7 @@ stop_prometheus() {
 # (dubbo.metrics.prometheus.pushgateway.*), registered in a throw-away file registry so that the
 # registry families appear too.
 METRICS_PUSH_DUBBO=24881
-METRICS_PUSH_TRI=54881
+METRICS_PUSH_TRI=14881
 METRICS_PUSH_CALLS=200
 
 install_pushgateway() {
@@ -963,7 +964,7 @@ metrics_steps() {
 # spans to a real OTLP/HTTP receiver (Python, opentelemetry-proto from PyPI); each protocol's
 # server span must continue the client span (same trace id, parent = the client span).
 TRACING_RUST_DUBBO=25880
-TRACING_RUST_TRI=55880
+TRACING_RUST_TRI=15880
 TRACING_NAME=org.apache.dubbo.interop.InteropService/sayHello
 
 otlp_receiver_up() {
@@ -1466,7 +1467,7 @@ older_java_steps() {
 GOV_APP=gov-provider
 GOV_CONSUMER_APP=gov-consumer
 GOV_RUST_DUBBO=(25990 25991 25992)
-GOV_RUST_TRI=(55990 55991 55992)
+GOV_RUST_TRI=(15990 15991 15992)
 GOV_QOS=()
 GOV_RULE_KEY=org.apache.dubbo.interop.InteropService:1.0.0:
 
