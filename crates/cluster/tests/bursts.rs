@@ -15,12 +15,13 @@ use dubbo_cluster::router::RouterChain;
 use dubbo_cluster::strategy::{register_strategies, MAX_BURST_JOINS};
 use dubbo_cluster::ClusterInvoker;
 use dubbo_core::{
-    BoxFuture, Extensions, Invocation, Invoker, MethodSignature, RpcResponse, RpcResult,
-    ServiceKey, StaticDirectory, StatsStore, Value,
+    BoxFuture, Extensions, Invocation, Invoker, RpcResponse, RpcResult, StaticDirectory,
+    StatsStore, Value,
 };
 use dubbo_url::Url;
 
-const SERVICE: &str = "org.example.Greeter";
+mod common;
+use common::{call, SERVICE};
 
 /// A provider answering with its port, whose write is open while `burst` is set.
 struct Provider {
@@ -70,18 +71,6 @@ fn cluster(weights: &[u32], query: &str) -> (ClusterInvoker, Arc<AtomicBool>) {
     )
     .unwrap();
     (cluster, burst)
-}
-
-fn call() -> Invocation {
-    Invocation::new(
-        ServiceKey::interface_only(SERVICE),
-        Arc::new(MethodSignature::new(
-            "sayHello",
-            &["java.lang.String"],
-            "java.lang.String",
-        )),
-        vec!["x".into()],
-    )
 }
 
 /// The ports that answered `runs` runs of `size` calls each, the calls after each run's

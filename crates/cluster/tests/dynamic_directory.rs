@@ -10,12 +10,13 @@ use dubbo_cluster::router::RouterChain;
 use dubbo_cluster::{ConfiguratorSource, Configurators};
 use dubbo_core::{
     invoker_fn, BoxFuture, Directory, ErrorCode, ExportTable, FnInvoker, Invocation, Invoker,
-    MethodSignature, Protocol, RpcError, RpcResponse, RpcResult, ServiceKey, Value,
+    Protocol, RpcError, RpcResponse, RpcResult, ServiceKey, Value,
 };
 use dubbo_protocol_dubbo::{DubboProtocol, DubboServer, ServerConfig};
 use dubbo_url::Url;
 
-const SERVICE: &str = "org.example.Greeter";
+mod common;
+use common::{call, SERVICE};
 
 type Handler = fn(Invocation) -> std::future::Ready<RpcResult>;
 
@@ -109,18 +110,6 @@ fn url(port: u16, extra: &str) -> Url {
 
 fn directory(fake: &Arc<Fake>) -> DynamicDirectory {
     DynamicDirectory::new(consumer(), Arc::new(FakeFactory(fake.clone())))
-}
-
-fn call() -> Invocation {
-    Invocation::new(
-        ServiceKey::interface_only(SERVICE),
-        Arc::new(MethodSignature::new(
-            "sayHello",
-            &["java.lang.String"],
-            "java.lang.String",
-        )),
-        vec!["x".into()],
-    )
 }
 
 fn ports(list: &[Arc<dyn Invoker>]) -> Vec<u16> {

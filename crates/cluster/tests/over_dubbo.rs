@@ -9,12 +9,13 @@ use dubbo_cluster::strategy::register_strategies;
 use dubbo_cluster::ClusterInvoker;
 use dubbo_core::{
     invoker_fn, CallReport, ExportTable, Extensions, Invocation, Invoker, MeasuredInvoker,
-    MethodSignature, RpcResponse, ServiceKey, StaticDirectory, StatsStore, Value,
+    RpcResponse, ServiceKey, StaticDirectory, StatsStore, Value,
 };
 use dubbo_protocol_dubbo::{DubboProtocol, DubboServer, ServerConfig};
 use dubbo_url::Url;
 
-const SERVICE: &str = "org.example.Greeter";
+mod common;
+use common::{call, SERVICE};
 
 async fn provider(id: u16) -> DubboServer {
     let exports = ExportTable::new();
@@ -30,43 +31,9 @@ async fn provider(id: u16) -> DubboServer {
         .unwrap()
 }
 
-fn call() -> Invocation {
-    Invocation::new(
-        ServiceKey::interface_only(SERVICE),
-        Arc::new(MethodSignature::new(
-            "sayHello",
-            &["java.lang.String"],
-            "java.lang.String",
-        )),
-        vec!["x".into()],
-    )
-}
-
 #[tokio::test]
 async fn failover_over_dubbo_spreads_calls_and_survives_a_provider_going_away() {
-    let servers = vec![provider(0).await, provider(1).await, provider(2).await];
-    let protocol = DubboProtocol::new();
-    let mut invokers: Vec<Arc<dyn Invoker>> = Vec::new();
-    let stats = Arc::new(StatsStore::new());
-    for s in &servers {
-        let url = Url::parse(&format!(
-            "dubbo://{}/{SERVICE}?interface={SERVICE}&timeout=2000",
-            s.local_addr()
-        ))
-        .unwrap();
-        let remote = dubbo_core::Protocol::refer(&protocol, url).await.unwrap();
-        // The measuring stage writes the call reports, as in a reference.
-        invokers.push(Arc::new(MeasuredInvoker::new(remote, stats.clone())));
-    }
-    let consumer = invokers[0].url().clone();
-    let ext = Extensions::new();
-    register_strategies(&ext);
-    let cluster = ClusterInvoker::new(
-        Arc::new(StaticDirectory::new(consumer, invokers)),
-        Arc::new(RouterChain::new()),
-        &ext,
-    )
-    .unwrap();
+    let (servers, cluster) = cluster_of(3, "loadbalance=random").await;
 
     let mut answered: BTreeMap<String, usize> = BTreeMap::new();
     for _ in 0..30 {

@@ -9,13 +9,14 @@ use dubbo_cluster::router::RouterChain;
 use dubbo_cluster::strategy::{register_strategies, ClusterStrategy, Failback};
 use dubbo_cluster::ClusterInvoker;
 use dubbo_core::{
-    invoker_fn, ErrorCode, Extensions, Invocation, Invoker, LoadBalance, MethodSignature, RpcError,
-    RpcResponse, ServiceKey, StaticDirectory, Value,
+    invoker_fn, ErrorCode, Extensions, Invocation, Invoker, LoadBalance, RpcError, RpcResponse,
+    StaticDirectory, Value,
 };
 use dubbo_url::Url;
 use tokio_util::sync::CancellationToken;
 
-const SERVICE: &str = "org.example.Greeter";
+mod common;
+use common::{call, SERVICE};
 
 /// A minimal random balancer, registered here until the framework's balancers land.
 struct TestRandom(AtomicUsize);
@@ -92,18 +93,6 @@ fn cluster(query: &str, modes: &[Mode]) -> (ClusterInvoker, Vec<Fake>) {
     let dir = Arc::new(StaticDirectory::new(url, invokers));
     let invoker = ClusterInvoker::new(dir, Arc::new(RouterChain::new()), &extensions()).unwrap();
     (invoker, fakes)
-}
-
-fn call() -> Invocation {
-    Invocation::new(
-        ServiceKey::interface_only(SERVICE),
-        Arc::new(MethodSignature::new(
-            "sayHello",
-            &["java.lang.String"],
-            "java.lang.String",
-        )),
-        vec!["x".into()],
-    )
 }
 
 fn calls(f: &[Fake]) -> Vec<usize> {
