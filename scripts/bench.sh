@@ -158,17 +158,18 @@ add_points() { # label target addr scenarios...
 unary=(empty echo128 echo1k list100)
 idl=(empty echo128 echo1k list100 stream)
 
-# Ports: dubbo-rs 20880 / 50051, tonic 50052, Java 20890 / 50061.
+# Ports: dubbo-rs 20880 / 15051, tonic 15052, Java 20890 / 15061; all below the kernel's
+# ephemeral range (32768-60999), where a client socket of another process could hold one.
 add_points dubbo-rs dubbo 127.0.0.1:20880 "${unary[@]}"
-add_points dubbo-rs tri-iface 127.0.0.1:50051 "${unary[@]}"
-add_points dubbo-rs tri-idl 127.0.0.1:50051 "${idl[@]}"
+add_points dubbo-rs tri-iface 127.0.0.1:15051 "${unary[@]}"
+add_points dubbo-rs tri-idl 127.0.0.1:15051 "${idl[@]}"
 # The same dubbo-rs Triple server driven by tonic's client: server against server with one client.
-add_points dubbo-rs grpc 127.0.0.1:50051 "${idl[@]}"
-add_points tonic grpc 127.0.0.1:50052 "${idl[@]}"
+add_points dubbo-rs grpc 127.0.0.1:15051 "${idl[@]}"
+add_points tonic grpc 127.0.0.1:15052 "${idl[@]}"
 if [[ -n "$java_jar" ]]; then
   add_points java dubbo 127.0.0.1:20890 "${unary[@]}"
-  add_points java tri-iface 127.0.0.1:50061 "${unary[@]}"
-  add_points java tri-idl 127.0.0.1:50061 "${idl[@]}"
+  add_points java tri-iface 127.0.0.1:15061 "${unary[@]}"
+  add_points java tri-idl 127.0.0.1:15061 "${idl[@]}"
 fi
 total="$(wc -l < "$plan")"
 log "$total points, $duration each after $warmup warm-up"
@@ -228,7 +229,7 @@ cluster_row() {
   for i in 0 1 2; do
     log_file="$work/cluster-server-$i.log"
     $prio taskset -c "$server_core" "$bin/bench-server" --dubbo-port "${ports[$i]}" \
-      --tri-port "$((50081 + i))" >"$log_file" 2>&1 &
+      --tri-port "$((15081 + i))" >"$log_file" 2>&1 &
     cluster_pids+=($!)
     for _ in $(seq 1 600); do
       grep -q READY "$log_file" 2>/dev/null && break
@@ -293,10 +294,10 @@ metrics_row() {
     log_file="$work/metrics-server-$i.log"
     if [[ $i -eq 0 ]]; then
       $prio taskset -c "$server_core" "$bin/bench-server" --dubbo-port "${ports[$i]}" \
-        --tri-port "$((50084 + i))" >"$log_file" 2>&1 &
+        --tri-port "$((15084 + i))" >"$log_file" 2>&1 &
     else
       DUBBO_BENCH_FILTER=-metrics $prio taskset -c "$server_core" "$bin/bench-server" \
-        --dubbo-port "${ports[$i]}" --tri-port "$((50084 + i))" >"$log_file" 2>&1 &
+        --dubbo-port "${ports[$i]}" --tri-port "$((15084 + i))" >"$log_file" 2>&1 &
     fi
     metrics_pids+=($!)
     for _ in $(seq 1 600); do
@@ -361,20 +362,20 @@ if [[ $cluster_only -eq 1 ]]; then
   exit 0
 fi
 
-start_server dubbo-rs "$bin/bench-server" --dubbo-port 20880 --tri-port 50051
+start_server dubbo-rs "$bin/bench-server" --dubbo-port 20880 --tri-port 15051
 run_points dubbo-rs
 stop_server
 cluster_row
 metrics_row
 
-start_server tonic "$bin/tonic-server" --port 50052
+start_server tonic "$bin/tonic-server" --port 15052
 run_points tonic
 stop_server
 
 if [[ -n "$java_jar" ]]; then
-  start_server java java -jar "$java_jar" --dubbo-port 20890 --tri-port 50061
+  start_server java java -jar "$java_jar" --dubbo-port 20890 --tri-port 15061
   log "java: JIT warm-up, ${java_prewarm} s per scenario"
-  for t in "dubbo 20890" "tri-iface 50061" "tri-idl 50061"; do
+  for t in "dubbo 20890" "tri-iface 15061" "tri-idl 15061"; do
     set -- $t
     for s in "${unary[@]}" stream; do
       [[ "$s" == stream && "$1" != tri-idl ]] && continue
