@@ -155,21 +155,23 @@ add_points() { # label target addr scenarios...
     done
   done
 }
+# Ports, all below the kernel's ephemeral range (32768-60999), where a client socket of another
+# process could hold one. The cluster row's three providers take the tri:// ports from
+# $row_tri_base on, the metrics row's two the next ones.
+rs_dubbo=20880; rs_tri=15051; tonic_port=15052; java_dubbo=20890; java_tri=15061; row_tri_base=15081
 unary=(empty echo128 echo1k list100)
 idl=(empty echo128 echo1k list100 stream)
 
-# Ports: dubbo-rs 20880 / 15051, tonic 15052, Java 20890 / 15061; all below the kernel's
-# ephemeral range (32768-60999), where a client socket of another process could hold one.
-add_points dubbo-rs dubbo 127.0.0.1:20880 "${unary[@]}"
-add_points dubbo-rs tri-iface 127.0.0.1:15051 "${unary[@]}"
-add_points dubbo-rs tri-idl 127.0.0.1:15051 "${idl[@]}"
+add_points dubbo-rs dubbo 127.0.0.1:$rs_dubbo "${unary[@]}"
+add_points dubbo-rs tri-iface 127.0.0.1:$rs_tri "${unary[@]}"
+add_points dubbo-rs tri-idl 127.0.0.1:$rs_tri "${idl[@]}"
 # The same dubbo-rs Triple server driven by tonic's client: server against server with one client.
-add_points dubbo-rs grpc 127.0.0.1:15051 "${idl[@]}"
-add_points tonic grpc 127.0.0.1:15052 "${idl[@]}"
+add_points dubbo-rs grpc 127.0.0.1:$rs_tri "${idl[@]}"
+add_points tonic grpc 127.0.0.1:$tonic_port "${idl[@]}"
 if [[ -n "$java_jar" ]]; then
-  add_points java dubbo 127.0.0.1:20890 "${unary[@]}"
-  add_points java tri-iface 127.0.0.1:15061 "${unary[@]}"
-  add_points java tri-idl 127.0.0.1:15061 "${idl[@]}"
+  add_points java dubbo 127.0.0.1:$java_dubbo "${unary[@]}"
+  add_points java tri-iface 127.0.0.1:$java_tri "${unary[@]}"
+  add_points java tri-idl 127.0.0.1:$java_tri "${idl[@]}"
 fi
 total="$(wc -l < "$plan")"
 log "$total points, $duration each after $warmup warm-up"
@@ -229,7 +231,7 @@ cluster_row() {
   for i in 0 1 2; do
     log_file="$work/cluster-server-$i.log"
     $prio taskset -c "$server_core" "$bin/bench-server" --dubbo-port "${ports[$i]}" \
-      --tri-port "$((15081 + i))" >"$log_file" 2>&1 &
+      --tri-port "$((row_tri_base + i))" >"$log_file" 2>&1 &
     cluster_pids+=($!)
     for _ in $(seq 1 600); do
       grep -q READY "$log_file" 2>/dev/null && break
@@ -294,10 +296,10 @@ metrics_row() {
     log_file="$work/metrics-server-$i.log"
     if [[ $i -eq 0 ]]; then
       $prio taskset -c "$server_core" "$bin/bench-server" --dubbo-port "${ports[$i]}" \
-        --tri-port "$((15084 + i))" >"$log_file" 2>&1 &
+        --tri-port "$((row_tri_base + 3 + i))" >"$log_file" 2>&1 &
     else
       DUBBO_BENCH_FILTER=-metrics $prio taskset -c "$server_core" "$bin/bench-server" \
-        --dubbo-port "${ports[$i]}" --tri-port "$((15084 + i))" >"$log_file" 2>&1 &
+        --dubbo-port "${ports[$i]}" --tri-port "$((row_tri_base + 3 + i))" >"$log_file" 2>&1 &
     fi
     metrics_pids+=($!)
     for _ in $(seq 1 600); do
@@ -362,20 +364,20 @@ if [[ $cluster_only -eq 1 ]]; then
   exit 0
 fi
 
-start_server dubbo-rs "$bin/bench-server" --dubbo-port 20880 --tri-port 15051
+start_server dubbo-rs "$bin/bench-server" --dubbo-port "$rs_dubbo" --tri-port "$rs_tri"
 run_points dubbo-rs
 stop_server
 cluster_row
 metrics_row
 
-start_server tonic "$bin/tonic-server" --port 15052
+start_server tonic "$bin/tonic-server" --port "$tonic_port"
 run_points tonic
 stop_server
 
 if [[ -n "$java_jar" ]]; then
-  start_server java java -jar "$java_jar" --dubbo-port 20890 --tri-port 15061
+  start_server java java -jar "$java_jar" --dubbo-port "$java_dubbo" --tri-port "$java_tri"
   log "java: JIT warm-up, ${java_prewarm} s per scenario"
-  for t in "dubbo 20890" "tri-iface 15061" "tri-idl 15061"; do
+  for t in "dubbo $java_dubbo" "tri-iface $java_tri" "tri-idl $java_tri"; do
     set -- $t
     for s in "${unary[@]}" stream; do
       [[ "$s" == stream && "$1" != tri-idl ]] && continue
