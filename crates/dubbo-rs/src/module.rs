@@ -916,6 +916,7 @@ fn provider_params(
             ("weight", text(provider.weight)),
             ("token", provider.token.clone()),
             ("executes", text(provider.executes)),
+            ("flowcontrol", provider.flowcontrol.clone()),
             ("accesslog", provider.accesslog.clone()),
         ],
     );
@@ -930,6 +931,7 @@ fn provider_params(
             ("token", service_config.token.clone()),
             ("weight", text(service_config.weight)),
             ("executes", text(service_config.executes)),
+            ("flowcontrol", service_config.flowcontrol.clone()),
             ("accesslog", service_config.accesslog.clone()),
         ],
     );

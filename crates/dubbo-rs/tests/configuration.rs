@@ -126,13 +126,18 @@ async fn builder_calls_apply_in_any_order() {
 
 #[tokio::test]
 async fn references_and_services_are_read_from_the_configuration() {
-    let provider_yaml = "dubbo:\n  application:\n    name: svc\n  protocols:\n    dubbo:\n      host: 127.0.0.1\n      port: 0\n  provider:\n    executes: 3\n  services:\n    adder:\n      interface: org.example.Adder\n      version: 2.0\n      weight: \"100\"\n      executes: 8\n";
+    let provider_yaml = "dubbo:\n  application:\n    name: svc\n  protocols:\n    dubbo:\n      host: 127.0.0.1\n      port: 0\n  provider:\n    executes: 3\n  services:\n    adder:\n      interface: org.example.Adder\n      version: 2.0\n      weight: \"100\"\n      executes: 8\n      flowcontrol: heuristicSmoothingFlowControl\n";
     let provider =
         Application::from_config(DubboConfig::from_yaml(provider_yaml).unwrap()).unwrap();
     let url = export_one(&provider, ServiceOptions::new()).await.remove(0);
     assert_eq!(url.version(), Some("2.0"), "{url}");
     assert_eq!(url.parameter("weight"), Some("100"));
     assert_eq!(url.parameter("executes"), Some("8"));
+    // Calls below go through the adaptive limit with its real CPU sampler.
+    assert_eq!(
+        url.parameter("flowcontrol"),
+        Some("heuristicSmoothingFlowControl")
+    );
     let port = url.port();
 
     let consumer_yaml = format!(
@@ -166,6 +171,22 @@ async fn references_and_services_are_read_from_the_configuration() {
     assert_eq!(reference.invoker().url().parameter("timeout"), Some("1234"));
     consumer.shutdown().await;
     provider.shutdown().await;
+}
+
+#[test]
+fn an_unknown_flowcontrol_is_refused_naming_the_key() {
+    for (yaml, key) in [
+        ("dubbo:\n  provider:\n    flowcontrol: vegas\n", "dubbo.provider.flowcontrol"),
+        (
+            "dubbo:\n  services:\n    adder:\n      interface: org.example.Adder\n      flowcontrol: autoConcurrencyLimiter\n",
+            "dubbo.services.adder.flowcontrol",
+        ),
+    ] {
+        let err = DubboConfig::from_yaml(yaml).expect_err("refused");
+        let text = err.to_string();
+        assert!(text.contains(key), "{text}");
+        assert!(text.contains("autoConcurrencyLimier"), "{text}");
+    }
 }
 
 #[tokio::test]

@@ -9,6 +9,7 @@ mod context;
 mod echo;
 mod exception;
 mod execute_limit;
+mod flow_control;
 mod generic;
 mod token;
 mod tps_limit;
@@ -23,6 +24,10 @@ pub use context::{ContextFilter, ServerAttachments, FRAMEWORK_ATTACHMENTS};
 pub use echo::EchoFilter;
 pub use exception::{ExceptionFilter, WRAPPER_EXCEPTION};
 pub use execute_limit::{ExecuteLimitFilter, EXECUTES_KEY};
+pub use flow_control::{
+    is_flow_control_name, CpuUsage, FlowControlFilter, AUTO_CONCURRENCY_LIMIER, BUSY_CPU,
+    CPU_SAMPLE_PERIOD, FLOW_CONTROL_KEY, FLOW_CONTROL_NAMES, HEURISTIC_SMOOTHING,
+};
 pub use generic::{generalize, GenericFilter};
 pub use token::{
     generate_token, is_empty_token, is_token_refusal, resolve_token, TokenFilter,
@@ -39,9 +44,9 @@ use crate::filter::{FilterSpec, Stage};
 ///
 /// `context` (provider, -10000), `consumercontext` (consumer, first of all) and `exception`
 /// (provider, 0) are always on, with Java's names and orders; remove one with `-name`.
-/// `token`, `executelimit`, `tps`, `accesslog` and `activelimit` have Java's names and order
-/// (0, Java's default); each is in a chain only where its URL parameter (`token`, `executes`,
-/// `tps`, `accesslog`, `actives`, or a `<method>.` form of one) is set, like Java's
+/// `token`, `executelimit`, `flowcontrol`, `tps`, `accesslog` and `activelimit` have Java's names
+/// and order (0, Java's default); each is in a chain only where its URL parameter (`token`,
+/// `executes`, `flowcontrol`, `tps`, `accesslog`, `actives`, or a `<method>.` form of one) is set, like Java's
 /// `@Activate(value = ...)`. Each call of this function creates new filter instances, so the
 /// state of the limits and the access-log writers belongs to the framework that called it.
 pub fn builtin_filters() -> Vec<Arc<FilterSpec>> {
@@ -80,6 +85,13 @@ pub fn builtin_filters() -> Vec<Arc<FilterSpec>> {
             Arc::new(ExecuteLimitFilter::new()),
         )
         .when_url_has(&[EXECUTES_KEY]),
+        FilterSpec::new(
+            "flowcontrol",
+            0,
+            &[Stage::Provider],
+            Arc::new(FlowControlFilter::new()),
+        )
+        .when_url_has(&[FLOW_CONTROL_KEY]),
         FilterSpec::new(
             "tps",
             0,

@@ -36,6 +36,7 @@ const KNOWN_KEYS: &[&str] = &[
     "provider.retries",
     "provider.loadbalance",
     "provider.executes",
+    "provider.flowcontrol",
     "provider.accesslog",
     "consumer.timeout",
     "consumer.retries",

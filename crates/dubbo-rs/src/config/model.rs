@@ -362,6 +362,10 @@ pub struct ProviderConfig {
     /// Maximum concurrent executions per method.
     #[serde(default, deserialize_with = "lenient::number")]
     pub executes: Option<u32>,
+    /// Adaptive limit of every service's concurrent calls: `heuristicSmoothingFlowControl`
+    /// or `autoConcurrencyLimier` (Java's `flowcontrol`).
+    #[serde(default, deserialize_with = "lenient::text")]
+    pub flowcontrol: Option<String>,
     /// Access log of every service: `true` logs each call through `tracing` (target
     /// `dubbo.accesslog`), a path appends to that file.
     #[serde(default, deserialize_with = "lenient::text")]
@@ -454,6 +458,9 @@ pub struct ServiceConfig {
     /// Maximum concurrent executions per method of this service (`executes`).
     #[serde(default, deserialize_with = "lenient::number")]
     pub executes: Option<u32>,
+    /// Adaptive limit of this service's concurrent calls, as `dubbo.provider.flowcontrol`.
+    #[serde(default, deserialize_with = "lenient::text")]
+    pub flowcontrol: Option<String>,
     /// Weight.
     #[serde(default, deserialize_with = "lenient::number")]
     pub weight: Option<u32>,

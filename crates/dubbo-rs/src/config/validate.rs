@@ -171,6 +171,24 @@ pub(crate) fn validate(config: &DubboConfig) -> Result<(), ConfigError> {
     for (id, s) in &config.services {
         check_registries(format!("dubbo.services.{id}.registries"), &s.registries)?;
     }
+    check_flow_control(
+        "dubbo.provider.flowcontrol",
+        config.provider.flowcontrol.as_deref(),
+    )?;
+    for (name, m) in &config.modules {
+        if let Some(p) = &m.provider {
+            check_flow_control(
+                &format!("dubbo.modules.{name}.provider.flowcontrol"),
+                p.flowcontrol.as_deref(),
+            )?;
+        }
+    }
+    for (id, s) in &config.services {
+        check_flow_control(
+            &format!("dubbo.services.{id}.flowcontrol"),
+            s.flowcontrol.as_deref(),
+        )?;
+    }
     for (id, r) in &config.references {
         check_registries(format!("dubbo.references.{id}.registries"), &r.registries)?;
     }
@@ -204,6 +222,21 @@ pub(crate) fn validate(config: &DubboConfig) -> Result<(), ConfigError> {
         }
     }
     Ok(())
+}
+
+fn check_flow_control(key: &str, value: Option<&str>) -> Result<(), ConfigError> {
+    match value {
+        Some(v) if !dubbo_core::filters::is_flow_control_name(v.trim()) => {
+            Err(ConfigError::invalid(
+                key,
+                format!(
+                    "{v:?} names no flow control; expected one of {:?}",
+                    dubbo_core::filters::FLOW_CONTROL_NAMES
+                ),
+            ))
+        }
+        _ => Ok(()),
+    }
 }
 
 fn check_register_mode(key: &str, mode: &str) -> Result<(), ConfigError> {
