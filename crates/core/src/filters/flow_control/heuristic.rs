@@ -70,7 +70,11 @@ impl Algorithm for HeuristicSmoothing {
                 smoothed.min(st.no_load)
             }
         };
-        let bound = stats.max_rate * ((2.0 + ALPHA) * st.no_load - stats.mean_latency);
+        // The first 100 ms keep the initial bound: their rate is too short a sample.
+        let Some(max_rate) = stats.max_rate else {
+            return;
+        };
+        let bound = max_rate * ((2.0 + ALPHA) * st.no_load - stats.mean_latency);
         self.max.store(to_bound(bound), Ordering::Relaxed);
     }
 }

@@ -23,9 +23,9 @@ pub(crate) struct WindowStats {
     pub mean_latency: f64,
     /// The shortest latency among them, seconds.
     pub min_latency: f64,
-    /// The highest rate of completions of any whole bucket, calls per second (the rate over
-    /// the time so far while no bucket is whole yet).
-    pub max_rate: f64,
+    /// The highest rate of completions of any whole bucket, calls per second; `None` while
+    /// no bucket is whole yet (a rate over the first few milliseconds says little).
+    pub max_rate: Option<f64>,
 }
 
 /// A ring of [`BUCKETS`] buckets, each [`BUCKET_SPAN`] long; the oldest is emptied and reused
@@ -36,8 +36,6 @@ pub(crate) struct Window {
     /// Start of the bucket at `current`.
     current_start: Instant,
     current: usize,
-    /// When the window was made, for the rate before a bucket is whole.
-    born: Instant,
     /// Whole buckets seen since then, up to [`BUCKETS`].
     whole: usize,
 }
@@ -48,7 +46,6 @@ impl Window {
             buckets: [Bucket::default(); BUCKETS],
             current_start: now,
             current: 0,
-            born: now,
             whole: 0,
         }
     }
@@ -83,15 +80,11 @@ impl Window {
         if calls == 0 {
             return None;
         }
-        if self.whole == 0 {
-            let lived = now.saturating_duration_since(self.born).as_secs_f64();
-            max_rate = calls as f64 / lived.max(BUCKET_SPAN.as_secs_f64() / 10.0);
-        }
         Some(WindowStats {
             calls,
             mean_latency: latency_us as f64 / calls as f64 / 1e6,
             min_latency: min_us.unwrap_or(0) as f64 / 1e6,
-            max_rate,
+            max_rate: (self.whole > 0).then_some(max_rate),
         })
     }
 
@@ -139,19 +132,20 @@ mod tests {
         assert!((s.mean_latency - (20.0 * 0.002 + 40.0 * 0.004) / 60.0).abs() < 1e-9);
         assert!((s.min_latency - 0.002).abs() < 1e-9);
         // The whole first bucket: 20 calls in 100 ms.
-        assert!((s.max_rate - 200.0).abs() < 1e-9, "{s:?}");
+        assert!((s.max_rate.unwrap() - 200.0).abs() < 1e-9, "{s:?}");
         // A second later the first two buckets have gone.
         assert_eq!(w.stats(t0 + 1250 * MS), None);
     }
 
     #[test]
-    fn rate_before_a_bucket_is_whole() {
+    fn no_rate_before_a_bucket_is_whole() {
         let t0 = Instant::now();
         let mut w = Window::new(t0);
         for i in 0..10 {
             w.record(MS, t0 + i * 5 * MS);
         }
         let s = w.stats(t0 + 50 * MS).unwrap();
-        assert!((s.max_rate - 200.0).abs() < 1e-6, "{s:?}");
+        assert_eq!((s.calls, s.max_rate), (10, None));
+        assert!(w.stats(t0 + 120 * MS).unwrap().max_rate.is_some());
     }
 }
