@@ -5,8 +5,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use super::heuristic::to_bound;
-use super::{Algorithm, INITIAL_MAX_CONCURRENCY};
+use super::{to_bound, Algorithm, INITIAL_MAX_CONCURRENCY};
 
 const MAX_EXPLORE: f64 = 0.3;
 const MIN_EXPLORE: f64 = 0.06;
@@ -106,7 +105,8 @@ impl AutoConcurrency {
             _ => rate,
         };
         st.peak_rate = Some(peak);
-        let mean = (st.sampled_latency / st.samples as u32).as_secs_f64();
+        let mean_latency = st.sampled_latency / st.samples as u32;
+        let mean = mean_latency.as_secs_f64();
         let no_load = match st.no_load {
             Some(n) if mean < n => mean * SMOOTHING + n * (1.0 - SMOOTHING),
             Some(n) => n,
@@ -114,7 +114,7 @@ impl AutoConcurrency {
         };
         st.no_load = Some(no_load);
         let next = if st.remeasure_at <= now {
-            st.draining_until = Some(now + 2 * (st.sampled_latency / st.samples as u32));
+            st.draining_until = Some(now + 2 * mean_latency);
             peak * no_load * REMEASURE_SHARE
         } else {
             let calm = mean <= no_load * (1.0 + MIN_EXPLORE) || rate >= peak * (1.0 + MIN_EXPLORE);

@@ -6,7 +6,7 @@ use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use super::window::Window;
-use super::{Algorithm, INITIAL_MAX_CONCURRENCY};
+use super::{to_bound, Algorithm, INITIAL_MAX_CONCURRENCY};
 
 /// How much the mean latency may rise over the no-load latency before the bound closes in.
 const ALPHA: f64 = 0.3;
@@ -76,18 +76,6 @@ impl Algorithm for HeuristicSmoothing {
         };
         let bound = max_rate * ((2.0 + ALPHA) * st.no_load - stats.mean_latency);
         self.max.store(to_bound(bound), Ordering::Relaxed);
-    }
-}
-
-/// A computed bound as a count of calls: rounded up, at least one.
-pub(crate) fn to_bound(v: f64) -> usize {
-    // Rounding noise (12.999999… or 13.000001 for 13) must not cost or add a call.
-    let v = v - 1e-6;
-    if v.is_finite() && v >= 1.0 {
-        // Bounded above so that a runaway figure cannot overflow the conversion.
-        v.ceil().min(1e9) as usize
-    } else {
-        1
     }
 }
 

@@ -34,6 +34,18 @@ pub const BUSY_CPU: f64 = 0.5;
 /// The bound before the first estimate.
 pub(crate) const INITIAL_MAX_CONCURRENCY: usize = 40;
 
+/// A computed bound as a count of calls: rounded up, at least one.
+pub(crate) fn to_bound(v: f64) -> usize {
+    // Rounding noise (12.999999… or 13.000001 for 13) must not cost or add a call.
+    let v = v - 1e-6;
+    if v.is_finite() && v >= 1.0 {
+        // Bounded above so that a runaway figure cannot overflow the conversion.
+        v.ceil().min(1e9) as usize
+    } else {
+        1
+    }
+}
+
 /// One way of computing the bound from the calls that completed.
 pub(crate) trait Algorithm: Send + Sync + Debug + 'static {
     /// The bound now.
@@ -130,15 +142,18 @@ impl Filter for ChainFlowControl {
 /// A service's limit, and those of its methods that name their own.
 #[derive(Debug)]
 struct ServiceLimits {
-    service: Option<Limit>,
+    service: Limit,
     methods: HashMap<String, Limit>,
     cpu: Arc<CpuUsage>,
 }
 
-/// A limit, or why the URL's value makes none.
+/// What a `flowcontrol` value asks for.
 #[derive(Debug)]
 enum Limit {
     On(Arc<Bound>),
+    /// `""` or `false`: no limit (on a method, exempt from the service's).
+    Off,
+    /// A name that is no algorithm.
     Unknown(String),
 }
 
@@ -150,18 +165,19 @@ struct Bound {
 }
 
 impl Limit {
-    /// The limit `value` names; `None` for none.
-    fn named(value: &str, now: Instant) -> Option<Self> {
+    /// The limit `value` names.
+    fn named(value: &str, now: Instant) -> Self {
+        let value = value.trim();
         let algorithm: Box<dyn Algorithm> = match value {
-            v if is_none(v) => return None,
+            v if is_none(v) => return Self::Off,
             HEURISTIC_SMOOTHING => Box::new(heuristic::HeuristicSmoothing::new(now)),
             AUTO_CONCURRENCY_LIMIER => Box::new(auto_concurrency::AutoConcurrency::new(now)),
-            other => return Some(Self::Unknown(other.to_owned())),
+            other => return Self::Unknown(other.to_owned()),
         };
-        Some(Self::On(Arc::new(Bound {
+        Self::On(Arc::new(Bound {
             algorithm,
             in_flight: AtomicUsize::new(0),
-        })))
+        }))
     }
 }
 
@@ -170,16 +186,14 @@ impl ServiceLimits {
         let now = Instant::now();
         let service = url
             .parameter(FLOW_CONTROL_KEY)
-            .and_then(|v| Limit::named(v.trim(), now));
+            .map_or(Limit::Off, |v| Limit::named(v, now));
         let suffix = format!(".{FLOW_CONTROL_KEY}");
         let methods = url
             .params()
             .iter()
             .filter_map(|(k, v)| {
                 let method = k.strip_suffix(&suffix)?;
-                // A method set to none is exempt from the service's limit.
-                let limit = Limit::named(v.trim(), now).unwrap_or(Limit::Unknown(String::new()));
-                Some((method.to_owned(), limit))
+                Some((method.to_owned(), Limit::named(v, now)))
             })
             .collect();
         Self {
@@ -191,15 +205,9 @@ impl ServiceLimits {
 
     fn run<'a>(&self, invocation: Invocation, next: Next<'a>) -> BoxFuture<'a, RpcResult> {
         let method = invocation.method_name();
-        let limit = match self.methods.get(method) {
-            // A method's `none` (stored as an empty unknown name) opts it out.
-            Some(Limit::Unknown(name)) if name.is_empty() => None,
-            Some(l) => Some(l),
-            None => self.service.as_ref(),
-        };
-        let bound = match limit {
-            None => return next.run(invocation),
-            Some(Limit::Unknown(name)) => {
+        let bound = match self.methods.get(method).unwrap_or(&self.service) {
+            Limit::Off => return next.run(invocation),
+            Limit::Unknown(name) => {
                 let message = format!(
                     "flowcontrol={name} of {} names no flow control (known: {})",
                     invocation.service(),
@@ -209,7 +217,7 @@ impl ServiceLimits {
                     async move { Err(RpcError::framework(ErrorCode::Config, message)) },
                 );
             }
-            Some(Limit::On(b)) => b.clone(),
+            Limit::On(b) => b.clone(),
         };
         let running = bound.in_flight.fetch_add(1, Ordering::AcqRel) + 1;
         let max = bound.algorithm.max_concurrency();
@@ -271,9 +279,9 @@ mod tests {
         )
         .unwrap();
         let l = ServiceLimits::of(&url, Arc::new(CpuUsage::fixed(0.0)));
-        assert!(matches!(l.service, Some(Limit::On(_))));
+        assert!(matches!(l.service, Limit::On(_)));
         assert!(matches!(l.methods.get("slow"), Some(Limit::On(_))));
-        assert!(matches!(l.methods.get("ping"), Some(Limit::Unknown(n)) if n.is_empty()));
+        assert!(matches!(l.methods.get("ping"), Some(Limit::Off)));
         assert!(matches!(l.methods.get("odd"), Some(Limit::Unknown(n)) if n == "nope"));
         assert_eq!(l.methods.len(), 3);
     }
