@@ -11,6 +11,7 @@ use dubbo_core::{
 };
 use dubbo_url::Url;
 
+use crate::fair_share::spend_budget;
 use crate::router::RouterChain;
 use crate::strategy::burst::Burst;
 use crate::strategy::call::contains;
@@ -108,6 +109,10 @@ impl ClusterShared {
 /// (`loadbalance`, default `random`) and the retries (`retries`, default 2), each with Java's
 /// method-level override (`sayHello.loadbalance`, `sayHello.retries`). A call then only loads
 /// snapshots and reads those settings.
+///
+/// Every call spends one unit of the async runtime's cooperative budget when it ends, so that
+/// a caller retrying calls that fail at once (no provider) still lets the registry, watch and
+/// heartbeat tasks run, on any runtime shape.
 pub struct ClusterInvoker {
     shared: Arc<ClusterShared>,
     strategy: Arc<dyn ClusterStrategy>,
@@ -201,17 +206,21 @@ impl ClusterInvoker {
 impl Invoker for ClusterInvoker {
     fn invoke(&self, invocation: Invocation) -> BoxFuture<'_, RpcResult> {
         let settings = self.shared.settings(invocation.method_name());
-        let invokers = match self.shared.route(&invocation) {
-            Ok(invokers) => invokers,
-            Err(e) => return Box::pin(async move { Err(e) }),
+        let call = match self.shared.route(&invocation) {
+            Ok(invokers) => {
+                let call = ClusterCall {
+                    shared: self.shared.clone(),
+                    balancer: settings.balancer.clone(),
+                    retries: settings.retries,
+                    invokers,
+                };
+                self.strategy.invoke(call, invocation)
+            }
+            Err(e) => Box::pin(std::future::ready(Err(e))),
         };
-        let call = ClusterCall {
-            shared: self.shared.clone(),
-            balancer: settings.balancer.clone(),
-            retries: settings.retries,
-            invokers,
-        };
-        self.strategy.invoke(call, invocation)
+        // A call that fails at once (no provider, every provider unusable) must still let the
+        // registry, watch and heartbeat tasks run when its caller retries in a loop.
+        Box::pin(spend_budget(call))
     }
 
     fn url(&self) -> &Url {

@@ -21,6 +21,7 @@
 mod cluster_invoker;
 pub mod configurator;
 pub mod directory;
+mod fair_share;
 pub mod loadbalance;
 pub mod merger;
 pub mod router;
