@@ -442,7 +442,9 @@ fn chain_orders_by_priority_and_names_the_emptying_router() {
         service,
         router,
         before,
+        reason,
     } = &err;
+    assert_eq!(*reason, None, "a condition router says nothing more");
     assert_eq!(service, "com.foo.BarService");
     assert_eq!(router, "condition(com.foo.BarService)");
     assert_eq!(*before, 3);
@@ -500,4 +502,21 @@ fn a_chain_that_keeps_everyone_hands_on_the_snapshot_itself() {
     let routed = chain.route(&untagged, &call("a", vec![])).unwrap();
     assert_eq!(hosts(&routed), ["10.20.153.10:20880"]);
     assert!(!Arc::ptr_eq(&routed, &untagged));
+}
+
+#[test]
+fn a_forced_tag_that_matches_nothing_is_named_in_the_error() {
+    let chain = RouterChain::for_consumer(consumer());
+    let red = call("m", vec![])
+        .with_attachment("dubbo.tag", "red")
+        .with_attachment("dubbo.force.tag", "true");
+    let Err(err) = chain.route(&three(), &red) else {
+        panic!("no provider has tag red")
+    };
+    let RouteError::Emptied { router, reason, .. } = &err;
+    assert_eq!(router, "tag");
+    let text = err.to_string();
+    assert!(text.contains("tag `red`"), "{text}");
+    assert!(text.contains("dubbo.force.tag=true"), "{text}");
+    assert!(reason.as_deref().is_some_and(|r| r.contains("red")));
 }

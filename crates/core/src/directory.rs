@@ -76,6 +76,15 @@ pub trait Router: Send + Sync + 'static {
         let _ = (invocation, key);
         false
     }
+
+    /// Why this router left `invocation` no provider, in terms of what the call asked for
+    /// (the tag it carries and whether it was forced, ...), for the `NoProvider` error that a
+    /// user reads; `None` when the router's name says enough. Asked only after the router
+    /// emptied a list, never on a routed call.
+    fn explain_empty(&self, invocation: &Invocation) -> Option<String> {
+        let _ = invocation;
+        None
+    }
 }
 
 /// Picks one provider for one call (random, round robin, least active, p2c, ...).

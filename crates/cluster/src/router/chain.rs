@@ -299,13 +299,15 @@ impl RouterChain {
             _ => Outcome::clone(&head),
         };
         match outcome.emptied_by {
-            Some(at) => Err(RouteError::Emptied {
-                service: invocation.service().to_string(),
-                router: routers
-                    .get(at)
-                    .map_or_else(|| "?".to_owned(), |r| r.name().to_owned()),
-                before: invokers.len(),
-            }),
+            Some(at) => {
+                let router = routers.get(at);
+                Err(RouteError::Emptied {
+                    service: invocation.service().to_string(),
+                    router: router.map_or_else(|| "?".to_owned(), |r| r.name().to_owned()),
+                    before: invokers.len(),
+                    reason: router.and_then(|r| r.explain_empty(invocation)),
+                })
+            }
             None => Ok(outcome.invokers),
         }
     }

@@ -97,7 +97,8 @@ impl RuleError {
 pub enum RouteError {
     /// A router's rules removed every provider of the list it was given.
     #[error(
-        "no provider of {service} left: router `{router}` filtered out all {before} providers"
+        "no provider of {service} left: router `{router}` filtered out all {before} providers{}",
+        reason.as_deref().map(|r| format!(" ({r})")).unwrap_or_default()
     )]
     Emptied {
         /// The service (`group/interface:version`).
@@ -106,5 +107,9 @@ pub enum RouteError {
         router: String,
         /// How many providers it was given.
         before: usize,
+        /// What of the call made the router keep none, when the router says
+        /// ([`Router::explain_empty`](dubbo_core::Router::explain_empty)): the tag a call
+        /// forced and no provider carries, for one.
+        reason: Option<String>,
     },
 }

@@ -215,6 +215,28 @@ impl Router for TagRouter {
         "tag"
     }
 
+    fn explain_empty(&self, invocation: &Invocation) -> Option<String> {
+        let forced = self.force_tag(invocation);
+        let rule_force = self
+            .state
+            .load()
+            .rule
+            .as_ref()
+            .is_some_and(|r| r.enabled && r.force);
+        Some(match self.request_tag(invocation) {
+            Some(tag) if forced => {
+                format!(
+                    "no provider has tag `{tag}`, which the call forces with {FORCE_TAG_KEY}=true"
+                )
+            }
+            Some(tag) if rule_force => {
+                format!("no provider has tag `{tag}`, and the tag rule is force: true")
+            }
+            Some(tag) => format!("no provider has tag `{tag}`, and none is untagged"),
+            None => "the call carries no tag and every provider is tagged".to_owned(),
+        })
+    }
+
     fn priority(&self) -> i32 {
         100
     }
