@@ -551,7 +551,7 @@ impl Application {
 
     /// This application's instance of protocol `name`, created on first use.
     pub(crate) fn protocol(&self, name: &str) -> Result<Arc<dyn Protocol>, DubboError> {
-        let name = if name == "triple" { "tri" } else { name };
+        let name = dubbo_url::canonical_protocol(name);
         let mut protocols = lock(&self.inner.protocols);
         if let Some(p) = protocols.get(name) {
             return Ok(p.clone());

@@ -109,8 +109,7 @@ impl Framework {
                     dubbo_protocol_triple::TripleConfig::default(),
                 ))
             });
-            extensions.register::<dyn ProtocolFactory>("tri", tri.clone());
-            extensions.register::<dyn ProtocolFactory>("triple", tri);
+            extensions.register::<dyn ProtocolFactory>("tri", tri);
         }
         // Registries by scheme: the embedded file registry needs no server.
         #[cfg(unix)]
@@ -186,10 +185,10 @@ impl Framework {
         &self.tracers
     }
 
-    /// A new protocol instance by name, if a factory is registered.
+    /// A new protocol instance by name (`triple` is `tri`), if a factory is registered.
     pub fn create_protocol(&self, name: &str) -> Option<Arc<dyn Protocol>> {
         self.extensions
-            .get::<dyn ProtocolFactory>(name)
+            .get::<dyn ProtocolFactory>(dubbo_url::canonical_protocol(name))
             .map(|f| f.create())
     }
 }

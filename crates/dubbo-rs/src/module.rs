@@ -133,11 +133,6 @@ impl Module {
         let mut urls = Vec::new();
         for (id, pc) in chosen {
             let name = pc.protocol_name(&id).to_owned();
-            let name = if name == "triple" {
-                "tri".to_owned()
-            } else {
-                name
-            };
             let protocol = app.protocol(&name)?;
             let mut p = params.clone();
             p.extend(pc.parameters.clone());
@@ -201,9 +196,7 @@ impl Module {
         let all = app.config().all_protocols();
         let chosen = match options.protocols.first() {
             Some(id) => all.iter().find(|(i, _)| i == id),
-            None => all
-                .iter()
-                .find(|(id, c)| matches!(c.protocol_name(id), "tri" | "triple")),
+            None => all.iter().find(|(id, c)| c.protocol_name(id) == "tri"),
         };
         let (id, pc) = chosen.cloned().ok_or_else(|| {
             ConfigError::invalid(
@@ -211,7 +204,7 @@ impl Module {
                 format!("IDL service {name} needs a tri protocol, and none is configured"),
             )
         })?;
-        if !matches!(pc.protocol_name(&id), "tri" | "triple") {
+        if pc.protocol_name(&id) != "tri" {
             return Err(ConfigError::invalid(
                 format!("dubbo.protocols.{id}.name"),
                 format!("IDL service {name} can only be served over tri"),
@@ -465,13 +458,7 @@ impl Module {
             .protocol
             .as_deref()
             .or(rc.protocol.as_deref())
-            .map(|p| {
-                if p.trim() == "triple" {
-                    "tri"
-                } else {
-                    p.trim()
-                }
-            });
+            .map(dubbo_url::canonical_protocol);
         if let Some(p) = wanted {
             params.insert("protocol".into(), p.to_owned());
         }
@@ -860,14 +847,7 @@ fn reference_scheme(
     rc: &ReferenceConfig,
     consumer: &ConsumerConfig,
 ) -> Result<String, ConfigError> {
-    let normal = |p: &str| {
-        let p = p.trim();
-        if p == "triple" {
-            "tri".to_owned()
-        } else {
-            p.to_owned()
-        }
-    };
+    let normal = |p: &str| dubbo_url::canonical_protocol(p).to_owned();
     let wanted = options
         .protocol
         .as_deref()

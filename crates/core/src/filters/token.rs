@@ -92,7 +92,7 @@ impl Filter for TokenFilter {
             return next.run(invocation);
         }
         let prefix = match url.protocol() {
-            Some("tri") | Some("triple") => "",
+            Some(p) if dubbo_url::is_triple(p) => "",
             _ => INVALID_TOKEN_PREFIX,
         };
         let message = format!(

@@ -242,7 +242,7 @@ where
 impl ProtocolConfig {
     /// The protocol name: `name`, else the id it was configured under.
     pub fn protocol_name<'a>(&'a self, id: &'a str) -> &'a str {
-        self.name.as_deref().unwrap_or(id)
+        dubbo_url::canonical_protocol(self.name.as_deref().unwrap_or(id))
     }
 }
 

@@ -49,7 +49,7 @@ pub(crate) fn refuse_unhonoured(config: &DubboConfig) -> Result<(), ConfigError>
 }
 
 fn is_tri(name: &str) -> bool {
-    matches!(name, "tri" | "triple")
+    dubbo_url::is_triple(name)
 }
 
 fn no_connections(key: &str) -> ConfigError {
