@@ -8,6 +8,7 @@ use dubbo_rs::hessian2::java::{BigDecimal, Date};
 use dubbo_rs::prelude::*;
 use serde_bytes::ByteBuf;
 
+use crate::reference_flags::ReferenceFlags;
 use crate::report::Report;
 use crate::service::{InteropServiceClient, User};
 
@@ -45,15 +46,19 @@ pub fn interop_reference(url: &str, token: Option<&str>) -> ReferenceOptions {
     }
 }
 
-/// Runs every InteropService case against the provider at `url`, sending `token` if given.
+/// Runs every InteropService case against the provider at `url`, with the client's reference
+/// flags (the token sent if given, the timeout and parameters).
 pub async fn run_interop_cases(
     app: &Application,
     url: &str,
-    token: Option<&str>,
+    flags: &ReferenceFlags,
     report: &mut Report,
 ) -> Result<(), DubboError> {
     let module = app.default_module();
-    let reference = module.refer(interop_reference(url, token)).await?;
+    let token = flags.token();
+    let reference = module
+        .refer(flags.apply(interop_reference(url, token)))
+        .await?;
     let c = InteropServiceClient::new(reference.invoker());
 
     report.equal(
@@ -308,7 +313,7 @@ pub async fn run_interop_cases(
     );
 
     let v2 = module
-        .refer(interop_reference(url, token).version("2.0.0"))
+        .refer(flags.apply(interop_reference(url, token).version("2.0.0")))
         .await?;
     report.equal(
         "version 2.0.0 selected",

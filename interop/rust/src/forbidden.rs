@@ -4,20 +4,23 @@
 use dubbo_rs::prelude::*;
 
 use crate::cases::interop_reference;
+use crate::reference_flags::ReferenceFlags;
 use crate::report::Report;
 use crate::service::InteropServiceClient;
 
-/// Calls `InteropService.sayHello` at `url` sending `token` (none when `None`) and records one
-/// case that passes only if the provider refused the call with [`ErrorCode::Forbidden`].
+/// Calls `InteropService.sayHello` at `url` sending the flags' token (none when not given) and
+/// records one case that passes only if the provider refused the call with
+/// [`ErrorCode::Forbidden`].
 pub async fn check_forbidden(
     app: &Application,
     url: &str,
-    token: Option<&str>,
+    flags: &ReferenceFlags,
     report: &mut Report,
 ) -> Result<(), DubboError> {
+    let token = flags.token();
     let reference = app
         .default_module()
-        .refer(interop_reference(url, token))
+        .refer(flags.apply(interop_reference(url, token)))
         .await?;
     let c = InteropServiceClient::new(reference.invoker());
     let name = match token {

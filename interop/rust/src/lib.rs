@@ -8,6 +8,7 @@ pub mod cases;
 pub mod forbidden;
 pub mod load;
 pub mod provider;
+pub mod reference_flags;
 pub mod report;
 pub mod service;
 pub mod tracing_flag;

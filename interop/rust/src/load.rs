@@ -4,11 +4,13 @@
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime};
 
 use dubbo_rs::core::{CallReport, Invocation, MethodSignature, Value};
 use dubbo_rs::prelude::*;
 
 use crate::cases::interop_reference;
+use crate::reference_flags::ReferenceFlags;
 
 /// What a load run asks for.
 #[derive(Debug, Clone)]
@@ -39,18 +41,24 @@ pub struct LoadResult {
     pub failed: usize,
     /// Calls answered, by the provider (`HOST:PORT`) that answered.
     pub by_provider: BTreeMap<String, usize>,
+    /// When each provider first and last answered, since the callers started.
+    pub answered: BTreeMap<String, (Duration, Duration)>,
+    /// When the callers started, as the system clock saw it (to set the figures above against
+    /// events outside this process).
+    pub started: Option<SystemTime>,
     /// The first few failures, for the log.
     pub errors: Vec<String>,
 }
 
-/// Runs `plan` against the providers of `url` (one or several, `;`-separated).
+/// Runs `plan` against the providers of `url` (one or several, `;`-separated), with the
+/// client's reference flags (token, timeout, parameters).
 pub async fn run_load(
     app: &Application,
     url: &str,
-    token: Option<&str>,
+    flags: &ReferenceFlags,
     plan: &LoadPlan,
 ) -> Result<LoadResult, DubboError> {
-    let mut options = interop_reference(url, token);
+    let mut options = interop_reference(url, flags.token());
     for (key, value) in [
         ("loadbalance", &plan.loadbalance),
         ("cluster", &plan.cluster),
@@ -60,7 +68,7 @@ pub async fn run_load(
             options = options.parameter(key, v);
         }
     }
-    let reference = app.default_module().refer(options).await?;
+    let reference = app.default_module().refer(flags.apply(options)).await?;
     let invoker = reference.invoker();
     let key = reference.service_key().clone();
     let method = Arc::new(MethodSignature::new(
@@ -69,7 +77,11 @@ pub async fn run_load(
         "java.lang.String",
     ));
     let next = Arc::new(AtomicUsize::new(0));
-    let result = Arc::new(Mutex::new(LoadResult::default()));
+    let result = Arc::new(Mutex::new(LoadResult {
+        started: Some(SystemTime::now()),
+        ..LoadResult::default()
+    }));
+    let start = Instant::now();
     let mut callers = Vec::new();
     for _ in 0..plan.concurrency.max(1) {
         let (invoker, key, method, next, result) = (
@@ -81,10 +93,10 @@ pub async fn run_load(
         );
         let total = plan.calls;
         let tag = plan.tag.clone();
-        let deadline = plan.duration.map(|d| std::time::Instant::now() + d);
+        let deadline = plan.duration.map(|d| start + d);
         callers.push(tokio::spawn(async move {
             while next.fetch_add(1, Ordering::Relaxed) < total
-                && deadline.is_none_or(|d| std::time::Instant::now() < d)
+                && deadline.is_none_or(|d| Instant::now() < d)
             {
                 let mut call = Invocation::new(key.clone(), method.clone(), vec!["load".into()]);
                 if let Some(tag) = &tag {
@@ -99,9 +111,13 @@ pub async fn run_load(
                 match outcome {
                     Ok(resp) if resp.value == Value::String("Hello load".into()) => {
                         r.passed += 1;
-                        *r.by_provider
-                            .entry(provider.unwrap_or_else(|| "unknown".into()))
-                            .or_default() += 1;
+                        let provider = provider.unwrap_or_else(|| "unknown".into());
+                        let at = start.elapsed();
+                        r.answered
+                            .entry(provider.clone())
+                            .and_modify(|(_, last)| *last = at)
+                            .or_insert((at, at));
+                        *r.by_provider.entry(provider).or_default() += 1;
                     }
                     other => {
                         r.failed += 1;

@@ -11,6 +11,7 @@ use dubbo_interop::args::Args;
 use dubbo_interop::cases::{reference_to, run_interop_cases, REGISTRY_TARGET};
 use dubbo_interop::forbidden::check_forbidden;
 use dubbo_interop::load::{run_load, LoadPlan};
+use dubbo_interop::reference_flags::ReferenceFlags;
 use dubbo_interop::report::Report;
 use dubbo_rs::prelude::*;
 use dubbo_triple_greeter::{run_client_cases, GreeterClient};
@@ -18,8 +19,8 @@ use dubbo_triple_greeter::{run_client_cases, GreeterClient};
 /// The Greeter's full service name (`package.Service` of interop/proto/greeter.proto).
 const GREETER_SERVICE: &str = "org.apache.dubbo.interop.tri.Greeter";
 
-const USAGE: &str = "usage: interop-client --url dubbo://HOST:PORT | --url tri://HOST:PORT | --url \"URL1;URL2;...\" | --registry URL [--protocol dubbo|tri] [--migration STEP] [--provided-by APPS] [--greeter-only] [--no-greeter] [--token T] [--expect-forbidden]
-       interop-client --url \"URL1;URL2;...\" --load N [--concurrency C] [--loadbalance NAME] [--cluster NAME] [--retries R]
+const USAGE: &str = "usage: interop-client --url dubbo://HOST:PORT | --url tri://HOST:PORT | --url \"URL1;URL2;...\" | --registry URL [--protocol dubbo|tri] [--migration STEP] [--provided-by APPS] [--greeter-only] [--no-greeter] [--token T] [--expect-forbidden] [--timeout MS] [--param K=V]... [--attachment K=V]... [--worker-threads N | --current-thread]
+       interop-client --url \"URL1;URL2;...\" --load N [--concurrency C] [--loadbalance NAME] [--cluster NAME] [--retries R] [--duration S] [--tag T]
 
   --no-greeter         over tri://, skip the Greeter cases (for a provider without the IDL
                        service, e.g. the Java Dubbo 3.2 interop provider)
@@ -32,7 +33,10 @@ const USAGE: &str = "usage: interop-client --url dubbo://HOST:PORT | --url tri:/
                        mapping in the registry (Java's etcd registry writes none)
   --load N             instead of the cases, call sayHello(\"load\") N times from C callers
                        (default 8); print `provider HOST:PORT calls K` per provider that
-                       answered, then `N passed, N failed` counting calls
+                       answered, then `provider-times HOST:PORT first-ms F last-ms L` per
+                       provider (when it first and last answered, in ms since the callers
+                       started, at `load-start unix-ms T`), then `N passed, N failed` counting
+                       calls
   --duration S         with --load: stop starting calls after S seconds
   --tag T              with --load: every call carries the attachment dubbo.tag=T (tag routing)
   --app NAME           the consumer's application name (default interop-consumer); governance
@@ -41,36 +45,113 @@ const USAGE: &str = "usage: interop-client --url dubbo://HOST:PORT | --url tri:/
 
   --token T            send Dubbo's token T with every call, Greeter's included
   --expect-forbidden   instead of the cases, call sayHello once (with --token's token, or none)
-                       and pass only if the provider refuses it as forbidden (ErrorCode::Forbidden)";
+                       and pass only if the provider refuses it as forbidden (ErrorCode::Forbidden)
+  --timeout MS         the references' timeout in milliseconds (default 10000; Greeter's 5000)
+  --param K=V          a parameter on the references (repeatable), e.g. --param retries=0
+  --attachment K=V     an attachment on every call (repeatable), Greeter's included
 
-#[tokio::main]
-async fn main() -> ExitCode {
+  --worker-threads N   run on a multi-thread runtime with N worker threads (default: one per
+                       core)
+  --current-thread     run on a current-thread runtime (everything on the main thread)";
+
+/// Every flag the client knows; any other is refused.
+const FLAGS: &[&str] = &[
+    "url",
+    "registry",
+    "protocol",
+    "migration",
+    "provided-by",
+    "greeter-only",
+    "no-greeter",
+    "token",
+    "expect-forbidden",
+    "load",
+    "concurrency",
+    "loadbalance",
+    "cluster",
+    "retries",
+    "duration",
+    "tag",
+    "app",
+    "otlp",
+    "timeout",
+    "param",
+    "attachment",
+    "worker-threads",
+    "current-thread",
+];
+
+/// The flags that take no value.
+const SWITCHES: &[&str] = &[
+    "greeter-only",
+    "no-greeter",
+    "expect-forbidden",
+    "current-thread",
+];
+
+fn main() -> ExitCode {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("error"));
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .init();
-    let args = match Args::parse(
-        std::env::args().skip(1),
-        &["greeter-only", "no-greeter", "expect-forbidden"],
-    ) {
+    let args = match Args::parse(std::env::args().skip(1), SWITCHES) {
         Ok(a) => a,
         Err(e) => {
             eprintln!("{e}\n{USAGE}");
             return ExitCode::from(2);
         }
     };
-    let mut report = Report::new();
-    if let Err(e) = run(&args, &mut report).await {
-        report.check("setup", false, || e);
+    if let Some(unknown) = args.unknown(FLAGS) {
+        eprintln!("unknown flag --{unknown}\n{USAGE}");
+        return ExitCode::from(2);
     }
+    let runtime = match runtime(&args) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("{e}\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut report = Report::new();
+    runtime.block_on(async {
+        if let Err(e) = run(&args, &mut report).await {
+            report.check("setup", false, || e);
+        }
+    });
     report.finish();
     if report.failed() == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
     }
+}
+
+/// The runtime the flags ask for: `--current-thread`, `--worker-threads N`, or what
+/// `#[tokio::main]` builds (multi-thread, one worker per core).
+fn runtime(args: &Args) -> Result<tokio::runtime::Runtime, String> {
+    let mut builder = match (args.has("current-thread"), args.get("worker-threads")) {
+        (true, Some(_)) => {
+            return Err("--current-thread and --worker-threads exclude each other".to_owned())
+        }
+        (true, None) => tokio::runtime::Builder::new_current_thread(),
+        (false, Some(n)) => {
+            let n: usize = n
+                .parse()
+                .ok()
+                .filter(|n| *n > 0)
+                .ok_or_else(|| format!("--worker-threads {n}: not a positive count"))?;
+            let mut b = tokio::runtime::Builder::new_multi_thread();
+            b.worker_threads(n);
+            b
+        }
+        (false, None) => tokio::runtime::Builder::new_multi_thread(),
+    };
+    builder
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the runtime: {e}"))
 }
 
 async fn run(args: &Args, report: &mut Report) -> Result<(), String> {
@@ -99,10 +180,14 @@ async fn run(args: &Args, report: &mut Report) -> Result<(), String> {
             builder = builder.migration_step(step);
         }
     }
+    let flags = ReferenceFlags::from_args(args)?;
+    if let Some(framework) = flags.framework() {
+        builder = builder.framework(framework);
+    }
     let app = builder.build().map_err(|e| e.to_string())?;
-    let token = args.get("token");
+    let token = flags.token();
     if args.has("expect-forbidden") {
-        check_forbidden(&app, url, token, report)
+        check_forbidden(&app, url, &flags, report)
             .await
             .map_err(|e| e.to_string())?;
         app.shutdown().await;
@@ -130,7 +215,7 @@ async fn run(args: &Args, report: &mut Report) -> Result<(), String> {
             },
             tag: args.get("tag").map(str::to_owned),
         };
-        let result = run_load(&app, url, token, &plan)
+        let result = run_load(&app, url, &flags, &plan)
             .await
             .map_err(|e| e.to_string())?;
         for e in &result.errors {
@@ -139,13 +224,26 @@ async fn run(args: &Args, report: &mut Report) -> Result<(), String> {
         for (provider, calls) in &result.by_provider {
             println!("provider {provider} calls {calls}");
         }
+        if let Some(started) = result.started {
+            let ms = started
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis());
+            println!("load-start unix-ms {ms}");
+        }
+        for (provider, (first, last)) in &result.answered {
+            println!(
+                "provider-times {provider} first-ms {} last-ms {}",
+                first.as_millis(),
+                last.as_millis()
+            );
+        }
         report.add_counts(result.passed, result.failed);
         app.shutdown().await;
         return Ok(());
     }
     let greeter_only = args.has("greeter-only");
     if !greeter_only {
-        run_interop_cases(&app, url, token, report)
+        run_interop_cases(&app, url, &flags, report)
             .await
             .map_err(|e| e.to_string())?;
     }
@@ -168,6 +266,7 @@ async fn run(args: &Args, report: &mut Report) -> Result<(), String> {
         if let Some(t) = token {
             options = options.parameter("token", t);
         }
+        let options = flags.apply(options);
         match app.default_module().refer(options).await {
             Ok(reference) => {
                 let client = GreeterClient::from_invoker(reference.invoker());
