@@ -1,5 +1,6 @@
 //! The `prost_build::ServiceGenerator` that writes Triple clients and servers.
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use prost_build::{Method, Service, ServiceGenerator};
@@ -11,6 +12,8 @@ pub struct TripleServiceGenerator {
     krate: String,
     client: bool,
     server: bool,
+    /// Encoded descriptor sets by full service name, for the servers' reflection answers.
+    descriptors: HashMap<String, Vec<u8>>,
 }
 
 impl TripleServiceGenerator {
@@ -20,7 +23,15 @@ impl TripleServiceGenerator {
             krate,
             client,
             server,
+            descriptors: HashMap::new(),
         }
+    }
+
+    /// Gives each generated server the encoded `FileDescriptorSet` of its service (by full
+    /// name, `package.Service`), which the Triple server answers gRPC reflection with.
+    pub fn with_descriptor_sets(mut self, descriptors: HashMap<String, Vec<u8>>) -> Self {
+        self.descriptors = descriptors;
+        self
     }
 }
 
@@ -257,6 +268,17 @@ impl TripleServiceGenerator {
             "        pub fn from_arc(inner: ::std::sync::Arc<T>) -> Self {{ Self {{ inner }} }}"
         );
         let _ = writeln!(buf, "    }}");
+        if let Some(set) = self.descriptors.get(&full) {
+            let _ = writeln!(
+                buf,
+                "    /// The encoded `FileDescriptorSet` of `{full}`: its file and every file it imports."
+            );
+            let _ = writeln!(
+                buf,
+                "    pub const FILE_DESCRIPTOR_SET: &[u8] = {};",
+                crate::descriptors::byte_string(set)
+            );
+        }
         let _ = writeln!(
             buf,
             "    impl<T: {trait_name}> IdlService for {server}<T> {{"
@@ -265,6 +287,12 @@ impl TripleServiceGenerator {
             buf,
             "        fn service_name(&self) -> &str {{ \"{full}\" }}"
         );
+        if self.descriptors.contains_key(&full) {
+            let _ = writeln!(
+                buf,
+                "        fn file_descriptor_set(&self) -> &'static [u8] {{ FILE_DESCRIPTOR_SET }}"
+            );
+        }
         let _ = writeln!(
             buf,
             "        fn method_kind(&self, method: &str) -> Option<MethodKind> {{"

@@ -26,6 +26,7 @@
 
 #![warn(missing_docs)]
 
+mod descriptors;
 mod generator;
 
 use std::io;
@@ -131,11 +132,15 @@ impl Builder {
         for (path, attr) in &self.type_attributes {
             config.type_attribute(path, attr);
         }
-        config.service_generator(Box::new(TripleServiceGenerator::new(
-            self.crate_path.clone(),
-            self.build_client,
-            self.build_server,
-        )));
+        let descriptors = descriptors::per_service(&fds);
+        config.service_generator(Box::new(
+            TripleServiceGenerator::new(
+                self.crate_path.clone(),
+                self.build_client,
+                self.build_server,
+            )
+            .with_descriptor_sets(descriptors),
+        ));
         config.compile_fds(fds)
     }
 }

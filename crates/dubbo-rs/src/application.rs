@@ -603,6 +603,11 @@ impl Application {
             .map(Duration::from_millis)
             .unwrap_or(DEFAULT_SHUTDOWN_WAIT);
         let hooks = &self.inner.hooks;
+        // Health probes see the instance go before registries withdraw it.
+        #[cfg(feature = "triple")]
+        if let Some(triple) = self.inner.triple.get() {
+            triple.set_serving(false).await;
+        }
         hooks.run(ShutdownPhase::Unregister).await;
         hooks.run(ShutdownPhase::Notify).await;
         let protocols = self.protocols();

@@ -122,6 +122,14 @@ impl TripleProtocol {
         Ok(server)
     }
 
+    /// Says on every server of this protocol whether it takes calls, as their
+    /// `grpc.health.v1.Health` reports it ([`TripleServer::set_serving`]).
+    pub async fn set_serving(&self, serving: bool) {
+        for server in self.servers.lock().await.values() {
+            server.set_serving(serving);
+        }
+    }
+
     /// The channel shared by every reference to `addr` (`host:port`) while one is in use; a
     /// new (lazy) channel when none is.
     pub fn channel_for(&self, addr: &str) -> TripleChannel {

@@ -4,10 +4,13 @@
 //! (`PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n`) goes to the gRPC side, anything else to the HTTP/1.1
 //! JSON side. The bytes read for that decision are replayed to the chosen protocol.
 
+mod descriptors;
 pub mod grpc;
+pub mod health;
 pub mod http1_json;
 pub mod idl;
 pub mod interface;
+pub mod reflection;
 pub mod routing;
 pub mod shutdown;
 
@@ -47,9 +50,34 @@ pub(crate) struct ServerShared {
     pub(crate) accepts: AtomicUsize,
     /// Connections closed at once because `accepts` were already open.
     pub(crate) refused: AtomicU64,
+    /// Whether the server takes calls, as its health service reports it.
+    pub(crate) serving: health::ServingState,
 }
 
 impl ServerShared {
+    /// Whether `service` (a full IDL service name or an interface name) is served here.
+    pub(crate) fn serves(&self, service: &str) -> bool {
+        self.router.idl(service).is_some()
+            || self
+                .exporters
+                .keys()
+                .iter()
+                .any(|k| k.interface() == service)
+    }
+
+    /// The names of every service served here, the server's own included, for reflection.
+    pub(crate) fn service_names(&self) -> Vec<String> {
+        let idl = self.router.idl_services();
+        let mut names: Vec<String> = idl.iter().map(|s| s.service_name().to_owned()).collect();
+        names.extend(
+            self.exporters
+                .keys()
+                .iter()
+                .map(|k| k.interface().to_owned()),
+        );
+        names
+    }
+
     /// Finds the handler for a call and starts it.
     pub(crate) fn dispatch(&self, call: ServerCall) -> BoxFuture<Result<ServerReply, Status>> {
         let service = call.service.clone();
@@ -134,7 +162,18 @@ impl TripleServer {
             exporters: ExportTable::new(),
             accepts: AtomicUsize::new(0),
             refused: AtomicU64::new(0),
+            serving: health::ServingState::default(),
         });
+        // The server's own services: health and reflection, served directly (no filters, as
+        // they tell about the server rather than being one of its applications' services).
+        let own = Arc::downgrade(&shared);
+        let health = health::service(own.clone(), shared.serving.clone());
+        for service in std::iter::once(health).chain(reflection::services(&own)) {
+            shared.router.add_idl(IdlEntry {
+                service,
+                invoker: None,
+            });
+        }
         let signal = ShutdownSignal::new();
         let grace = Arc::new(Mutex::new(Duration::from_secs(10)));
         let task = tokio::spawn(accept_loop(
@@ -232,10 +271,24 @@ impl TripleServer {
         self.signal.is_triggered()
     }
 
+    /// Says whether the server takes calls, as `grpc.health.v1.Health` reports it: an
+    /// application starting its graceful shutdown says `false` before it unregisters, so that
+    /// health probes take the instance out as early as registries do. [`shutdown`]
+    /// (Self::shutdown) says it too.
+    pub fn set_serving(&self, serving: bool) {
+        self.shared.serving.set_serving(serving);
+    }
+
+    /// Whether the server reports itself serving.
+    pub fn is_serving(&self) -> bool {
+        self.shared.serving.is_serving()
+    }
+
     /// Graceful shutdown: stops accepting connections, sends the two-phase GOAWAY on every
     /// HTTP/2 connection, lets in-flight calls finish for up to `grace`, then closes whatever
     /// is left. Returns when every connection is closed.
     pub async fn shutdown(&self, grace: Duration) {
+        self.shared.serving.close();
         if let Ok(mut g) = self.grace.lock() {
             *g = grace;
         }

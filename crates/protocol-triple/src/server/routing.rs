@@ -96,6 +96,13 @@ pub trait IdlService: Send + Sync + 'static {
 
     /// Handles one call of `method`.
     fn call(&self, method: &str, call: ServerCall) -> BoxFuture<Result<ServerReply, Status>>;
+
+    /// The encoded `google.protobuf.FileDescriptorSet` of the file that defines this service and
+    /// of every file it imports, which gRPC server reflection answers with; empty when the
+    /// service has no schema to show. `dubbo-build` fills it in from the compiled `.proto`.
+    fn file_descriptor_set(&self) -> &[u8] {
+        &[]
+    }
 }
 
 /// The IDL services one server answers, by full service name.
@@ -137,6 +144,15 @@ impl Router {
 
     pub(crate) fn idl(&self, name: &str) -> Option<IdlEntry> {
         self.idl.load().get(name).cloned()
+    }
+
+    /// Every IDL service routed, the server's own included.
+    pub(crate) fn idl_services(&self) -> Vec<Arc<dyn IdlService>> {
+        self.idl
+            .load()
+            .values()
+            .map(|e| e.service.clone())
+            .collect()
     }
 }
 
