@@ -88,7 +88,14 @@ async fn runs(
             // The first call finds every write flushed and draws; its frame opens the write
             // that the calls after it find.
             burst.store(k > 0, Ordering::Relaxed);
-            match cluster.invoke(call()).await.unwrap().value {
+            match cluster
+                .invoke(call())
+                .await
+                .unwrap()
+                .value
+                .into_value()
+                .unwrap()
+            {
                 Value::Int(port) => run.push(port),
                 other => panic!("unexpected answer {other:?}"),
             }
@@ -135,7 +142,14 @@ async fn a_run_longer_than_the_joins_draws_again_and_a_closed_write_is_not_joine
     // With the write closed, every call draws: runs of 30 see every provider.
     let mut seen = std::collections::BTreeSet::new();
     for _ in 0..30 {
-        if let Value::Int(p) = cluster.invoke(call()).await.unwrap().value {
+        if let Value::Int(p) = cluster
+            .invoke(call())
+            .await
+            .unwrap()
+            .value
+            .into_value()
+            .unwrap()
+        {
             seen.insert(p);
         }
     }

@@ -365,8 +365,12 @@ async fn over_dubbo_an_unchanged_providers_connection_survives_another_changing(
          reused the shared connection"
     );
     let answers = call_all(dir.all()).await;
-    assert!(answers.contains(&Value::String("provider 0".into())));
-    assert!(answers.contains(&Value::String("provider 1".into())));
+    assert!(answers
+        .iter()
+        .any(|a| *a == Value::String("provider 0".into())));
+    assert!(answers
+        .iter()
+        .any(|a| *a == Value::String("provider 1".into())));
     assert!(a_after.is_available());
     assert_eq!((a.connection_count(), b.connection_count()), (1, 1));
 

@@ -31,7 +31,6 @@ pub struct CallContext {
     /// Copied on write: a call sets few attributes, and a retry's clone of the context only
     /// takes another reference to them.
     attributes: Option<Arc<[Attribute]>>,
-    encoded_result_ok: bool,
 }
 
 impl CallContext {
@@ -56,19 +55,6 @@ impl CallContext {
     /// Sets the deadline to `timeout` from now (an earlier existing deadline is kept).
     pub fn set_timeout(&mut self, timeout: Duration) {
         self.set_deadline(Instant::now() + timeout);
-    }
-
-    /// Lets the protocol return the result still in its wire form
-    /// ([`Value::Encoded`](crate::Value::Encoded)), for a caller that decodes it into its own
-    /// type straight away (the typed clients do): that skips building a `Value` tree. Off by
-    /// default, so filters and raw callers see trees.
-    pub fn accept_encoded_result(&mut self) {
-        self.encoded_result_ok = true;
-    }
-
-    /// Whether [`accept_encoded_result`](Self::accept_encoded_result) was called.
-    pub fn accepts_encoded_result(&self) -> bool {
-        self.encoded_result_ok
     }
 
     /// Time left before the deadline; `None` means no deadline, zero means expired.

@@ -7,13 +7,14 @@ use dubbo_hessian2::Value;
 use crate::attachments::Attachments;
 use crate::context::CallContext;
 use crate::method::MethodSignature;
+use crate::payload::Payload;
 use crate::service_key::ServiceKey;
 
 /// One call: which service and method, with what arguments and attachments.
 ///
-/// Arguments are dynamic Hessian [`Value`]s, the common currency of every protocol and of
-/// generic calls: typed stubs convert to and from them with serde, and routers can read them
-/// (`arguments[0]` in a condition rule) without knowing the service's types.
+/// Each argument is a [`Payload`]: the caller's typed value (a generated client), a dynamic
+/// [`Value`] (generic calls), or the bytes that came off the wire (a provider). Whoever needs
+/// to look inside (a router, a filter) asks for [`arg_values`](Self::arg_values).
 ///
 /// Cloning is cheap: the arguments are shared until one side changes them
 /// ([`args_mut`](Self::args_mut) copies on write), so fault-tolerance strategies (failover,
@@ -22,14 +23,29 @@ use crate::service_key::ServiceKey;
 pub struct Invocation {
     service: ServiceKey,
     method: Arc<MethodSignature>,
-    args: Arc<Vec<Value>>,
+    args: Arc<Vec<Payload>>,
     attachments: Attachments,
     context: CallContext,
 }
 
 impl Invocation {
-    /// A call of `method` on `service` with `args`, no attachments and an empty context.
+    /// A call of `method` on `service` with dynamic `args`, no attachments and an empty
+    /// context.
     pub fn new(service: ServiceKey, method: Arc<MethodSignature>, args: Vec<Value>) -> Self {
+        Self::with_payloads(
+            service,
+            method,
+            args.into_iter().map(Payload::Value).collect(),
+        )
+    }
+
+    /// A call of `method` on `service` with `args` in whatever form they are (typed values
+    /// from a generated client, bytes from the wire), no attachments and an empty context.
+    pub fn with_payloads(
+        service: ServiceKey,
+        method: Arc<MethodSignature>,
+        args: Vec<Payload>,
+    ) -> Self {
         Self {
             service,
             method,
@@ -59,13 +75,19 @@ impl Invocation {
         self.method.name()
     }
 
-    /// The arguments.
-    pub fn args(&self) -> &[Value] {
+    /// The arguments, in the form they are.
+    pub fn args(&self) -> &[Payload] {
         &self.args
     }
 
+    /// The arguments as dynamic values, decoded now when they are typed or encoded: for
+    /// routers, filters and tools that read arguments.
+    pub fn arg_values(&self) -> Result<Vec<Value>, dubbo_hessian2::Error> {
+        self.args.iter().map(Payload::to_value).collect()
+    }
+
     /// The arguments, mutable (copied first if a clone of this invocation shares them).
-    pub fn args_mut(&mut self) -> &mut Vec<Value> {
+    pub fn args_mut(&mut self) -> &mut Vec<Payload> {
         Arc::make_mut(&mut self.args)
     }
 
@@ -126,34 +148,28 @@ pub struct InvocationParts {
     /// The method's Java signature.
     pub method: Arc<MethodSignature>,
     /// The arguments.
-    pub args: Vec<Value>,
+    pub args: Vec<Payload>,
     /// The request attachments.
     pub attachments: Attachments,
     /// The local context.
     pub context: CallContext,
 }
 
-/// A successful outcome: the returned value (`Value::Null` for `void` or a null return) and the
-/// attachments the provider sent back.
-#[derive(Debug, Clone, PartialEq)]
+/// A successful outcome: the returned value (Java's `null` for `void` or a null return) and
+/// the attachments the provider sent back.
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct RpcResponse {
-    /// The returned value.
-    pub value: Value,
+    /// The returned value, in the form it is: typed on a provider, encoded on a consumer.
+    pub value: Payload,
     /// Response attachments.
     pub attachments: Attachments,
 }
 
-impl Default for RpcResponse {
-    fn default() -> Self {
-        Self::new(Value::Null)
-    }
-}
-
 impl RpcResponse {
     /// A response carrying `value` and no attachments.
-    pub fn new(value: Value) -> Self {
+    pub fn new(value: impl Into<Payload>) -> Self {
         Self {
-            value,
+            value: value.into(),
             attachments: Attachments::new(),
         }
     }

@@ -1,7 +1,8 @@
 //! Core abstractions of dubbo-rs.
 //!
 //! A call is an [`Invocation`]: a [`ServiceKey`], a Java [`MethodSignature`], arguments as
-//! Hessian [`Value`]s, [`Attachments`] and a local [`CallContext`]. Every stage of the call path
+//! [`Payload`]s (a caller's typed values, bytes off the wire, or dynamic [`Value`]s),
+//! [`Attachments`] and a local [`CallContext`]. Every stage of the call path
 //! (cluster strategies, filters, protocol clients, the service implementation) is an
 //! [`Invoker`], and ends in an [`RpcResult`]: a [`RpcResponse`], or an [`RpcError`] that keeps
 //! the provider's own exception ([`RpcError::Business`]) apart from the framework's failures,
@@ -15,7 +16,8 @@
 //! # tokio_test_block(async {
 //! let url = Url::parse("dubbo://127.0.0.1:20880/org.example.Greeter").unwrap();
 //! let greeter = invoker_fn(url, |inv: Invocation| async move {
-//!     let name = inv.args().first().and_then(|v| v.as_str()).unwrap_or("?").to_owned();
+//!     let args = inv.arg_values()?;
+//!     let name = args.first().and_then(Value::as_str).unwrap_or("?").to_owned();
 //!     Ok(RpcResponse::new(Value::String(format!("Hello {name}"))))
 //! });
 //! let method = Arc::new(MethodSignature::new("sayHello", &["java.lang.String"], "java.lang.String"));
@@ -45,6 +47,7 @@ pub mod invoker;
 pub mod measured;
 pub mod method;
 pub mod observer;
+pub mod payload;
 pub mod protocol;
 pub mod report;
 pub mod request_context;
@@ -68,10 +71,11 @@ pub use invoker::{invoker_fn, BoxFuture, BoxInvoker, FnInvoker, Invoker, RpcResu
 pub use measured::{Measure, MeasuredInvoker};
 pub use method::MethodSignature;
 pub use observer::{observe, Observation, Observer};
+pub use payload::Payload;
 pub use protocol::{exported_service_key, ExportTable, Exporter, Protocol};
 pub use report::{Attempt, CallReport, Outcome};
 pub use request_context::RequestContext;
-pub use service::{method_not_found, ServiceHandler, ServiceInvoker};
+pub use service::{arg_values, method_not_found, ServiceHandler, ServiceInvoker};
 pub use service_key::ServiceKey;
 pub use stats::{CallStats, ProviderStats, StatsStore};
 pub use thread_pool::ThreadPoolStats;

@@ -2,13 +2,13 @@
 
 use std::sync::Arc;
 
-use dubbo_hessian2::Value;
 use dubbo_url::Url;
 
 use crate::error::{ErrorCode, RpcError};
 use crate::invocation::{Invocation, RpcResponse};
 use crate::invoker::{BoxFuture, Invoker, RpcResult};
 use crate::method::MethodSignature;
+use crate::payload::Payload;
 use crate::request_context::RequestContext;
 
 /// A service implementation behind dynamic dispatch. The `#[dubbo_rs::service]` macro generates
@@ -20,14 +20,16 @@ pub trait ServiceHandler: Send + Sync + 'static {
     /// Every method the service answers, with its Java signature.
     fn methods(&self) -> &[Arc<MethodSignature>];
 
-    /// Calls `method` with `args`. Arguments that do not decode into the method's parameter
+    /// Calls `method` with `args`, each decoded into its parameter's type from whatever form
+    /// it came in, and returns the result as the method's own value (typed, encoded by the
+    /// protocol straight from it). Arguments that do not decode into the method's parameter
     /// types are a [`ErrorCode::BadRequest`]; an unknown method is [`ErrorCode::MethodNotFound`].
     fn call<'a>(
         &'a self,
         method: &'a MethodSignature,
-        args: Vec<Value>,
+        args: Vec<Payload>,
         ctx: &'a mut RequestContext,
-    ) -> BoxFuture<'a, Result<Value, RpcError>>;
+    ) -> BoxFuture<'a, Result<Payload, RpcError>>;
 
     /// The declared signature of the method called `name` taking `arity` arguments, if any.
     fn find_method(&self, name: &str, arity: usize) -> Option<&Arc<MethodSignature>> {
@@ -35,6 +37,22 @@ pub trait ServiceHandler: Send + Sync + 'static {
             .iter()
             .find(|m| m.name() == name && m.parameter_types().len() == arity)
     }
+}
+
+/// `args` as dynamic values, for a hand-written handler that works with trees; an argument
+/// that does not decode is a [`ErrorCode::BadRequest`].
+pub fn arg_values(args: Vec<Payload>) -> Result<Vec<dubbo_hessian2::Value>, RpcError> {
+    args.into_iter()
+        .enumerate()
+        .map(|(i, a)| {
+            a.into_value().map_err(|e| {
+                RpcError::framework(
+                    ErrorCode::BadRequest,
+                    format!("argument {} does not decode: {e}", i + 1),
+                )
+            })
+        })
+        .collect()
 }
 
 /// The error for a method the service does not have.

@@ -3,7 +3,9 @@
 use std::sync::Arc;
 
 use dubbo_core::attachments::keys;
-use dubbo_core::{ErrorCode, Invocation, Invoker, MethodSignature, RpcError, ServiceKey, Value};
+use dubbo_core::{
+    ErrorCode, Invocation, Invoker, MethodSignature, Payload, RpcError, ServiceKey, Value,
+};
 use dubbo_hessian2::List;
 
 /// Calls methods by name with [`Value`] arguments through Dubbo's `$invoke`, the way a Java
@@ -67,9 +69,9 @@ impl GenericClient {
 }
 
 /// A generic caller works with trees: decode a result the protocol left encoded.
-fn tree(value: Value) -> Result<Value, RpcError> {
+fn tree(value: Payload) -> Result<Value, RpcError> {
     value
-        .resolve()
+        .into_value()
         .map_err(|e| RpcError::framework(ErrorCode::Codec, format!("decoding the result: {e}")))
 }
 

@@ -9,7 +9,8 @@
 use std::sync::{Arc, Weak};
 
 use dubbo_core::{
-    BoxFuture, MethodSignature, RequestContext, RpcError, ServiceHandler, ServiceKey, Value,
+    BoxFuture, MethodSignature, Payload, RequestContext, RpcError, ServiceHandler, ServiceKey,
+    Value,
 };
 use dubbo_metrics::prometheus::HostLabels;
 
@@ -127,10 +128,11 @@ impl ServiceHandler for MetricsServiceHandler {
     fn call<'a>(
         &'a self,
         method: &'a MethodSignature,
-        args: Vec<Value>,
+        args: Vec<Payload>,
         _ctx: &'a mut RequestContext,
-    ) -> BoxFuture<'a, Result<Value, RpcError>> {
+    ) -> BoxFuture<'a, Result<Payload, RpcError>> {
         Box::pin(async move {
+            let args = dubbo_core::arg_values(args)?;
             let (service, method_name, categories) = match args.as_slice() {
                 [c] => (None, None, c),
                 [s, c] => (s.as_str(), None, c),
@@ -139,10 +141,13 @@ impl ServiceHandler for MetricsServiceHandler {
             };
             let wanted = category_names(categories);
             let Some(inner) = self.app.upgrade() else {
-                return Ok(Value::typed_map("java.util.HashMap", Vec::new()));
+                return Ok(Payload::Value(Value::typed_map(
+                    "java.util.HashMap",
+                    Vec::new(),
+                )));
             };
             let text = crate::metrics_text::render(&Application { inner }, &self.host);
-            Ok(answer(&text, &wanted, service, method_name))
+            Ok(Payload::Value(answer(&text, &wanted, service, method_name)))
         })
     }
 }

@@ -102,8 +102,8 @@ fn throw_call(class: &str) -> Invocation {
     )
 }
 
-fn strings(v: &Value) -> Vec<String> {
-    dubbo_rs::hessian2::from_value(v.clone()).unwrap()
+fn strings(v: &dubbo_rs::core::Payload) -> Vec<String> {
+    v.clone().decode().unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

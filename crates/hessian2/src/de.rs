@@ -262,9 +262,7 @@ impl<'de> de::Deserializer<'de> for ValueDeserializer {
     type Error = Error;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        match self.0.resolve()? {
-            // `resolve` leaves neither.
-            v @ (Value::Typed(_) | Value::Encoded(_)) => Err(Error::mismatch("a value", v.kind())),
+        match self.0 {
             Value::Null | Value::Ref(_) => visitor.visit_unit(),
             Value::Bool(b) => visitor.visit_bool(b),
             Value::Int(i) => visitor.visit_i32(i),
@@ -288,7 +286,7 @@ impl<'de> de::Deserializer<'de> for ValueDeserializer {
     }
 
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        match self.0.resolve()? {
+        match self.0 {
             Value::Null | Value::Ref(_) => visitor.visit_none(),
             v => visitor.visit_some(ValueDeserializer(v)),
         }
@@ -301,9 +299,9 @@ impl<'de> de::Deserializer<'de> for ValueDeserializer {
     ) -> Result<V::Value, Error> {
         if name == MAGIC_VALUE {
             // A `Value` asked of a typed value gets its tree: what it would have decoded to.
-            return visit_stashed(self.0.resolve()?, visitor);
+            return visit_stashed(self.0, visitor);
         }
-        match (name, self.0.resolve()?) {
+        match (name, self.0) {
             (MAGIC_TYPED_LIST, Value::List(List { type_name, items })) => {
                 visitor.visit_seq(SeqDe {
                     iter: vec![
@@ -330,7 +328,7 @@ impl<'de> de::Deserializer<'de> for ValueDeserializer {
         _variants: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Error> {
-        match self.0.resolve()? {
+        match self.0 {
             Value::String(s) => visitor.visit_enum(EnumDe {
                 variant: Value::String(s),
                 content: None,
@@ -367,7 +365,7 @@ impl<'de> de::Deserializer<'de> for ValueDeserializer {
     }
 
     fn deserialize_unit<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        match self.0.resolve()? {
+        match self.0 {
             Value::Null | Value::Ref(_) => visitor.visit_unit(),
             other => Err(Error::mismatch("null", other.kind())),
         }

@@ -34,10 +34,6 @@ pub fn json_to_value(j: &serde_json::Value) -> Value {
 pub fn value_to_json(v: &Value) -> serde_json::Value {
     use base64::Engine;
     match v {
-        Value::Typed(_) | Value::Encoded(_) => match v.clone().resolve() {
-            Ok(v) => value_to_json(&v),
-            Err(e) => format!("<{} value not convertible: {e}>", v.kind()).into(),
-        },
         Value::Null | Value::Ref(_) => serde_json::Value::Null,
         Value::Bool(b) => (*b).into(),
         Value::Int(i) => (*i).into(),

@@ -269,11 +269,7 @@ pub fn to_value<T: Serialize + ?Sized>(v: &T) -> Result<Value, Error> {
 
 /// Deserializes a `T` from a [`Value`].
 pub fn from_value<T: DeserializeOwned>(v: Value) -> Result<T, Error> {
-    match v {
-        // Straight from the bytes, without a tree in between.
-        Value::Encoded(e) => e.decode(),
-        v => T::deserialize(ValueDeserializer(v)),
-    }
+    T::deserialize(ValueDeserializer(v))
 }
 
 /// Deserializes a `T` from a borrowed [`Value`] (clones it).

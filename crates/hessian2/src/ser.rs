@@ -176,8 +176,8 @@ thread_local! {
 /// Called by `Serialize for Value`: if a hessian serializer is waiting for this value,
 /// hand it over directly and return `true`.
 pub(crate) fn hand_over(v: &Value) -> bool {
-    // Out of the slot while writing: a `Value::Typed` being written may hand over values
-    // of its own.
+    // Out of the slot while writing: a typed value being written may hand over values of
+    // its own.
     let Some(taken) = HANDOVER.with(|h| h.borrow_mut().take()) else {
         return false;
     };
@@ -1497,10 +1497,6 @@ impl Serialize for Generic<'_> {
 fn generic_serialize<S: ser::Serializer>(v: &Value, s: S) -> Result<S::Ok, S::Error> {
     use ser::{SerializeMap, SerializeSeq};
     match v {
-        Value::Typed(_) | Value::Encoded(_) => match v.clone().resolve() {
-            Ok(v) => generic_serialize(&v, s),
-            Err(e) => Err(ser::Error::custom(e)),
-        },
         Value::Null | Value::Ref(_) => s.serialize_unit(),
         Value::Bool(b) => s.serialize_bool(*b),
         Value::Int(i) => s.serialize_i32(*i),

@@ -1,4 +1,6 @@
-//! [`Typed`]: a Rust value carried inside a [`Value`] without being converted to a tree.
+//! [`Typed`] and [`Encoded`]: one value kept as a Rust value or as its Hessian 2 bytes, so that
+//! it goes from a caller's type to the wire, or from the wire to a callee's type, without a
+//! [`Value`] tree in between.
 
 use std::fmt;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -9,13 +11,13 @@ use crate::error::Error;
 use crate::value::Value;
 use crate::writer::Hessian2Writer;
 
-/// A serializable Rust value held as is inside [`Value::Typed`].
+/// A serializable Rust value held as is, shared and type-erased.
 ///
-/// A provider's typed result travels to the protocol inside a `Value`; converting it to a
-/// `Value` tree first (an allocation per object, field name, string and element) and then
-/// encoding the tree costs several times what encoding the value directly does. A `Typed`
-/// is encoded straight from its `Serialize` impl by [`Hessian2Writer::write_value`], and is
-/// converted to a tree only when something looks inside it ([`Value::resolve`]).
+/// Converting a value to a [`Value`] tree first (an allocation per object, field name, string
+/// and element) and then encoding the tree costs several times what encoding the value
+/// directly does. A `Typed` is encoded straight from its `Serialize` impl
+/// ([`write_to`](Self::write_to)), and converted to a tree only when something asks to look
+/// inside it ([`to_value`](Self::to_value)).
 #[derive(Clone)]
 pub struct Typed(Arc<dyn ErasedValue>);
 
@@ -35,7 +37,8 @@ impl Typed {
         self.0.to_value()
     }
 
-    pub(crate) fn write(&self, w: &mut Hessian2Writer) -> Result<(), Error> {
+    /// Writes the value into `w`'s stream, straight from its `Serialize` impl.
+    pub fn write_to(&self, w: &mut Hessian2Writer) -> Result<(), Error> {
         self.0.write(w)
     }
 }
@@ -77,13 +80,12 @@ impl<T: Serialize + Send + 'static> ErasedValue for Holder<T> {
     }
 }
 
-/// A value still in its Hessian 2 encoding, held inside [`Value::Encoded`].
+/// A value still in its Hessian 2 encoding.
 ///
 /// The bytes are a stream of their own (fresh class, type and reference tables) holding
 /// exactly one value, as a dubbo:// response body holds its result right after the flag.
-/// [`from_value`](crate::from_value) decodes them straight into the caller's type, which
-/// skips building a [`Value`] tree first; anything that looks inside converts them to a tree
-/// ([`Value::resolve`]).
+/// [`decode`](Self::decode) reads them straight into the caller's type, which skips building
+/// a [`Value`] tree first; [`to_value`](Self::to_value) makes the tree for whoever asks.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Encoded(bytes::Bytes);
 
@@ -95,6 +97,11 @@ impl Encoded {
 
     /// The encoded bytes.
     pub fn as_bytes(&self) -> &[u8] {
+        &self.0
+    }
+
+    /// The encoded bytes, shared.
+    pub fn bytes(&self) -> &bytes::Bytes {
         &self.0
     }
 

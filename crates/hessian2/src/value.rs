@@ -3,9 +3,6 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::error::Error;
-use crate::typed::{Encoded, Typed};
-
 /// A dynamically typed Hessian 2 value, the counterpart of `serde_json::Value` for
 /// Java objects. Used for generic invocation and for anything whose Rust type is not
 /// known in advance.
@@ -45,14 +42,6 @@ pub enum Value {
     /// into a `Q` to the matching enclosing container's reference index. Being relative,
     /// the value stays valid wherever it is re-encoded.
     Ref(u32),
-    /// A Rust value not converted to a tree ([`Value::typed`]): encoders write it straight
-    /// from its `Serialize` impl. The accessors (`as_str`, `get`, ...) do not look inside
-    /// it; call [`Value::resolve`] first to work with its contents.
-    Typed(Typed),
-    /// A value still in its Hessian 2 encoding (see [`Encoded`]): decoded straight into the
-    /// caller's type by [`from_value`](crate::from_value). Like [`Value::Typed`], the
-    /// accessors do not look inside it; [`Value::resolve`] decodes it to a tree.
-    Encoded(Encoded),
 }
 
 /// A Hessian list: an `ArrayList` when `type_name` is `None`, otherwise a typed list or
@@ -294,53 +283,15 @@ impl Value {
             Value::Map(_) => "map",
             Value::Object(_) => "object",
             Value::Ref(_) => "ref",
-            Value::Typed(_) => "typed",
-            Value::Encoded(_) => "encoded",
         }
-    }
-
-    /// Wraps a serializable Rust value without converting it (see [`Typed`]): the cheap way
-    /// to hand a typed result to a protocol.
-    pub fn typed<T: serde::Serialize + Send + 'static>(value: T) -> Value {
-        Value::Typed(Typed::new(value))
-    }
-
-    /// The value with any [`Value::Typed`] or [`Value::Encoded`] at its top converted to a
-    /// tree; other values are returned as they are.
-    #[inline]
-    pub fn resolve(self) -> Result<Value, Error> {
-        match self {
-            Value::Typed(t) => Value::resolve_typed(t),
-            Value::Encoded(e) => e.to_value(),
-            other => Ok(other),
-        }
-    }
-
-    #[inline(never)]
-    fn resolve_typed(t: Typed) -> Result<Value, Error> {
-        let mut v = Value::Typed(t);
-        // A typed value may serialize to another typed value; each round unwraps one.
-        for _ in 0..MAX_TYPED_NESTING {
-            match v {
-                Value::Typed(t) => v = t.to_value()?,
-                other => return Ok(other),
-            }
-        }
-        Err(Error::DepthExceeded {
-            limit: MAX_TYPED_NESTING,
-        })
     }
 }
 
-/// Structural equality; a [`Value::Typed`] equals the tree it converts to.
+/// Structural equality.
 impl PartialEq for Value {
     fn eq(&self, other: &Self) -> bool {
         use Value::*;
         match (self, other) {
-            (Typed(a), Typed(b)) => a == b,
-            (Typed(t), v) | (v, Typed(t)) => matches!(t.to_value(), Ok(tree) if tree == *v),
-            (Encoded(a), Encoded(b)) if a == b => true,
-            (Encoded(e), v) | (v, Encoded(e)) => matches!(e.to_value(), Ok(tree) if tree == *v),
             (Null, Null) => true,
             (Bool(a), Bool(b)) => a == b,
             (Int(a), Int(b)) => a == b,
@@ -357,9 +308,6 @@ impl PartialEq for Value {
         }
     }
 }
-
-/// How many [`Value::Typed`] wrappers [`Value::resolve`] unwraps before giving up.
-const MAX_TYPED_NESTING: usize = 16;
 
 impl From<&str> for Value {
     fn from(v: &str) -> Self {

@@ -863,9 +863,6 @@ impl Hessian2Writer {
             });
         }
         match v {
-            Value::Typed(t) => return t.write(self),
-            // Its own stream's tables do not carry over into this one: re-encode the tree.
-            Value::Encoded(e) => return self.write_value_inner(&e.to_value()?, depth, marks),
             Value::Null => self.write_null(),
             Value::Bool(b) => self.write_bool(*b),
             Value::Int(i) => self.write_int(*i),

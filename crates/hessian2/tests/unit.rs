@@ -870,10 +870,11 @@ fn class_definitions_repeated_across_streams() {
     }
 }
 
-/// `Value::Typed` encodes exactly as the value itself, alone or inside other values, and
-/// converts to the same tree and back.
+/// A [`Typed`](dubbo_hessian2::Typed) value encodes exactly as the value itself, alone or next
+/// to other values in one stream, and converts to the same tree.
 #[test]
 fn typed_values_encode_like_their_contents() {
+    use dubbo_hessian2::Typed;
     #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
     #[serde(rename = "a.User")]
     struct User {
@@ -886,50 +887,35 @@ fn typed_values_encode_like_their_contents() {
         id: i,
         name: format!("u{i}"),
         tags: vec!["t".into()],
-        // A typed value inside the typed value.
-        extra: Value::typed(Some(i)),
+        extra: Value::Long(i),
     };
     let users: Vec<User> = (0..3).map(user).collect();
     let plain = to_vec(&users).unwrap();
-    assert_eq!(to_vec(&Value::typed(users.clone())).unwrap(), plain);
-    let as_list = Value::list(users.iter().cloned().map(Value::typed).collect());
-    assert_eq!(to_vec(&as_list).unwrap(), plain);
+    let mut alone = Hessian2Writer::new();
+    Typed::new(users.clone()).write_to(&mut alone).unwrap();
+    assert_eq!(alone.into_bytes(), plain);
     // Inside a writer's stream next to other values (a dubbo:// body shares one table set).
     let mut w = Hessian2Writer::new();
     w.write_int(1);
-    w.write_value(&Value::typed(users.clone())).unwrap();
-    w.write_value(&Value::typed(user(9))).unwrap();
+    Typed::new(users.clone()).write_to(&mut w).unwrap();
+    Typed::new(user(9)).write_to(&mut w).unwrap();
     let mut w2 = Hessian2Writer::new();
     w2.write_int(1);
     w2.serialize(&users).unwrap();
     w2.serialize(&user(9)).unwrap();
     assert_eq!(w.into_bytes(), w2.into_bytes());
 
-    let typed = Value::typed(users.clone());
-    assert_eq!(typed.clone().resolve().unwrap(), to_value(&users).unwrap());
-    // Equality is structural: a typed value equals its tree and other typed values with it.
-    assert_eq!(typed, Value::typed(users.clone()));
-    assert_eq!(typed, to_value(&users).unwrap());
-    assert_eq!(to_value(&users).unwrap(), typed);
-    assert_ne!(typed, Value::typed(users[..2].to_vec()));
-    assert_ne!(typed, Value::Null);
-    // Asked for a `Value`, a typed value gives its tree.
-    let tree: Value = dubbo_hessian2::from_value(typed.clone()).unwrap();
-    assert!(matches!(tree, Value::List(_)));
-    assert_eq!(from_slice::<Vec<User>>(&plain).unwrap().len(), 3);
-    assert_eq!(
-        dubbo_hessian2::from_value::<Vec<User>>(typed.clone()).unwrap()[2].id,
-        2
-    );
-    assert_eq!(
-        Value::typed(Value::typed(5i32)).resolve().unwrap(),
-        Value::Int(5)
-    );
-    assert_eq!(typed.kind(), "typed");
+    let typed = Typed::new(users.clone());
+    assert_eq!(typed.to_value().unwrap(), to_value(&users).unwrap());
+    // Equality is structural.
+    assert_eq!(typed, Typed::new(users.clone()));
+    assert_ne!(typed, Typed::new(users[..2].to_vec()));
     assert!(format!("{typed:?}").contains("Typed("));
     // Errors of the value's own serialization surface when it is encoded.
-    assert!(to_vec(&Value::typed(u64::MAX)).is_err());
-    assert!(Value::typed(u64::MAX).resolve().is_err());
+    assert!(Typed::new(u64::MAX).to_value().is_err());
+    assert!(Typed::new(u64::MAX)
+        .write_to(&mut Hessian2Writer::new())
+        .is_err());
 }
 
 /// Skipping checks a reference without re-reading what it points to, so a stream of
@@ -1010,7 +996,7 @@ fn borrowed_strings_point_into_the_input_or_are_copied() {
     let n: Named = from_slice(&bytes).unwrap();
     assert!(n.name.is_borrowed() && n.attrs["k"].is_borrowed());
     assert_eq!(n.attrs["k"], "v");
-    // A result still in its encoding (`Value::Encoded`) decodes borrowing from it.
+    // A result still in its encoding (`Encoded`) decodes borrowing from it.
     let encoded = dubbo_hessian2::Encoded::new(bytes::Bytes::from(bytes));
     let n: Named = encoded.decode().unwrap();
     assert!(n.name.is_borrowed());

@@ -207,7 +207,6 @@ fn server(service: &Service, names: &Names) -> TokenStream {
         server,
         client,
         core,
-        hessian,
         url,
         ..
     } = names;
@@ -296,9 +295,9 @@ fn server(service: &Service, names: &Names) -> TokenStream {
             fn call<'a>(
                 &'a self,
                 __dubbo_method: &'a #core::MethodSignature,
-                __dubbo_args: ::std::vec::Vec<#hessian::Value>,
+                __dubbo_args: ::std::vec::Vec<#core::Payload>,
                 __dubbo_ctx: &'a mut #core::RequestContext,
-            ) -> #core::BoxFuture<'a, ::std::result::Result<#hessian::Value, #core::RpcError>> {
+            ) -> #core::BoxFuture<'a, ::std::result::Result<#core::Payload, #core::RpcError>> {
                 ::std::boxed::Box::pin(async move {
                     let ::std::option::Option::Some(__dubbo_signature) =
                         #client::__dubbo_resolve(__dubbo_method, __dubbo_args.len())
@@ -321,7 +320,6 @@ fn server_arm(m: &Method, names: &Names) -> TokenStream {
         trait_ident,
         client,
         core,
-        hessian,
         ..
     } = names;
     let ident = &m.ident;
@@ -335,9 +333,9 @@ fn server_arm(m: &Method, names: &Names) -> TokenStream {
         let raw = &raw[i];
         let decoded = &decoded[i];
         let message = format!("argument {} of {}: {{}}", i + 1, m.java_name);
-        let from_value = quote_spanned!(ty.span()=> #hessian::from_value::<#ty>);
+        let decode = quote_spanned!(ty.span()=> #core::Payload::decode::<#ty>);
         quote! {
-            let #decoded: #ty = match #from_value(#raw) {
+            let #decoded: #ty = match #decode(#raw) {
                 ::std::result::Result::Ok(v) => v,
                 ::std::result::Result::Err(e) => {
                     return ::std::result::Result::Err(#core::RpcError::framework(
@@ -354,14 +352,14 @@ fn server_arm(m: &Method, names: &Names) -> TokenStream {
         None => quote!(),
     };
     let ok_ty = &m.ok_ty;
-    let typed = quote_spanned!(ok_ty.span()=> #hessian::Value::typed::<#ok_ty>);
+    let typed = quote_spanned!(ok_ty.span()=> #core::Payload::typed::<#ok_ty>);
     let into_rpc_error = quote_spanned! {m.output.span()=>
         <_ as ::std::convert::Into<#core::RpcError>>::into
     };
     quote! {
         #(#cfgs)*
         if ::std::sync::Arc::ptr_eq(__dubbo_signature, #client::#sig_fn()) {
-            let [#(#raw),*] = match <[#hessian::Value; #n]>::try_from(__dubbo_args) {
+            let [#(#raw),*] = match <[#core::Payload; #n]>::try_from(__dubbo_args) {
                 ::std::result::Result::Ok(args) => args,
                 ::std::result::Result::Err(_) => {
                     return ::std::result::Result::Err(
@@ -492,9 +490,9 @@ fn client(service: &Service, names: &Names) -> TokenStream {
             pub fn new_invocation(
                 &self,
                 method: ::std::sync::Arc<#core::MethodSignature>,
-                args: ::std::vec::Vec<#core::Value>,
+                args: ::std::vec::Vec<#core::Payload>,
             ) -> #core::Invocation {
-                let mut invocation = #core::Invocation::new(
+                let mut invocation = #core::Invocation::with_payloads(
                     ::std::clone::Clone::clone(&self.service),
                     method,
                     args,
@@ -514,7 +512,7 @@ fn client(service: &Service, names: &Names) -> TokenStream {
             pub fn invoke_raw(
                 &self,
                 method: ::std::sync::Arc<#core::MethodSignature>,
-                args: ::std::vec::Vec<#core::Value>,
+                args: ::std::vec::Vec<#core::Payload>,
             ) -> #core::BoxFuture<'_, #core::RpcResult> {
                 self.invoker.invoke(self.new_invocation(method, args))
             }
@@ -527,10 +525,7 @@ fn client(service: &Service, names: &Names) -> TokenStream {
 /// `m(...)` and `m_full(...)` of the client.
 fn client_methods(m: &Method, names: &Names) -> TokenStream {
     let Names {
-        core,
-        hessian,
-        interface,
-        ..
+        core, interface, ..
     } = names;
     let ident = &m.ident;
     let full = m.full_ident();
@@ -543,24 +538,15 @@ fn client_methods(m: &Method, names: &Names) -> TokenStream {
     let ok_ty = &m.ok_ty;
     let full_output = replace_ok_type(output, syn::parse_quote!((#ok_ty, #core::Attachments)));
 
-    let encodes = m.params.iter().enumerate().map(|(i, p)| {
+    // Handed over typed: the protocol encodes each straight from its Serialize impl, and a
+    // value that does not encode fails the call there as a codec error naming the method.
+    let encodes = m.params.iter().map(|p| {
         let name = &p.ident;
         let ty = &p.ty;
-        let message = format!("argument {} of {}: {{}}", i + 1, m.java_name);
-        let to_value = quote_spanned!(ty.span()=> #hessian::to_value::<#ty>);
-        quote! {
-            match #to_value(&#name) {
-                ::std::result::Result::Ok(v) => v,
-                ::std::result::Result::Err(e) => {
-                    return ::std::result::Result::Err(::std::convert::From::from(
-                        #core::RpcError::framework(#core::ErrorCode::Codec, ::std::format!(#message, e)),
-                    ));
-                }
-            }
-        }
+        quote_spanned!(ty.span()=> #core::Payload::typed::<#ty>(#name))
     });
     let result_message = format!("result of {}: {{}}", m.java_name);
-    let from_value = quote_spanned!(ok_ty.span()=> #hessian::from_value::<#ok_ty>);
+    let decode = quote_spanned!(ok_ty.span()=> #core::Payload::decode::<#ok_ty>);
     let from_rpc_error = quote_spanned!(output.span()=> ::std::convert::From::from);
     let full_doc = format!(
         "Like [`{ident}`](Self::{ident}), and also returns the attachments the provider sent \
@@ -591,14 +577,13 @@ fn client_methods(m: &Method, names: &Names) -> TokenStream {
         pub async fn #full(&self, #(#params: #types),*) -> #full_output {
             let args = ::std::vec![#(#encodes),*];
             let mut invocation = self.new_invocation(::std::clone::Clone::clone(Self::#sig_fn()), args);
-            // Decoded right below into the declared type: the protocol may skip the tree.
-            invocation.context_mut().accept_encoded_result();
             // Held in this method's future: an observing first filter needs no box of its own.
             let response = match self.invoker.invoke_inline(invocation).await {
                 ::std::result::Result::Ok(response) => response,
                 ::std::result::Result::Err(e) => return ::std::result::Result::Err(#from_rpc_error(e)),
             };
-            match #from_value(response.value) {
+            // Straight from the bytes into the declared type, with no tree in between.
+            match #decode(response.value) {
                 ::std::result::Result::Ok(value) => ::std::result::Result::Ok((value, response.attachments)),
                 ::std::result::Result::Err(e) => ::std::result::Result::Err(#from_rpc_error(
                     #core::RpcError::framework(#core::ErrorCode::Codec, ::std::format!(#result_message, e)),

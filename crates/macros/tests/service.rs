@@ -291,7 +291,7 @@ fn java_names_and_descriptors() {
 async fn raw_call(method: Arc<MethodSignature>, args: Vec<Value>) -> Result<Value, RpcError> {
     let invoker = InteropServiceServer::new(Impl).into_invoker(url());
     let call = Invocation::new(ServiceKey::interface_only(INTERFACE), method, args);
-    invoker.invoke(call).await.map(|r| r.value)
+    Ok(invoker.invoke(call).await?.value.into_value()?)
 }
 
 #[tokio::test]

@@ -27,7 +27,12 @@ async fn main() {
     exports.insert(
         ServiceKey::interface_only("org.example.Greeter"),
         Arc::new(invoker_fn(url, |inv: Invocation| async move {
-            let name = inv.args().first().and_then(|v| v.as_str()).unwrap_or("?");
+            let name = inv
+                .args()
+                .first()
+                .and_then(|v| v.as_value())
+                .and_then(|v| v.as_str())
+                .unwrap_or("?");
             Ok(RpcResponse::new(Value::String(format!("Hello {name}"))))
         })),
     );

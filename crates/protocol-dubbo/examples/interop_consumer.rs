@@ -172,13 +172,13 @@ async fn main() {
     run.check(
         "echoBytes_100k",
         matches!(&r, Ok(v) if v.value == Value::Binary(bytes.clone())),
-        r.as_ref().map(|v| v.value.kind()),
+        r.as_ref().map(|v| v.value.form()),
     );
 
     let r = run
         .call("1.0.0", "echoUser", &[USER], USER, vec![user(3)])
         .await;
-    let ok = matches!(&r, Ok(v) if v.value.get("name") == Some(&Value::String("user-3".into())) && v.value.get("id") == Some(&Value::Long(3)));
+    let ok = matches!(&r, Ok(v) if v.value.to_value().ok().as_ref().and_then(|t| t.get("name").cloned()) .as_ref() == Some(&Value::String("user-3".into())) && v.value.to_value().ok().as_ref().and_then(|t| t.get("id").cloned()) .as_ref() == Some(&Value::Long(3)));
     run.check("echoUser", ok, &r);
 
     let r = run
@@ -190,7 +190,7 @@ async fn main() {
             vec![Value::Int(3)],
         )
         .await;
-    let ok = matches!(&r, Ok(v) if v.value.as_list().is_some_and(|l| l.items.len() == 3 && l.items[2].get("name") == Some(&Value::String("user-2".into()))));
+    let ok = matches!(&r, Ok(v) if v.value.to_value().ok().as_ref().and_then(|t| t.as_list()).is_some_and(|l| l.items.len() == 3 && l.items[2].get("name") == Some(&Value::String("user-2".into()))));
     run.check("listUsers_3", ok, &r);
 
     let r = run

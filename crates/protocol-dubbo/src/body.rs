@@ -10,7 +10,7 @@ use std::sync::{Arc, RwLock};
 use bytes::Bytes;
 use dubbo_core::attachments::keys;
 use dubbo_core::{
-    Attachments, BusinessError, Invocation, MethodSignature, RpcError, RpcResponse, Value,
+    Attachments, BusinessError, Invocation, MethodSignature, Payload, RpcError, RpcResponse, Value,
 };
 use dubbo_hessian2::constants::{BC_INT_ZERO, BC_NULL};
 use dubbo_hessian2::{Encoded, Hessian2Reader, Hessian2Writer, Object};
@@ -104,7 +104,11 @@ fn request_size_hint(invocation: &Invocation) -> usize {
         + method.name().len()
         + method.descriptor().len();
     for arg in invocation.args() {
-        n += value_size_hint(arg);
+        n += match arg {
+            Payload::Value(v) => value_size_hint(v),
+            Payload::Hessian2(e) => e.as_bytes().len(),
+            Payload::Typed(_) => 64,
+        };
     }
     for (k, v) in invocation.attachments().iter() {
         n += k.len() + 3 + value_size_hint(v);
@@ -117,8 +121,7 @@ fn value_size_hint(v: &dubbo_core::Value) -> usize {
     match v {
         Value::String(s) => s.len() + 3,
         Value::Binary(b) => b.len() + 3,
-        Value::Encoded(e) => e.as_bytes().len(),
-        Value::List(_) | Value::Map(_) | Value::Object(_) | Value::Typed(_) => 64,
+        Value::List(_) | Value::Map(_) | Value::Object(_) => 64,
         _ => 9,
     }
 }
@@ -143,7 +146,7 @@ pub fn encode_request(
     w.write_string(method.name());
     w.write_string(method.descriptor());
     for arg in invocation.args() {
-        w.write_value(arg)
+        arg.write_hessian(&mut w)
             .map_err(|e| encode_error(invocation, "argument", &e))?;
     }
     w.write_map_begin(None);
@@ -359,8 +362,8 @@ pub fn encode_ok_response(
     let attachments = match result {
         Ok(resp) => {
             match (&resp.value, with_attachments) {
-                (Value::Null, true) => w.write_int(RESPONSE_NULL_VALUE_WITH_ATTACHMENTS),
-                (Value::Null, false) => w.write_int(RESPONSE_NULL_VALUE),
+                (v, true) if v.is_null() => w.write_int(RESPONSE_NULL_VALUE_WITH_ATTACHMENTS),
+                (v, false) if v.is_null() => w.write_int(RESPONSE_NULL_VALUE),
                 (v, with) => {
                     let flag_at = w.len();
                     w.write_int(if with {
@@ -368,7 +371,7 @@ pub fn encode_ok_response(
                     } else {
                         RESPONSE_VALUE
                     });
-                    w.write_value(v)?;
+                    v.write_hessian(&mut w)?;
                     // A typed result that turned out null (`()`, `None`) gets the null-value
                     // flag and no value, as Java sends for void methods and null returns.
                     if w.as_bytes().get(flag_at + 1..) == Some(&[BC_NULL][..]) {
@@ -436,8 +439,9 @@ pub fn decode_ok_response(body: &[u8]) -> Result<Result<RpcResponse, RpcError>, 
 }
 
 /// [`decode_ok_response`] for a body the caller holds as `Bytes`: the returned value is left
-/// encoded ([`Value::Encoded`], a slice of `body`, no copy) after checking it is well formed,
-/// so that a typed consumer decodes it straight into its return type.
+/// encoded ([`Payload::Hessian2`], a slice of `body`, no copy) after checking it is well
+/// formed, so that a typed consumer decodes it straight into its return type and a generic one
+/// into a tree.
 pub fn decode_ok_response_shared(body: &Bytes) -> Result<Result<RpcResponse, RpcError>, BodyError> {
     decode_ok_response_from(body, Some(body))
 }
@@ -450,25 +454,25 @@ fn decode_ok_response_from(
     let kind = r.read_int()?;
     // The value is the first thing in the stream after the flag (an int, which touches no
     // table), so its bytes decode on their own with fresh tables.
-    let read_result = |r: &mut Hessian2Reader| -> Result<Value, BodyError> {
+    let read_result = |r: &mut Hessian2Reader| -> Result<Payload, BodyError> {
         match shared {
             Some(bytes) => {
                 let start = r.position();
                 r.skip_value()?;
-                Ok(Value::Encoded(Encoded::new(
+                Ok(Payload::Hessian2(Encoded::new(
                     bytes.slice(start..r.position()),
                 )))
             }
-            None => Ok(r.read_value()?),
+            None => Ok(Payload::Value(r.read_value()?)),
         }
     };
     let (value, exception, has_attachments) = match kind {
-        RESPONSE_NULL_VALUE => (Value::Null, None, false),
+        RESPONSE_NULL_VALUE => (Payload::null(), None, false),
         RESPONSE_VALUE => (read_result(&mut r)?, None, false),
-        RESPONSE_WITH_EXCEPTION => (Value::Null, Some(r.read_value()?), false),
-        RESPONSE_NULL_VALUE_WITH_ATTACHMENTS => (Value::Null, None, true),
+        RESPONSE_WITH_EXCEPTION => (Payload::null(), Some(r.read_value()?), false),
+        RESPONSE_NULL_VALUE_WITH_ATTACHMENTS => (Payload::null(), None, true),
         RESPONSE_VALUE_WITH_ATTACHMENTS => (read_result(&mut r)?, None, true),
-        RESPONSE_WITH_EXCEPTION_WITH_ATTACHMENTS => (Value::Null, Some(r.read_value()?), true),
+        RESPONSE_WITH_EXCEPTION_WITH_ATTACHMENTS => (Payload::null(), Some(r.read_value()?), true),
         other => {
             return Err(BodyError::invalid(format!(
                 "Unknown result flag, expect '0' '1' '2' '3' '4' '5', but received: {other}"
@@ -698,11 +702,11 @@ mod tests {
     fn typed_responses_encode_like_values() {
         for version in ["2.0.2", "2.0.0"] {
             for (typed, tree) in [
-                (Value::typed(()), Value::Null),
-                (Value::typed(None::<i32>), Value::Null),
-                (Value::typed(Some(5)), Value::Int(5)),
+                (Payload::typed(()), Value::Null),
+                (Payload::typed(None::<i32>), Value::Null),
+                (Payload::typed(Some(5)), Value::Int(5)),
                 (
-                    Value::typed(vec!["a".to_owned(), "b".to_owned()]),
+                    Payload::typed(vec!["a".to_owned(), "b".to_owned()]),
                     Value::list(vec!["a".into(), "b".into()]),
                 ),
             ] {
@@ -718,7 +722,7 @@ mod tests {
                 );
             }
         }
-        let bad = RpcResponse::new(Value::typed(u64::MAX));
+        let bad = RpcResponse::new(Payload::typed(u64::MAX));
         assert!(encode_ok_response(7, Ok(&bad), "2.0.2").is_err());
     }
 
@@ -742,19 +746,21 @@ mod tests {
             })
             .collect();
         for version in ["2.0.2", "2.0.0"] {
-            let mut resp = RpcResponse::new(Value::typed(users.clone()));
+            let mut resp = RpcResponse::new(Payload::typed(users.clone()));
             resp.attachments.insert("k", "v");
             let frame = encode_ok_response(3, Ok(&resp), version).unwrap();
             let body = frame.slice(16..);
             let eager = decode_ok_response(&body).unwrap().unwrap();
             let lazy = decode_ok_response_shared(&body).unwrap().unwrap();
-            assert!(matches!(lazy.value, Value::Encoded(_)), "{:?}", lazy.value);
-            assert_eq!(eager.attachments, lazy.attachments);
-            assert_eq!(lazy.value.clone().resolve().unwrap(), eager.value);
-            assert_eq!(
-                dubbo_hessian2::from_value::<Vec<User>>(lazy.value).unwrap(),
-                users
+            assert!(
+                matches!(lazy.value, Payload::Hessian2(_)),
+                "{:?}",
+                lazy.value
             );
+            assert_eq!(eager.attachments, lazy.attachments);
+            assert_eq!(lazy.value, eager.value);
+            assert!(matches!(eager.value, Payload::Value(_)));
+            assert_eq!(lazy.value.decode::<Vec<User>>().unwrap(), users);
         }
         // Null results and exceptions are not deferred.
         let null = encode_ok_response(3, Ok(&RpcResponse::new(Value::Null)), "2.0.2").unwrap();
@@ -764,7 +770,7 @@ mod tests {
         assert_eq!(lazy.value, Value::Null);
         // A truncated value is still an error up front.
         let frame =
-            encode_ok_response(3, Ok(&RpcResponse::new(Value::typed(users))), "2.0.0").unwrap();
+            encode_ok_response(3, Ok(&RpcResponse::new(Payload::typed(users))), "2.0.0").unwrap();
         let cut = frame.slice(16..frame.len() - 3);
         assert!(decode_ok_response_shared(&cut).is_err());
     }

@@ -29,7 +29,8 @@
 //! exports.insert(
 //!     ServiceKey::interface_only("org.example.Greeter"),
 //!     Arc::new(invoker_fn(url, |inv: Invocation| async move {
-//!         let name = inv.args().first().and_then(|v| v.as_str()).unwrap_or("?").to_owned();
+//!         let args = inv.arg_values()?;
+//!         let name = args.first().and_then(Value::as_str).unwrap_or("?").to_owned();
 //!         Ok(RpcResponse::new(Value::String(format!("Hello {name}"))))
 //!     })),
 //! );

@@ -39,13 +39,23 @@ fn greeter() -> Arc<dyn Invoker> {
     Arc::new(invoker_fn(url, |inv: Invocation| async move {
         match inv.method_name() {
             "sayHello" => {
-                let name = inv.args().first().and_then(|v| v.as_str()).unwrap_or("?");
+                let name = inv
+                    .args()
+                    .first()
+                    .and_then(|v| v.as_value())
+                    .and_then(|v| v.as_str())
+                    .unwrap_or("?");
                 let mut r = RpcResponse::new(Value::String(format!("Hello {name}")));
                 r.attachments.insert("served-by", "rust");
                 Ok(r)
             }
             "sleep" => {
-                let ms = inv.args().first().and_then(|v| v.as_i64()).unwrap_or(0);
+                let ms = inv
+                    .args()
+                    .first()
+                    .and_then(|v| v.as_value())
+                    .and_then(|v| v.as_i64())
+                    .unwrap_or(0);
                 tokio::time::sleep(Duration::from_millis(ms as u64)).await;
                 Ok(RpcResponse::new(Value::Long(ms)))
             }
@@ -55,7 +65,12 @@ fn greeter() -> Arc<dyn Invoker> {
             )),
             "limit" => Err(RpcError::framework(ErrorCode::LimitExceeded, "too many")),
             "big" => {
-                let n = inv.args().first().and_then(|v| v.as_i64()).unwrap_or(0);
+                let n = inv
+                    .args()
+                    .first()
+                    .and_then(|v| v.as_value())
+                    .and_then(|v| v.as_i64())
+                    .unwrap_or(0);
                 Ok(RpcResponse::new(Value::Binary(vec![7u8; n as usize])))
             }
             "nothing" => Ok(RpcResponse::new(Value::Null)),
@@ -64,7 +79,7 @@ fn greeter() -> Arc<dyn Invoker> {
                 Ok(RpcResponse::new(Value::from(left.unwrap_or(-1))))
             }
             _ => Ok(RpcResponse::new(Value::List(dubbo_hessian2::List::new(
-                inv.args().to_vec(),
+                inv.arg_values().unwrap(),
             )))),
         }
     }))
@@ -180,7 +195,7 @@ async fn several_connections_round_robin() {
             .invoke(call("sayHello", vec![Value::from(i)]))
             .await
             .unwrap();
-        assert!(r.value.as_str().is_some());
+        assert!(r.value.to_value().unwrap().as_str().is_some());
     }
     assert_eq!(server.connection_count(), 3);
 }
@@ -258,7 +273,7 @@ async fn provider_sees_deadline_from_timeout_attachment() {
     let mut inv = call("deadline", vec![]);
     inv.context_mut().set_timeout(Duration::from_millis(5000));
     let r = client.invoke(inv).await.unwrap();
-    let left = r.value.as_i64().unwrap();
+    let left = r.value.to_value().unwrap().as_i64().unwrap();
     assert!(left > 4000 && left <= 5000, "{left}");
 }
 

@@ -27,12 +27,22 @@ fn greeter(url: Url, running: Arc<AtomicUsize>, peak: Arc<AtomicUsize>) -> Arc<d
             peak.fetch_max(now, Ordering::SeqCst);
             let out = match inv.method_name() {
                 "sleep" => {
-                    let ms = inv.args().first().and_then(|v| v.as_i64()).unwrap_or(0);
+                    let ms = inv
+                        .args()
+                        .first()
+                        .and_then(|v| v.as_value())
+                        .and_then(|v| v.as_i64())
+                        .unwrap_or(0);
                     tokio::time::sleep(Duration::from_millis(ms as u64)).await;
                     Value::String(format!("slept {ms}"))
                 }
                 _ => {
-                    let name = inv.args().first().and_then(|v| v.as_str()).unwrap_or("?");
+                    let name = inv
+                        .args()
+                        .first()
+                        .and_then(|v| v.as_value())
+                        .and_then(|v| v.as_str())
+                        .unwrap_or("?");
                     Value::String(format!("Hello {name}"))
                 }
             };

@@ -12,7 +12,8 @@
 //! a valid wrapper is. Each argument is its own Hessian 2 stream (fresh reference tables).
 
 use bytes::{Buf, BufMut, Bytes, BytesMut};
-use dubbo_hessian2::{Hessian2Reader, Hessian2Writer, Value};
+use dubbo_core::Payload;
+use dubbo_hessian2::{Encoded, Hessian2Reader, Hessian2Writer, Value};
 use prost::encoding::{decode_key, decode_varint, encode_key, encode_varint, WireType};
 
 use crate::status::Status;
@@ -135,10 +136,10 @@ impl TripleRequestWrapper {
     }
 
     /// A Hessian 2 request with each argument in its own stream.
-    pub fn hessian(args: &[Value], arg_types: &[impl AsRef<str>]) -> Result<Self, Status> {
+    pub fn hessian(args: &[Payload], arg_types: &[impl AsRef<str>]) -> Result<Self, Status> {
         Ok(Self {
             serialize_type: HESSIAN4.to_owned(),
-            args: args.iter().map(encode_hessian).collect::<Result<_, _>>()?,
+            args: args.iter().map(encode_payload).collect::<Result<_, _>>()?,
             arg_types: arg_types.iter().map(|t| t.as_ref().to_owned()).collect(),
         })
     }
@@ -184,6 +185,21 @@ pub fn encode_hessian(v: &Value) -> Result<Bytes, Status> {
     Ok(Bytes::from(w.into_bytes()))
 }
 
+/// One payload as its own Hessian 2 stream: encoded bytes as they are, anything else encoded now.
+pub fn encode_payload(p: &Payload) -> Result<Bytes, Status> {
+    p.to_hessian_bytes()
+        .map_err(|e| Status::internal(format!("hessian2 encoding failed: {e}")))
+}
+
+/// One value's own Hessian 2 stream as a payload, left encoded for whoever decodes it into its
+/// type; empty data is Java's `null`.
+pub fn decode_payload(b: Bytes) -> Payload {
+    if b.is_empty() {
+        return Payload::null();
+    }
+    Payload::Hessian2(Encoded::new(b))
+}
+
 /// One value from its own Hessian 2 stream.
 pub fn decode_hessian(b: &[u8]) -> Result<Value, Status> {
     if b.is_empty() {
@@ -215,13 +231,6 @@ pub fn java_type_of(v: &Value) -> String {
             .clone()
             .unwrap_or_else(|| "java.util.Map".into()),
         Value::Object(o) => o.class.clone(),
-        // Encoded already (`encode_hessian`): read the type off the bytes instead of
-        // converting the value to a tree.
-        Value::Typed(_) => match encode_hessian(v) {
-            Ok(b) => java_type_of_encoded(&b),
-            Err(_) => "java.lang.Object".into(),
-        },
-        Value::Encoded(e) => java_type_of_encoded(e.as_bytes()),
     }
 }
 
@@ -289,8 +298,8 @@ mod tests {
         for v in samples {
             let bytes = encode_hessian(&v).unwrap();
             assert_eq!(java_type_of_encoded(&bytes), java_type_of(&v), "{v:?}");
-            let typed = Value::typed(v.clone());
-            assert_eq!(java_type_of(&typed), java_type_of(&v), "{v:?}");
+            let typed = encode_payload(&Payload::typed(v.clone())).unwrap();
+            assert_eq!(java_type_of_encoded(&typed), java_type_of(&v), "{v:?}");
         }
         assert_eq!(java_type_of_encoded(&[]), "java.lang.Object");
     }
@@ -331,7 +340,7 @@ mod tests {
     #[test]
     fn hessian_args() {
         let w = TripleRequestWrapper::hessian(
-            &[Value::String("x".into()), Value::Int(3)],
+            &[Value::String("x".into()).into(), Value::Int(3).into()],
             &["java.lang.String", "int"],
         )
         .unwrap();

@@ -51,7 +51,7 @@ fn say_hello(name: &str) -> Invocation {
 }
 
 async fn hello(invoker: &dyn Invoker, name: &str) -> Result<Value, dubbo_core::RpcError> {
-    invoker.invoke(say_hello(name)).await.map(|r| r.value)
+    Ok(invoker.invoke(say_hello(name)).await?.value.into_value()?)
 }
 
 /// A TCP relay in front of a provider that counts the connections it carried.

@@ -150,8 +150,9 @@ async fn business_exception_wire_format_matches_java() {
             .unwrap(),
     )
     .with_version("1.0.0");
-    let req = TripleRequestWrapper::hessian(&[Value::String("bad".into())], &["java.lang.String"])
-        .unwrap();
+    let req =
+        TripleRequestWrapper::hessian(&[Value::String("bad".into()).into()], &["java.lang.String"])
+            .unwrap();
     let raw = client
         .unary_raw(
             &format!("/{IFACE}/fail"),
@@ -187,7 +188,8 @@ async fn business_exception_wire_format_matches_java() {
         .unwrap_err();
     assert_eq!(err.code(), dubbo_protocol_triple::Code::Internal);
     let ok =
-        TripleRequestWrapper::hessian(&[Value::String("w".into())], &["java.lang.String"]).unwrap();
+        TripleRequestWrapper::hessian(&[Value::String("w".into()).into()], &["java.lang.String"])
+            .unwrap();
     let raw = client
         .unary_raw(
             &format!("/{IFACE}/sayHello"),

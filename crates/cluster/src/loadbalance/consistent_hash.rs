@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 use std::sync::Arc;
 
-use dubbo_core::{Invocation, Invoker, LoadBalance, Value};
+use dubbo_core::{Invocation, Invoker, LoadBalance, Payload, Value};
 use md5::{Digest, Md5};
 
 use super::snapshot::{ListCache, Providers};
@@ -72,11 +72,19 @@ impl Ring {
             .map(|&(_, i)| i as usize)
     }
 
-    fn key(&self, args: &[Value]) -> String {
+    /// The hashed text of the call: its hashed arguments as Java prints them. A typed or
+    /// encoded argument is made a tree for this (consistent hashing reads arguments).
+    fn key(&self, args: &[Payload]) -> String {
         let mut key = String::new();
         for &i in &self.arguments {
-            if let Some(arg) = args.get(i) {
-                java_string(arg, &mut key);
+            match args.get(i) {
+                Some(Payload::Value(v)) => java_string(v, &mut key),
+                Some(other) => {
+                    if let Ok(v) = other.to_value() {
+                        java_string(&v, &mut key);
+                    }
+                }
+                None => {}
             }
         }
         key

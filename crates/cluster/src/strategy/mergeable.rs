@@ -248,7 +248,7 @@ impl ClusterStrategy for Mergeable {
             }
             let mut present = Vec::with_capacity(values.len());
             for v in values {
-                let v = v.resolve()?;
+                let v = v.into_value()?;
                 if v != Value::Null {
                     present.push(v);
                 }

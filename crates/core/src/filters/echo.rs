@@ -1,5 +1,3 @@
-use dubbo_hessian2::Value;
-
 use crate::filter::{Filter, Next};
 use crate::invocation::{Invocation, RpcResponse};
 use crate::invoker::{BoxFuture, RpcResult};
@@ -11,7 +9,7 @@ pub struct EchoFilter;
 impl Filter for EchoFilter {
     fn invoke<'a>(&'a self, invocation: Invocation, next: Next<'a>) -> BoxFuture<'a, RpcResult> {
         if invocation.method().is_echo() {
-            let value = invocation.args().first().cloned().unwrap_or(Value::Null);
+            let value = invocation.args().first().cloned().unwrap_or_default();
             return Box::pin(async move { Ok(RpcResponse::new(value)) });
         }
         next.run(invocation)

@@ -24,7 +24,17 @@ impl Filter for GenericFilter {
         }
         Box::pin(async move {
             let mut parts = invocation.into_parts();
-            let mut args = std::mem::take(&mut parts.args).into_iter();
+            let generic_args: Vec<Value> = std::mem::take(&mut parts.args)
+                .into_iter()
+                .map(crate::Payload::into_value)
+                .collect::<Result<_, _>>()
+                .map_err(|e| {
+                    RpcError::framework(
+                        ErrorCode::BadRequest,
+                        format!("$invoke arguments do not decode: {e}"),
+                    )
+                })?;
+            let mut args = generic_args.into_iter();
             let method = match args.next() {
                 Some(Value::String(m)) => m,
                 other => {
@@ -75,10 +85,13 @@ impl Filter for GenericFilter {
                 .unwrap_or("true")
                 .to_owned();
             parts.method = Arc::new(MethodSignature::new(&method, &types, "java.lang.Object"));
-            parts.args = real_args;
+            parts.args = real_args.into_iter().map(crate::Payload::Value).collect();
             let mut response = next.run(Invocation::from_parts(parts)).await?;
             if flavour == "true" {
-                response.value = generalize(response.value);
+                // A result that cannot be made a tree stays as it is: encoding it reports why.
+                if let Ok(tree) = response.value.to_value() {
+                    response.value = crate::Payload::Value(generalize(tree));
+                }
             }
             Ok(response)
         })
@@ -89,11 +102,6 @@ impl Filter for GenericFilter {
 /// names, and collections are walked recursively.
 pub fn generalize(value: Value) -> Value {
     match value {
-        // A typed result that cannot be converted stays as it is: encoding it reports why.
-        v @ (Value::Typed(_) | Value::Encoded(_)) => match v.clone().resolve() {
-            Ok(tree) => generalize(tree),
-            Err(_) => v,
-        },
         Value::Object(o) if keeps_java_form(&o.class) => Value::Object(o),
         Value::Object(o) => {
             let mut entries = Vec::with_capacity(o.fields.len() + 1);

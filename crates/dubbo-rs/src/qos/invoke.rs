@@ -348,11 +348,17 @@ async fn call(
     }
     let started = Instant::now();
     match local.chain.invoke_inline(invocation).await {
-        Ok(response) => format!(
-            "\r\nresult: {}\r\nelapsed: {} ms.",
-            value_to_json(&response.value),
-            started.elapsed().as_millis()
-        ),
+        Ok(response) => match response.value.into_value() {
+            Ok(value) => format!(
+                "\r\nresult: {}\r\nelapsed: {} ms.",
+                value_to_json(&value),
+                started.elapsed().as_millis()
+            ),
+            Err(e) => format!(
+                "\r\nFailed to invoke method {}, cause: the result does not decode: {e}",
+                request.method
+            ),
+        },
         Err(e) if e.code() == Some(ErrorCode::MethodNotFound) => no_such_method(request),
         Err(RpcError::Business(b)) => format!(
             "\r\nFailed to invoke method {}, cause: {}: {}",

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use arc_swap::ArcSwap;
 use dubbo_core::{
-    BoxFuture, ErrorCode, Invocation, Invoker, MethodSignature, RequestContext, RpcError,
+    BoxFuture, ErrorCode, Invocation, Invoker, MethodSignature, Payload, RequestContext, RpcError,
     ServiceHandler, ServiceKey, Value,
 };
 use dubbo_hessian2::{Map, Object};
@@ -121,12 +121,13 @@ impl ServiceHandler for MetadataServiceHandler {
     fn call<'a>(
         &'a self,
         method: &'a MethodSignature,
-        args: Vec<Value>,
+        args: Vec<Payload>,
         _ctx: &'a mut RequestContext,
-    ) -> BoxFuture<'a, Result<Value, RpcError>> {
+    ) -> BoxFuture<'a, Result<Payload, RpcError>> {
         Box::pin(async move {
+            let args = dubbo_core::arg_values(args)?;
             let current = self.state.current.load_full();
-            Ok(match (method.name(), args.len()) {
+            Ok(Payload::Value(match (method.name(), args.len()) {
                 ("serviceName", 0) => Value::String(self.app.clone()),
                 ("version", 0) => Value::String(VERSION.to_owned()),
                 ("getSubscribedURLs", 0) => {
@@ -158,7 +159,7 @@ impl ServiceHandler for MetadataServiceHandler {
                 // Service definitions (the `report-definition` JSON) are not produced.
                 ("getServiceDefinition", _) => Value::Null,
                 _ => return Err(dubbo_core::service::method_not_found(INTERFACE, method)),
-            })
+            }))
         })
     }
 }
@@ -268,7 +269,7 @@ pub(crate) async fn fetch(
     ));
     let invocation = Invocation::new(key, method, vec![Value::String(revision.to_owned())]);
     let value = invoker.invoke(invocation).await?.value;
-    let value = value.resolve().map_err(|e| {
+    let value = value.into_value().map_err(|e| {
         RpcError::framework(ErrorCode::Codec, format!("decoding MetadataInfo: {e}"))
     })?;
     from_value(&value).map_err(|e| {

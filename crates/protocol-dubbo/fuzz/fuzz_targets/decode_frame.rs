@@ -70,8 +70,9 @@ fn bodies(serialization: u8, b: &[u8], cache: &SignatureCache) {
                 format!("{:?}", eager.attachments),
                 format!("{:?}", lazy.attachments)
             );
-            let lazy_value = lazy.value.resolve().ok();
-            assert_eq!(format!("{:?}", Some(eager.value)), format!("{lazy_value:?}"));
+            let lazy_value = lazy.value.to_value().ok();
+            let eager_value = eager.value.to_value().ok();
+            assert_eq!(format!("{eager_value:?}"), format!("{lazy_value:?}"));
         }
         (Ok(Ok(eager)), lazy) => panic!("eager {eager:?} but lazy {lazy:?}"),
         _ => {}

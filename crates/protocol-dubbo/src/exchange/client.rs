@@ -742,12 +742,9 @@ fn decode_response(frame: Frame, invocation: &Invocation, address: &str) -> RpcR
             ),
         ));
     }
-    let decoded = if invocation.context().accepts_encoded_result() {
-        body::decode_ok_response_shared(&frame.body)
-    } else {
-        body::decode_ok_response(&frame.body)
-    };
-    match decoded {
+    // The result stays encoded: a typed caller decodes it straight into its type, a generic
+    // one into a tree, each only when it asks.
+    match body::decode_ok_response_shared(&frame.body) {
         Ok(outcome) => outcome,
         Err(e) => Err(e.to_rpc_error(&format!("decoding response of {}", context()))),
     }

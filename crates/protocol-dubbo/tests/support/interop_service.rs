@@ -31,7 +31,8 @@ pub fn user(i: i32) -> Value {
 }
 
 pub async fn serve(inv: Invocation, v2: bool) -> Result<RpcResponse, RpcError> {
-    let arg = |i: usize| inv.args().get(i).cloned().unwrap_or(Value::Null);
+    let values = inv.arg_values().unwrap_or_default();
+    let arg = |i: usize| values.get(i).cloned().unwrap_or(Value::Null);
     let value = match inv.method_name() {
         "sayHello" => {
             let name = arg(0).as_str().unwrap_or("null").to_owned();

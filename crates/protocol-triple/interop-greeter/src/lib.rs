@@ -204,7 +204,14 @@ pub fn add_interop_service(server: &dubbo_protocol_triple::TripleServer) {
 async fn interop_call(inv: dubbo_core::Invocation) -> dubbo_core::RpcResult {
     use dubbo_core::{ErrorCode, RpcError, RpcResponse, Value};
 
-    let arg = |i: usize| inv.args().get(i).cloned().unwrap_or(Value::Null);
+    // A dynamic service: it reads its arguments as trees.
+    let args = inv.arg_values().map_err(|e| {
+        RpcError::framework(
+            ErrorCode::BadRequest,
+            format!("arguments do not decode: {e}"),
+        )
+    })?;
+    let arg = |i: usize| args.get(i).cloned().unwrap_or(Value::Null);
     let int = |i: usize| arg(i).as_i64().unwrap_or(0);
     let value = match inv.method_name() {
         "sayHello" => Value::String(format!("Hello {}", arg(0).as_str().unwrap_or("null"))),

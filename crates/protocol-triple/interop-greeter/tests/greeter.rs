@@ -68,7 +68,8 @@ async fn interop_service_in_wrapper_mode() {
         ))
         .await
         .unwrap();
-    let users = r.value.as_list().unwrap();
+    let users = r.value.to_value().unwrap();
+    let users = users.as_list().unwrap();
     assert_eq!(users.items.len(), 3);
     assert_eq!(
         users.items[2].get("name"),

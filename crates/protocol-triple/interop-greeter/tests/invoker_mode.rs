@@ -51,7 +51,7 @@ impl Filter for Recorder {
                 binary_args: invocation
                     .args()
                     .iter()
-                    .filter(|a| matches!(a, Value::Binary(_)))
+                    .filter(|a| matches!(a.as_value(), Some(Value::Binary(_))))
                     .count(),
                 trace: invocation
                     .attachments()
@@ -63,7 +63,7 @@ impl Filter for Recorder {
             seen.result_is_binary = result
                 .as_ref()
                 .ok()
-                .map(|r| matches!(r.value, Value::Binary(_)));
+                .map(|r| matches!(r.value.as_value(), Some(Value::Binary(_))));
             self.seen.lock().unwrap().push(seen);
             result
         })

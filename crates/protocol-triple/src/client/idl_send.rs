@@ -4,7 +4,9 @@
 use std::time::Duration;
 
 use bytes::Bytes;
-use dubbo_core::{Attachments, ErrorCode, Invocation, RpcError, RpcResponse, RpcResult, Value};
+use dubbo_core::{
+    Attachments, ErrorCode, Invocation, Payload, RpcError, RpcResponse, RpcResult, Value,
+};
 use http::HeaderMap;
 
 use super::idl_call::{IdlCall, IdlStreams, RequestPayloads};
@@ -68,7 +70,7 @@ pub(crate) async fn send_idl(
 /// The encoded request message: the invocation's one `Value::Binary` argument.
 fn request_payload(inv: &mut Invocation) -> Result<Bytes, RpcError> {
     // Taken rather than copied: the invocation is not used after it is sent.
-    if let [Value::Binary(b)] = inv.args_mut().as_mut_slice() {
+    if let [Payload::Value(Value::Binary(b))] = inv.args_mut().as_mut_slice() {
         return Ok(Bytes::from(std::mem::take(b)));
     }
     Err(RpcError::framework(
@@ -104,5 +106,8 @@ fn response(value: Value, headers: &HeaderMap, trailers: &HeaderMap) -> RpcRespo
     let mut attachments = Attachments::new();
     core_attachments(headers, &mut attachments);
     core_attachments(trailers, &mut attachments);
-    RpcResponse { value, attachments }
+    RpcResponse {
+        value: Payload::Value(value),
+        attachments,
+    }
 }

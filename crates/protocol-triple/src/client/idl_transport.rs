@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use bytes::Bytes;
-use dubbo_core::{Invocation, Invoker, MethodSignature, RpcResponse, ServiceKey, Value};
+use dubbo_core::{Invocation, Invoker, MethodSignature, Payload, RpcResponse, ServiceKey, Value};
 use futures::{Stream, StreamExt};
 use http::HeaderMap;
 
@@ -70,7 +70,8 @@ impl IdlTransport {
             IdlTransport::Invoker(invoker) => {
                 let mut inv = invocation(invoker.as_ref(), m, &request);
                 inv.context_mut().insert(IdlCall::unary());
-                inv.args_mut().push(encoded_argument(&request));
+                inv.args_mut()
+                    .push(Payload::Value(encoded_argument(&request)));
                 let resp = invoker.invoke(inv).await?;
                 let (metadata, payload) = binary_result(m, resp)?;
                 Ok(Response::from_parts(
@@ -100,7 +101,8 @@ impl IdlTransport {
                     MethodKind::ServerStreaming,
                     streams.clone(),
                 ));
-                inv.args_mut().push(encoded_argument(&request));
+                inv.args_mut()
+                    .push(Payload::Value(encoded_argument(&request)));
                 let resp = invoker.invoke(inv).await?;
                 stream_result(m, resp, &streams)
             }
@@ -206,11 +208,11 @@ fn binary_result(m: &IdlMethod, resp: RpcResponse) -> Result<(HeaderMap, Bytes),
     let mut metadata = HeaderMap::new();
     put_core_attachments(&mut metadata, &resp.attachments);
     match resp.value {
-        Value::Binary(b) => Ok((metadata, Bytes::from(b))),
+        Payload::Value(Value::Binary(b)) => Ok((metadata, Bytes::from(b))),
         other => Err(Status::internal(format!(
-            "{} returned {} instead of an encoded {}",
+            "{} returned a {} payload instead of an encoded {}",
             m.path,
-            other.kind(),
+            other.form(),
             m.response_type
         ))),
     }

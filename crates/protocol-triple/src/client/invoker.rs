@@ -8,7 +8,7 @@ use dubbo_core::{
     Attachments, BoxFuture, BusinessError, ErrorCode, Invocation, Invoker, RpcError, RpcResponse,
     RpcResult,
 };
-use dubbo_hessian2::{Encoded, Value};
+use dubbo_hessian2::Value;
 use dubbo_url::Url;
 use http::{HeaderMap, HeaderValue};
 
@@ -21,7 +21,7 @@ use crate::headers::{
 };
 use crate::server::MethodKind;
 use crate::status::Status;
-use crate::wrapper::{decode_hessian, TripleRequestWrapper, TripleResponseWrapper};
+use crate::wrapper::{decode_hessian, decode_payload, TripleRequestWrapper, TripleResponseWrapper};
 
 /// Java Dubbo's default consumer timeout.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(1000);
@@ -149,18 +149,12 @@ impl TripleInvoker {
             .and_then(|v| v.to_str().ok())
             .map(str::trim)
             .filter(|c| !c.is_empty() && *c != "0");
-        // The wrapper's data is the result's own stream: a typed caller decodes it directly.
-        let value = if exception_code.is_none()
-            && inv.context().accepts_encoded_result()
-            && !resp.data.is_empty()
-        {
-            Value::Encoded(Encoded::new(resp.data.clone()))
-        } else {
-            decode_hessian(&resp.data).map_err(to_rpc)?
-        };
         if exception_code.is_some() {
+            let value = decode_hessian(&resp.data).map_err(to_rpc)?;
             return Err(RpcError::Business(business_error(value, &resp.type_name)));
         }
+        // The wrapper's data is the result's own stream: a typed caller decodes it directly.
+        let value = decode_payload(resp.data);
         let mut out = Attachments::new();
         core_attachments(&raw.headers, &mut out);
         core_attachments(&raw.trailers, &mut out);

@@ -204,9 +204,16 @@ async fn handle_inner(
     };
     match result {
         Ok(resp) => {
-            let mut r = http::Response::new(Full::new(Bytes::from(
-                value_to_json(&resp.value).to_string(),
-            )));
+            let json = match resp.value.to_value() {
+                Ok(value) => value_to_json(&value).to_string(),
+                Err(e) => {
+                    return Err((
+                        StatusCode::INTERNAL_SERVER_ERROR,
+                        format!("the result does not convert to JSON: {e}"),
+                    ))
+                }
+            };
+            let mut r = http::Response::new(Full::new(Bytes::from(json)));
             r.headers_mut().insert(
                 http::header::CONTENT_TYPE,
                 HeaderValue::from_static("application/json"),

@@ -19,8 +19,8 @@ use crate::headers::{
 };
 use crate::status::Status;
 use crate::wrapper::{
-    decode_hessian, encode_hessian, is_hessian, java_type_of_encoded, TripleRequestWrapper,
-    TripleResponseWrapper,
+    decode_payload, encode_hessian, encode_payload, is_hessian, java_type_of_encoded,
+    TripleRequestWrapper, TripleResponseWrapper,
 };
 
 /// `RpcException.BIZ_EXCEPTION`, the `tri-exception-code` of a business exception.
@@ -62,17 +62,15 @@ pub(crate) async fn serve(
             wrapper.arg_types.len()
         )));
     }
-    let args = wrapper
-        .args
-        .iter()
-        .map(|a| decode_hessian(a))
-        .collect::<Result<Vec<_>, _>>()?;
+    // Each argument is a stream of its own: left encoded, for the service's typed dispatch to
+    // decode straight into its parameter types.
+    let args = wrapper.args.into_iter().map(decode_payload).collect();
     let method = Arc::new(MethodSignature::new(
         &call.method,
         &wrapper.arg_types,
         "java.lang.Object",
     ));
-    let mut inv = Invocation::new(key.clone(), method, args);
+    let mut inv = Invocation::with_payloads(key.clone(), method, args);
     let mut attachments = Attachments::new();
     core_attachments(&call.metadata, &mut attachments);
     attachments.insert_service(&key);
@@ -100,7 +98,7 @@ pub(crate) async fn serve(
     };
     match invoker.invoke_inline(inv).await {
         Ok(resp) => {
-            let data = encode_hessian(&resp.value)?;
+            let data = encode_payload(&resp.value)?;
             // Read off the bytes: a typed result has no tree to look at.
             let type_name = java_type_of_encoded(&data);
             let payload = TripleResponseWrapper {

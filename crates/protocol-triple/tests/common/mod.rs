@@ -154,15 +154,16 @@ pub const IFACE: &str = "org.apache.dubbo.interop.InteropService";
 /// A small InteropService over dynamic values.
 pub fn interop_invoker(url: Url) -> Arc<dyn dubbo_core::Invoker> {
     Arc::new(invoker_fn(url, |inv: Invocation| async move {
-        let arg0 = inv.args().first().cloned().unwrap_or(Value::Null);
+        let args = inv.arg_values().unwrap_or_default();
+        let arg0 = args.first().cloned().unwrap_or(Value::Null);
         match inv.method_name() {
             "sayHello" => Ok(RpcResponse::new(Value::String(format!(
                 "Hello {}",
                 arg0.as_str().unwrap_or("")
             )))),
             "addInt" => {
-                let a = inv.args()[0].as_i64().unwrap_or(0) as i32;
-                let b = inv.args()[1].as_i64().unwrap_or(0) as i32;
+                let a = args[0].as_i64().unwrap_or(0) as i32;
+                let b = args[1].as_i64().unwrap_or(0) as i32;
                 Ok(RpcResponse::new(Value::Int(a.wrapping_add(b))))
             }
             "fail" => Err(RpcError::business(

@@ -88,9 +88,12 @@ impl ConditionMatcher {
     fn value<'a>(&self, sample: &Sample<'a>) -> Option<Cow<'a, str>> {
         match &self.source {
             Source::Argument(index) => {
+                // A condition on arguments reads them: a typed or encoded one is made a tree.
                 let arg = index.and_then(|i| sample.invocation.and_then(|inv| inv.args().get(i)));
                 Some(
-                    arg.and_then(java_string)
+                    arg.and_then(|a| a.to_value().ok())
+                        .as_ref()
+                        .and_then(java_string)
                         .map_or(Cow::Borrowed(NOT_FOUND), Cow::Owned),
                 )
             }

@@ -46,7 +46,10 @@ pub(crate) fn format_line(invocation: &Invocation, at: SystemTime, provider: &st
             if i > 0 {
                 line.push(',');
             }
-            json(&mut line, arg);
+            match arg.to_value() {
+                Ok(value) => json(&mut line, &value),
+                Err(_) => line.push_str("\"<undecodable>\""),
+            }
         }
         line.push(']');
     }
@@ -161,12 +164,6 @@ fn json(out: &mut String, value: &Value) {
             }
             out.push('}');
         }
-        Value::Typed(_) | Value::Encoded(_) => match value.clone().resolve() {
-            Ok(resolved) if !matches!(resolved, Value::Typed(_) | Value::Encoded(_)) => {
-                json(out, &resolved)
-            }
-            _ => out.push_str("\"<undecodable>\""),
-        },
     }
 }
 
