@@ -5,7 +5,7 @@
 #
 #   bash scripts/test.sh            # everything
 #   bash scripts/test.sh --quick    # Rust suites only (no Java, no Python)
-#   bash scripts/test.sh --only registry|etcd|older_registry|older_java|metrics|tracing   # one group of interop steps, for development
+#   bash scripts/test.sh --only registry|etcd|older_registry|older_java|metrics|tracing|governance|faults   # one group of interop steps, for development
 #
 # The full run builds the Java peers before `cargo test` and runs it with
 # DUBBO_RS_REQUIRE_PEERS=1, so a Rust test that needs Java (URL differential test, dubbo://
@@ -22,7 +22,7 @@ TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 QUICK=0
 ONLY=
 [ "${1:-}" = "--quick" ] && QUICK=1
-[ "${1:-}" = "--only" ] && ONLY=${2:?--only needs a group: registry, etcd, older_registry, older_java, metrics, tracing or governance}
+[ "${1:-}" = "--only" ] && ONLY=${2:?--only needs a group: registry, etcd, older_registry, older_java, metrics, tracing, governance or faults}
 
 # A fresh build gains nothing from incremental state, which would add gigabytes of disk per
 # crate; a developer's own `cargo test` keeps it.
@@ -1762,6 +1762,10 @@ governance_steps() {
   step "ZooKeeper exits on SIGTERM" stop_server zookeeper
 }
 
+# Fault injection: failure storms, ZooKeeper session expiry, frozen providers, broken links,
+# slowloris and connection floods (faults_steps).
+source scripts/faults.sh
+
 if [ -n "$ONLY" ]; then
   step "build Java peers (Maven Central)" build_java
   step "build interop programs" build_interop
@@ -1827,6 +1831,7 @@ if [ "$QUICK" -eq 0 ]; then
   metrics_steps
   tracing_steps
   governance_steps
+  faults_steps
 fi
 
 echo
