@@ -5,7 +5,7 @@
 #
 #   bash scripts/test.sh            # everything
 #   bash scripts/test.sh --quick    # Rust suites only (no Java, no Python)
-#   bash scripts/test.sh --only registry|etcd|older_registry|older_java|metrics|tracing   # one group of interop steps, for development
+#   bash scripts/test.sh --only registry|etcd|older_registry|older_java|metrics|tracing|governance|faults|grpc_tools   # one group of interop steps, for development
 #
 # The full run builds the Java peers before `cargo test` and runs it with
 # DUBBO_RS_REQUIRE_PEERS=1, so a Rust test that needs Java (URL differential test, dubbo://
@@ -22,7 +22,7 @@ TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 QUICK=0
 ONLY=
 [ "${1:-}" = "--quick" ] && QUICK=1
-[ "${1:-}" = "--only" ] && ONLY=${2:?--only needs a group: registry, etcd, older_registry, older_java, metrics, tracing or governance}
+[ "${1:-}" = "--only" ] && ONLY=${2:?--only needs a group: registry, etcd, older_registry, older_java, metrics, tracing, governance, faults or grpc_tools}
 
 # A fresh build gains nothing from incremental state, which would add gigabytes of disk per
 # crate; a developer's own `cargo test` keeps it.
@@ -1762,6 +1762,24 @@ governance_steps() {
   step "ZooKeeper exits on SIGTERM" stop_server zookeeper
 }
 
+# Fault injection: failure storms, ZooKeeper session expiry, frozen providers, broken links,
+# slowloris and connection floods (faults_steps).
+source scripts/faults.sh
+# grpcurl through server reflection and grpc.health.v1 on the Triple port (grpc_tools_steps).
+source scripts/grpc-tools.sh
+
+grpc_tools_steps() {
+  step "install grpcurl (Go module proxy)" install_grpcurl
+  step "start Rust interop server (gRPC tools)" start_server grpc_tools_server "$TARGET_DIR/debug/interop-server" \
+    --dubbo-port "$(free_port)" --tri-port "$RUST_TRI"
+  step "grpcurl -> Rust provider: list, describe and call Greeter through server reflection" \
+    grpcurl_reflection "127.0.0.1:$RUST_TRI"
+  step "grpcurl -> Rust provider: grpc.health.v1.Health/Check" grpcurl_health "127.0.0.1:$RUST_TRI"
+  step "Rust interop server (gRPC tools) exits cleanly on SIGTERM" stop_server grpc_tools_server
+  step "grpcurl health watch during graceful shutdown: SERVING, then NOT_SERVING, the watch does not hold the drain" \
+    grpcurl_health_during_shutdown
+}
+
 if [ -n "$ONLY" ]; then
   step "build Java peers (Maven Central)" build_java
   step "build interop programs" build_interop
@@ -1791,7 +1809,13 @@ if [ "$QUICK" -eq 0 ]; then
   step "install grpcio (PyPI)" python_setup
   step "grpcio client -> Rust provider" python_client_to_rust
   step "Rust client -> grpcio server" rust_client_to_python
+  step "install grpcurl (Go module proxy)" install_grpcurl
+  step "grpcurl -> Rust provider: list, describe and call Greeter through server reflection" \
+    grpcurl_reflection "127.0.0.1:$RUST_TRI"
+  step "grpcurl -> Rust provider: grpc.health.v1.Health/Check" grpcurl_health "127.0.0.1:$RUST_TRI"
   step "Rust server exits cleanly on SIGTERM" stop_server rust_server
+  step "grpcurl health watch during graceful shutdown: SERVING, then NOT_SERVING, the watch does not hold the drain" \
+    grpcurl_health_during_shutdown
   step "start Java provider" java_provider_up
   step "Rust client -> Java provider, dubbo://" rust_client --url "dubbo://127.0.0.1:$JAVA_DUBBO"
   step "Rust client -> Java provider, tri://" rust_client --url "tri://127.0.0.1:$JAVA_TRI"
@@ -1827,6 +1851,7 @@ if [ "$QUICK" -eq 0 ]; then
   metrics_steps
   tracing_steps
   governance_steps
+  faults_steps
 fi
 
 echo

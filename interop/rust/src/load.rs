@@ -32,6 +32,39 @@ pub struct LoadPlan {
     pub tag: Option<String>,
 }
 
+/// When one provider answered during a load run, since the callers started.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Answered {
+    /// Its first answer.
+    pub first: Duration,
+    /// Its last answer.
+    pub last: Duration,
+    /// The longest time between two of its answers (a provider out of use and back).
+    pub longest_gap: Duration,
+    /// When that longest gap ended: the first answer after it.
+    pub gap_end: Duration,
+}
+
+impl Answered {
+    fn at(first: Duration) -> Self {
+        Self {
+            first,
+            last: first,
+            longest_gap: Duration::ZERO,
+            gap_end: first,
+        }
+    }
+
+    fn record(&mut self, at: Duration) {
+        let gap = at.saturating_sub(self.last);
+        if gap > self.longest_gap {
+            self.longest_gap = gap;
+            self.gap_end = at;
+        }
+        self.last = at;
+    }
+}
+
 /// What a load run saw.
 #[derive(Debug, Default)]
 pub struct LoadResult {
@@ -41,8 +74,8 @@ pub struct LoadResult {
     pub failed: usize,
     /// Calls answered, by the provider (`HOST:PORT`) that answered.
     pub by_provider: BTreeMap<String, usize>,
-    /// When each provider first and last answered, since the callers started.
-    pub answered: BTreeMap<String, (Duration, Duration)>,
+    /// When each provider answered, since the callers started.
+    pub answered: BTreeMap<String, Answered>,
     /// When the callers started, as the system clock saw it (to set the figures above against
     /// events outside this process).
     pub started: Option<SystemTime>,
@@ -115,8 +148,8 @@ pub async fn run_load(
                         let at = start.elapsed();
                         r.answered
                             .entry(provider.clone())
-                            .and_modify(|(_, last)| *last = at)
-                            .or_insert((at, at));
+                            .and_modify(|a| a.record(at))
+                            .or_insert_with(|| Answered::at(at));
                         *r.by_provider.entry(provider).or_default() += 1;
                     }
                     other => {
@@ -136,4 +169,23 @@ pub async fn run_load(
     }
     let out = std::mem::take(&mut *result.lock().unwrap_or_else(|e| e.into_inner()));
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Answered;
+    use std::time::Duration;
+
+    #[test]
+    fn the_longest_gap_and_its_end_are_kept() {
+        let ms = Duration::from_millis;
+        let mut a = Answered::at(ms(5));
+        for t in [6, 7, 4007, 4008, 4500, 4600] {
+            a.record(ms(t));
+        }
+        assert_eq!(
+            (a.first, a.last, a.longest_gap, a.gap_end),
+            (ms(5), ms(4600), ms(4000), ms(4007))
+        );
+    }
 }

@@ -33,10 +33,11 @@ const USAGE: &str = "usage: interop-client --url dubbo://HOST:PORT | --url tri:/
                        mapping in the registry (Java's etcd registry writes none)
   --load N             instead of the cases, call sayHello(\"load\") N times from C callers
                        (default 8); print `provider HOST:PORT calls K` per provider that
-                       answered, then `provider-times HOST:PORT first-ms F last-ms L` per
-                       provider (when it first and last answered, in ms since the callers
-                       started, at `load-start unix-ms T`), then `N passed, N failed` counting
-                       calls
+                       answered, then `load-start unix-ms T` (when the callers started) and
+                       per provider `provider-times HOST:PORT first-ms F last-ms L
+                       longest-gap-ms G gap-end-ms E` (in ms since T: its first and last
+                       answer, the longest time between two of its answers and when that
+                       ended), then `N passed, N failed` counting calls
   --duration S         with --load: stop starting calls after S seconds
   --tag T              with --load: every call carries the attachment dubbo.tag=T (tag routing)
   --app NAME           the consumer's application name (default interop-consumer); governance
@@ -230,11 +231,13 @@ async fn run(args: &Args, report: &mut Report) -> Result<(), String> {
                 .map_or(0, |d| d.as_millis());
             println!("load-start unix-ms {ms}");
         }
-        for (provider, (first, last)) in &result.answered {
+        for (provider, a) in &result.answered {
             println!(
-                "provider-times {provider} first-ms {} last-ms {}",
-                first.as_millis(),
-                last.as_millis()
+                "provider-times {provider} first-ms {} last-ms {} longest-gap-ms {} gap-end-ms {}",
+                a.first.as_millis(),
+                a.last.as_millis(),
+                a.longest_gap.as_millis(),
+                a.gap_end.as_millis()
             );
         }
         report.add_counts(result.passed, result.failed);
