@@ -12,7 +12,6 @@ use dubbo_core::{
 use dubbo_url::Url;
 
 use crate::router::RouterChain;
-use crate::strategy::burst::Burst;
 use crate::strategy::call::contains;
 use crate::strategy::DEFAULT_CLUSTER;
 use crate::strategy::{with_mock, BackgroundWork, Cluster, ClusterCall, ClusterStrategy};
@@ -42,8 +41,6 @@ pub(crate) struct ClusterShared {
     /// own; empty for most references, so the lookup is skipped.
     methods: HashMap<String, MethodSettings>,
     sticky: ArcSwapOption<Arc<dyn Invoker>>,
-    /// The last draw of the reference's calls, which the calls right after it may join.
-    pub(crate) burst: Burst,
 }
 
 impl ClusterShared {
@@ -180,7 +177,6 @@ impl ClusterInvoker {
                 defaults,
                 methods,
                 sticky: ArcSwapOption::empty(),
-                burst: Burst::default(),
             }),
             strategy,
         })

@@ -100,27 +100,6 @@ pub trait LoadBalance: Send + Sync + 'static {
         self.select(invokers, invocation)
     }
 
-    /// Whether calls in a burst may share one pick: while the provider picked for a call has
-    /// a socket write open (see [`Invoker::has_open_write`]), the cluster sends the next
-    /// calls of the same routed list there too, a bounded number of them, instead of asking
-    /// again. Right for a balancer whose picks are independent draws (weighted random): each
-    /// burst is one draw, so the shares stay those of the weights. Wrong for one that must
-    /// see every call (round robin's sequence, a hash of the arguments, calls in flight);
-    /// the default is `false`.
-    fn shares_picks(&self) -> bool {
-        false
-    }
-
-    /// The position in `invokers` of the provider [`select_list`](Self::select_list) would
-    /// choose, which the cluster remembers for a burst. The default looks the choice up;
-    /// a balancer that draws a position overrides it.
-    fn select_position(&self, invokers: &InvokerList, invocation: &Invocation) -> Option<usize> {
-        let picked = self.select_list(invokers, invocation)?;
-        invokers
-            .iter()
-            .position(|i| std::ptr::addr_eq(Arc::as_ptr(i), Arc::as_ptr(&picked)))
-    }
-
     /// Whether [`on_result`](Self::on_result) does anything: when it does not (the default),
     /// the cluster skips timing each attempt and keeping a copy of the call for it.
     fn observes_results(&self) -> bool {

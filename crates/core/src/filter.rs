@@ -383,10 +383,6 @@ impl Invoker for FilterChain {
         self.target.is_available()
     }
 
-    fn has_open_write(&self) -> bool {
-        self.target.has_open_write()
-    }
-
     fn destroy(&self) {
         self.target.destroy()
     }

@@ -45,15 +45,6 @@ pub trait Invoker: Send + Sync + 'static {
         true
     }
 
-    /// Whether a call sent now would most likely leave in the same socket write as calls
-    /// already queued for this provider (its one connection's writer has not taken them yet).
-    /// The cluster sends the calls of one burst to such a provider instead of drawing each
-    /// anew, which costs the caller and the provider fewer syscalls per call. The default,
-    /// `false`, never joins a burst; an invoker that wraps another should forward this.
-    fn has_open_write(&self) -> bool {
-        false
-    }
-
     /// Releases resources; later calls fail.
     fn destroy(&self) {}
 
@@ -80,9 +71,6 @@ impl<T: Invoker + ?Sized> Invoker for Arc<T> {
     }
     fn is_available(&self) -> bool {
         (**self).is_available()
-    }
-    fn has_open_write(&self) -> bool {
-        (**self).has_open_write()
     }
     fn destroy(&self) {
         (**self).destroy()

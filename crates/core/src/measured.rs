@@ -150,10 +150,6 @@ impl Invoker for MeasuredInvoker {
         self.inner.is_available()
     }
 
-    fn has_open_write(&self) -> bool {
-        self.inner.has_open_write()
-    }
-
     fn destroy(&self) {
         self.inner.destroy()
     }

@@ -97,11 +97,7 @@ impl ClusterCall {
         }
         // The call's own routed list (the usual case) goes to the balancer as the shared list
         // it is, which balancers recognise by its allocation rather than provider by provider.
-        let own = std::ptr::eq(candidates, &*self.invokers);
-        if own && tried.is_empty() && self.balancer.shares_picks() {
-            return Ok(self.select_in_burst(invocation));
-        }
-        let picked = if own {
+        let picked = if std::ptr::eq(candidates, &*self.invokers) {
             self.balancer.select_list(&self.invokers, invocation)
         } else {
             self.balancer.select(candidates, invocation)
@@ -115,35 +111,6 @@ impl ClusterCall {
         };
         self.shared.remember_sticky(invocation, &chosen);
         Ok(chosen)
-    }
-
-    /// A first attempt's pick by a balancer whose draws a burst of calls may share: the
-    /// provider of the last draw while its write is open ([`Burst`]), else a new draw, which
-    /// the calls after it may join when it is taken as is.
-    ///
-    /// [`Burst`]: super::burst::Burst
-    fn select_in_burst(&self, invocation: &Invocation) -> Arc<dyn Invoker> {
-        let list = &self.invokers;
-        let burst = &self.shared.burst;
-        let chosen = match burst.join(list) {
-            Some(joined) => joined.clone(),
-            None => {
-                let at = self.balancer.select_position(list, invocation).unwrap_or(0);
-                match list.get(at) {
-                    Some(p) if p.is_available() => {
-                        burst.picked(list, at);
-                        p.clone()
-                    }
-                    picked => {
-                        let picked = picked.unwrap_or(&list[0]).clone();
-                        self.reselect(invocation, list, &[])
-                            .unwrap_or_else(|| next_after(list, &picked))
-                    }
-                }
-            }
-        };
-        self.shared.remember_sticky(invocation, &chosen);
-        chosen
     }
 
     fn reselect(

@@ -24,7 +24,6 @@ use tokio_util::sync::CancellationToken;
 
 mod available;
 mod broadcast;
-pub(crate) mod burst;
 pub(crate) mod call;
 mod failback;
 mod failfast;
@@ -37,7 +36,6 @@ mod provider_call;
 
 pub use available::Available;
 pub use broadcast::Broadcast;
-pub use burst::MAX_JOINS as MAX_BURST_JOINS;
 pub use call::ClusterCall;
 pub use failback::Failback;
 pub use failfast::Failfast;

@@ -364,7 +364,7 @@ async fn serve_connection(shared: Arc<ServerShared>, stream: TcpStream, peer: So
         );
     }
     tracing::debug!(consumer = %peer, "connection accepted");
-    tokio::spawn(write_loop(wr, rx, close.clone(), None));
+    tokio::spawn(write_loop(wr, rx, close.clone()));
     let conn = Arc::new(Conn { tx, peer, local });
 
     let idle = shared.config.idle_timeout;
