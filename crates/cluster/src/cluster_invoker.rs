@@ -288,11 +288,7 @@ struct InTurn {
 }
 
 impl LoadBalance for InTurn {
-    fn select(
-        &self,
-        invokers: &[Arc<dyn Invoker>],
-        _invocation: &Invocation,
-    ) -> Option<Arc<dyn Invoker>> {
+    fn select(&self, invokers: &InvokerList, _invocation: &Invocation) -> Option<Arc<dyn Invoker>> {
         if invokers.is_empty() {
             return None;
         }

@@ -58,7 +58,7 @@ pub use available::AvailableView;
 pub use call::Call;
 pub use connection_addrs::ConnectionAddrs;
 pub use context::CallContext;
-pub use directory::{Directory, InvokerList, LoadBalance, Router, StaticDirectory};
+pub use directory::{Directory, InvokerList, LoadBalance, ResultObserver, Router, StaticDirectory};
 pub use dubbo_hessian2::Value;
 pub use error::{BusinessError, ErrorCode, RpcError};
 pub use extension::Extensions;

@@ -3,7 +3,9 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use dubbo_core::{ErrorCode, Invocation, Invoker, InvokerList, LoadBalance, RpcError, RpcResult};
+use dubbo_core::{
+    ErrorCode, Invocation, Invoker, InvokerList, LoadBalance, ResultObserver, RpcError, RpcResult,
+};
 
 use super::provider_call::ProviderCall;
 use crate::cluster_invoker::ClusterShared;
@@ -83,10 +85,10 @@ impl ClusterCall {
     pub fn select(
         &self,
         invocation: &Invocation,
-        candidates: &[Arc<dyn Invoker>],
+        candidates: &InvokerList,
         tried: &[Arc<dyn Invoker>],
     ) -> Result<Arc<dyn Invoker>, RpcError> {
-        match candidates {
+        match &**candidates {
             [] => return Err(self.no_provider(invocation)),
             [only] => return Ok(only.clone()),
             _ => {}
@@ -95,14 +97,10 @@ impl ClusterCall {
         if let Some(s) = sticky {
             return Ok(s);
         }
-        // The call's own routed list (the usual case) goes to the balancer as the shared list
-        // it is, which balancers recognise by its allocation rather than provider by provider.
-        let picked = if std::ptr::eq(candidates, &*self.invokers) {
-            self.balancer.select_list(&self.invokers, invocation)
-        } else {
-            self.balancer.select(candidates, invocation)
-        }
-        .unwrap_or_else(|| candidates[0].clone());
+        let picked = self
+            .balancer
+            .select(candidates, invocation)
+            .unwrap_or_else(|| candidates[0].clone());
         let chosen = if !contains(tried, &picked) && picked.is_available() {
             picked
         } else {
@@ -119,7 +117,7 @@ impl ClusterCall {
         candidates: &[Arc<dyn Invoker>],
         tried: &[Arc<dyn Invoker>],
     ) -> Option<Arc<dyn Invoker>> {
-        let fresh: Vec<Arc<dyn Invoker>> = candidates
+        let fresh: InvokerList = candidates
             .iter()
             .filter(|i| !contains(tried, i) && i.is_available())
             .cloned()
@@ -130,7 +128,7 @@ impl ClusterCall {
                 .select(&fresh, invocation)
                 .or_else(|| fresh.first().cloned());
         }
-        let again: Vec<Arc<dyn Invoker>> = tried
+        let again: InvokerList = tried
             .iter()
             .filter(|i| i.is_available() && contains(candidates, i))
             .cloned()
@@ -146,20 +144,12 @@ impl ClusterCall {
         provider: &'a Arc<dyn Invoker>,
         invocation: Invocation,
     ) -> ProviderCall<'a> {
-        if !self.balancer.observes_results() {
-            return attempt(provider, invocation);
+        match self.balancer.observer() {
+            None => attempt(provider, invocation),
+            Some(observer) => {
+                ProviderCall::boxed(Box::pin(observed(observer, provider, invocation)))
+            }
         }
-        ProviderCall::boxed(Box::pin(self.observed(provider, invocation)))
-    }
-
-    /// An attempt timed for a balancer that learns from results (adaptive, shortest response).
-    async fn observed(&self, provider: &Arc<dyn Invoker>, invocation: Invocation) -> RpcResult {
-        let start = Instant::now();
-        let probe = invocation.clone();
-        let result = attempt(provider, invocation).await;
-        self.balancer
-            .on_result(&**provider, &probe, &result, start.elapsed());
-        result
     }
 }
 
@@ -171,6 +161,19 @@ impl std::fmt::Debug for ClusterCall {
             .field("retries", &self.retries)
             .finish()
     }
+}
+
+/// An attempt timed for a balancer that learns from results (adaptive).
+async fn observed(
+    observer: &dyn ResultObserver,
+    provider: &Arc<dyn Invoker>,
+    invocation: Invocation,
+) -> RpcResult {
+    let start = Instant::now();
+    let probe = invocation.clone();
+    let result = attempt(provider, invocation).await;
+    observer.on_result(&**provider, &probe, &result, start.elapsed());
+    result
 }
 
 /// One attempt on `provider`. The consumer's measuring stage is awaited inside the strategy's
