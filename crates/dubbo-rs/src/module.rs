@@ -9,9 +9,9 @@ use dubbo_cluster::ClusterInvoker;
 #[cfg(feature = "triple")]
 use dubbo_core::Protocol;
 use dubbo_core::{
-    BoxFuture, Call, Directory, ErrorCode, Exporter, FilterChain, Invocation, Invoker,
-    MeasuredInvoker, MethodSignature, RpcError, RpcResult, ServiceHandler, ServiceInvoker,
-    ServiceKey, Stage, StaticDirectory,
+    BoxFuture, Directory, ErrorCode, Exporter, FilterChain, Invocation, Invoker, MeasuredInvoker,
+    MethodSignature, RpcError, RpcResult, ServiceHandler, ServiceInvoker, ServiceKey, Stage,
+    StaticDirectory,
 };
 use dubbo_url::Url;
 
@@ -771,11 +771,6 @@ impl Invoker for ReferenceInvoker {
     fn invoke(&self, mut invocation: Invocation) -> BoxFuture<'_, RpcResult> {
         invocation.set_service(self.key.clone());
         self.next.invoke(invocation)
-    }
-
-    fn invoke_inline(&self, mut invocation: Invocation) -> Call<'_> {
-        invocation.set_service(self.key.clone());
-        self.next.invoke_inline(invocation)
     }
 
     fn url(&self) -> &Url {

@@ -4,10 +4,9 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use dubbo_core::{
-    ErrorCode, Invocation, Invoker, InvokerList, LoadBalance, ResultObserver, RpcError, RpcResult,
+    BoxFuture, ErrorCode, Invocation, Invoker, InvokerList, LoadBalance, RpcError, RpcResult,
 };
 
-use super::provider_call::ProviderCall;
 use crate::cluster_invoker::ClusterShared;
 
 /// One call's view of its reference's cluster: the providers left after routing, the load
@@ -143,13 +142,19 @@ impl ClusterCall {
         &'a self,
         provider: &'a Arc<dyn Invoker>,
         invocation: Invocation,
-    ) -> ProviderCall<'a> {
-        match self.balancer.observer() {
-            None => attempt(provider, invocation),
-            Some(observer) => {
-                ProviderCall::boxed(Box::pin(observed(observer, provider, invocation)))
-            }
-        }
+    ) -> BoxFuture<'a, RpcResult> {
+        let Some(observer) = self.balancer.observer() else {
+            return provider.invoke(invocation);
+        };
+        // Timed and copied only for a balancer that learns from results (adaptive).
+        let probe = invocation.clone();
+        let start = Instant::now();
+        let call = provider.invoke(invocation);
+        Box::pin(async move {
+            let result = call.await;
+            observer.on_result(&**provider, &probe, &result, start.elapsed());
+            result
+        })
     }
 }
 
@@ -160,29 +165,6 @@ impl std::fmt::Debug for ClusterCall {
             .field("providers", &self.invokers.len())
             .field("retries", &self.retries)
             .finish()
-    }
-}
-
-/// An attempt timed for a balancer that learns from results (adaptive).
-async fn observed(
-    observer: &dyn ResultObserver,
-    provider: &Arc<dyn Invoker>,
-    invocation: Invocation,
-) -> RpcResult {
-    let start = Instant::now();
-    let probe = invocation.clone();
-    let result = attempt(provider, invocation).await;
-    observer.on_result(&**provider, &probe, &result, start.elapsed());
-    result
-}
-
-/// One attempt on `provider`. The consumer's measuring stage is awaited inside the strategy's
-/// own future rather than through its boxed [`Invoker::invoke`]: the same measuring, one
-/// allocation and one dynamic call fewer per attempt.
-fn attempt(provider: &Arc<dyn Invoker>, invocation: Invocation) -> ProviderCall<'_> {
-    match provider.as_measured() {
-        Some(measured) => ProviderCall::measured(measured.measure(invocation)),
-        None => ProviderCall::boxed(provider.invoke(invocation)),
     }
 }
 

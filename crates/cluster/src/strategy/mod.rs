@@ -32,7 +32,6 @@ mod failsafe;
 mod forking;
 mod mergeable;
 mod mock;
-mod provider_call;
 
 pub use available::Available;
 pub use broadcast::Broadcast;
@@ -44,7 +43,6 @@ pub use failsafe::Failsafe;
 pub use forking::Forking;
 pub use mergeable::{is_multi_group, Mergeable, MERGEABLE};
 pub use mock::{Mock, MockSetting};
-pub use provider_call::ProviderCall;
 
 /// The strategy used when a reference names none (Java's default).
 pub const DEFAULT_CLUSTER: &str = "failover";

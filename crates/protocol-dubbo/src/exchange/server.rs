@@ -627,8 +627,7 @@ async fn process(
         }
     }
     let method = inv.method().clone();
-    // Held in this request's future: an observing first filter needs no box of its own.
-    let call = invoker.invoke_inline(inv);
+    let call = invoker.invoke(inv);
     let result: RpcResult = match AssertUnwindSafe(call).catch_unwind().await {
         Ok(r) => r,
         Err(_) => {
