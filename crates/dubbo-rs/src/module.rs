@@ -271,16 +271,11 @@ impl Module {
     fn provider_chain_consumer(&self, url: &Url, remote: Arc<dyn Invoker>) -> Arc<dyn Invoker> {
         let framework = self.inner.app.framework();
         let filters = framework.filters();
+        // Never empty unless the URL removes every consumer filter (`consumercontext` is on
+        // by default), so it is not special-cased: an empty chain only forwards.
         let chain = FilterChain::build(&filters, Stage::Consumer, url, remote);
-        // Usually no consumer filter applies: the protocol's invoker is then called directly,
-        // one dynamic call fewer per attempt (an empty chain only forwards).
-        let per_provider: Arc<dyn Invoker> = if chain.is_empty() {
-            chain.target().clone()
-        } else {
-            Arc::new(chain)
-        };
         Arc::new(MeasuredInvoker::new(
-            per_provider,
+            Arc::new(chain),
             framework.stats().clone(),
         ))
     }
