@@ -593,8 +593,7 @@ fn client_methods(m: &Method, names: &Names) -> TokenStream {
             let mut invocation = self.new_invocation(::std::clone::Clone::clone(Self::#sig_fn()), args);
             // Decoded right below into the declared type: the protocol may skip the tree.
             invocation.context_mut().accept_encoded_result();
-            // Held in this method's future: an observing first filter needs no box of its own.
-            let response = match self.invoker.invoke_inline(invocation).await {
+            let response = match self.invoker.invoke(invocation).await {
                 ::std::result::Result::Ok(response) => response,
                 ::std::result::Result::Err(e) => return ::std::result::Result::Err(#from_rpc_error(e)),
             };

@@ -347,7 +347,7 @@ async fn call(
         attachments.insert("token", token);
     }
     let started = Instant::now();
-    match local.chain.invoke_inline(invocation).await {
+    match local.chain.invoke(invocation).await {
         Ok(response) => format!(
             "\r\nresult: {}\r\nelapsed: {} ms.",
             value_to_json(&response.value),
