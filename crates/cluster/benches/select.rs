@@ -52,7 +52,7 @@ fn call(arg: &str) -> Invocation {
 }
 
 fn select(c: &mut Criterion) {
-    // Shared, as the cluster hands its routed list to the balancer (`select_list`).
+    // Shared, as the cluster hands its routed list to the balancer.
     let list: InvokerList = providers("").into();
     let store = Arc::new(StatsStore::new());
     let now = store.now();
@@ -88,21 +88,16 @@ fn select(c: &mut Criterion) {
         .sample_size(40);
     for (name, lb) in &balancers {
         group.bench_function(*name, |b| {
-            b.iter(|| black_box(lb.select_list(black_box(&list), &inv)))
+            b.iter(|| black_box(lb.select(black_box(&list), &inv)))
         });
     }
     // A new snapshot with the same providers: recognised once by its members, then by its
     // allocation.
     let renewed: InvokerList = list.iter().cloned().collect();
     let random = RandomLoadBalance::new();
-    let _ = random.select_list(&list, &inv);
+    let _ = random.select(&list, &inv);
     group.bench_function("random (same providers, new snapshot)", |b| {
-        b.iter(|| black_box(random.select_list(black_box(&renewed), &inv)))
-    });
-    // A plain slice (a caller without a shared list): the members are compared every call.
-    let copy: Vec<Arc<dyn Invoker>> = list.to_vec();
-    group.bench_function("random (slice, members compared)", |b| {
-        b.iter(|| black_box(random.select(black_box(&copy), &inv)))
+        b.iter(|| black_box(random.select(black_box(&renewed), &inv)))
     });
     // Java's shortcut: no weight and no timestamp on the first provider, uniform draw.
     let plain: Vec<Arc<dyn Invoker>> = (0..PROVIDERS)
@@ -120,7 +115,7 @@ fn select(c: &mut Criterion) {
         .collect();
     let plain: InvokerList = plain.into();
     group.bench_function("random (unweighted URLs)", |b| {
-        b.iter(|| black_box(random.select_list(black_box(&plain), &inv)))
+        b.iter(|| black_box(random.select(black_box(&plain), &inv)))
     });
     let keys: Vec<Invocation> = (0..64).map(|i| call(&format!("user-{i}"))).collect();
     let hash = ConsistentHashLoadBalance::new();
@@ -128,7 +123,7 @@ fn select(c: &mut Criterion) {
     group.bench_function("consistenthash (64 keys)", |b| {
         b.iter(|| {
             k = (k + 1) % keys.len();
-            black_box(hash.select_list(&list, &keys[k]))
+            black_box(hash.select(&list, &keys[k]))
         })
     });
     group.finish();

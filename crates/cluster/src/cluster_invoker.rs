@@ -13,7 +13,6 @@ use dubbo_url::Url;
 
 use crate::fair_share::spend_budget;
 use crate::router::RouterChain;
-use crate::strategy::burst::Burst;
 use crate::strategy::call::contains;
 use crate::strategy::DEFAULT_CLUSTER;
 use crate::strategy::{with_mock, BackgroundWork, Cluster, ClusterCall, ClusterStrategy};
@@ -43,8 +42,6 @@ pub(crate) struct ClusterShared {
     /// own; empty for most references, so the lookup is skipped.
     methods: HashMap<String, MethodSettings>,
     sticky: ArcSwapOption<Arc<dyn Invoker>>,
-    /// The last draw of the reference's calls, which the calls right after it may join.
-    pub(crate) burst: Burst,
 }
 
 impl ClusterShared {
@@ -185,7 +182,6 @@ impl ClusterInvoker {
                 defaults,
                 methods,
                 sticky: ArcSwapOption::empty(),
-                burst: Burst::default(),
             }),
             strategy,
         })
@@ -267,8 +263,11 @@ fn balancer(extensions: &Extensions, name: Option<&str>) -> Result<Arc<dyn LoadB
     }
 }
 
-/// `retries` as a count; negative or unreadable values mean none (one attempt), as in Java
-/// where a count below one attempt is raised to one.
+/// `retries` as a count of attempts after the first. Absent, it is [`DEFAULT_RETRIES`], as
+/// in Java. Negative means none, one attempt: Java makes `retries + 1` attempts and raises a
+/// count below one to one. Unreadable (not an integer) is the default too: Java's URL would
+/// throw on parsing it in every call, and a value that came from a registry or an override
+/// rule should not fail every call of the reference.
 fn retries(value: Option<&str>) -> u32 {
     match value {
         None => DEFAULT_RETRIES,
@@ -301,15 +300,26 @@ struct InTurn {
 }
 
 impl LoadBalance for InTurn {
-    fn select(
-        &self,
-        invokers: &[Arc<dyn Invoker>],
-        _invocation: &Invocation,
-    ) -> Option<Arc<dyn Invoker>> {
+    fn select(&self, invokers: &InvokerList, _invocation: &Invocation) -> Option<Arc<dyn Invoker>> {
         if invokers.is_empty() {
             return None;
         }
         let n = self.next.fetch_add(1, Ordering::Relaxed);
         invokers.get(n % invokers.len()).cloned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retries_default_floor_and_unreadable() {
+        assert_eq!(retries(None), DEFAULT_RETRIES);
+        assert_eq!(retries(Some(" 5 ")), 5);
+        assert_eq!(retries(Some("0")), 0);
+        assert_eq!(retries(Some("-3")), 0, "at least one attempt");
+        assert_eq!(retries(Some("two")), DEFAULT_RETRIES);
+        assert_eq!(retries(Some("")), DEFAULT_RETRIES);
     }
 }

@@ -9,8 +9,8 @@ use dubbo_cluster::router::RouterChain;
 use dubbo_cluster::strategy::{register_strategies, ClusterStrategy, Failback};
 use dubbo_cluster::ClusterInvoker;
 use dubbo_core::{
-    invoker_fn, ErrorCode, Extensions, Invocation, Invoker, LoadBalance, RpcError, RpcResponse,
-    StaticDirectory, Value,
+    invoker_fn, ErrorCode, Extensions, Invocation, Invoker, InvokerList, LoadBalance, RpcError,
+    RpcResponse, StaticDirectory, Value,
 };
 use dubbo_url::Url;
 use tokio_util::sync::CancellationToken;
@@ -21,7 +21,7 @@ use common::{call, SERVICE};
 /// A minimal random balancer, registered here until the framework's balancers land.
 struct TestRandom(AtomicUsize);
 impl LoadBalance for TestRandom {
-    fn select(&self, invokers: &[Arc<dyn Invoker>], _: &Invocation) -> Option<Arc<dyn Invoker>> {
+    fn select(&self, invokers: &InvokerList, _: &Invocation) -> Option<Arc<dyn Invoker>> {
         // A cheap LCG: different providers first across calls, deterministic across runs.
         let n = self
             .0

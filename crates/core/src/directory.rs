@@ -88,68 +88,37 @@ pub trait Router: Send + Sync + 'static {
 }
 
 /// Picks one provider for one call (random, round robin, least active, p2c, ...).
+///
+/// `invokers` is the list the cluster holds for the call: after routing, the very `Arc` of
+/// the directory's snapshot or of the route result cached for it, the same allocation for as
+/// long as those last. A balancer that derives state from a list (weights, a hash ring,
+/// counters) can recognise it by that allocation inside its own type; nothing else in the
+/// trait is needed for it.
 pub trait LoadBalance: Send + Sync + 'static {
     /// The chosen provider, or `None` when `invokers` is empty.
-    fn select(
-        &self,
-        invokers: &[Arc<dyn Invoker>],
-        invocation: &Invocation,
-    ) -> Option<Arc<dyn Invoker>>;
+    fn select(&self, invokers: &InvokerList, invocation: &Invocation) -> Option<Arc<dyn Invoker>>;
 
-    /// The same choice as [`select`](Self::select), among a list the caller holds as an
-    /// [`InvokerList`]; the cluster passes its routed list this way. That `Arc` stays the same
-    /// for as long as the directory's snapshot and the route result do, so a balancer keeping
-    /// state per list can recognise the list by its allocation instead of comparing every
-    /// provider on every call. Defaults to `select`.
-    fn select_list(
-        &self,
-        invokers: &InvokerList,
-        invocation: &Invocation,
-    ) -> Option<Arc<dyn Invoker>> {
-        self.select(invokers, invocation)
+    /// What learns from the results of the calls this balancer placed, for balancers that
+    /// keep state of their own from them (adaptive). The framework's
+    /// [`StatsStore`](crate::StatsStore) already holds the counters every balancer can read
+    /// (calls in flight, latency, failures), so most return `None`, the default; the cluster
+    /// then neither times an attempt nor keeps a copy of the call for it.
+    fn observer(&self) -> Option<&dyn ResultObserver> {
+        None
     }
+}
 
-    /// Whether calls in a burst may share one pick: while the provider picked for a call has
-    /// a socket write open (see [`Invoker::has_open_write`]), the cluster sends the next
-    /// calls of the same routed list there too, a bounded number of them, instead of asking
-    /// again. Right for a balancer whose picks are independent draws (weighted random): each
-    /// burst is one draw, so the shares stay those of the weights. Wrong for one that must
-    /// see every call (round robin's sequence, a hash of the arguments, calls in flight);
-    /// the default is `false`.
-    fn shares_picks(&self) -> bool {
-        false
-    }
-
-    /// The position in `invokers` of the provider [`select_list`](Self::select_list) would
-    /// choose, which the cluster remembers for a burst. The default looks the choice up;
-    /// a balancer that draws a position overrides it.
-    fn select_position(&self, invokers: &InvokerList, invocation: &Invocation) -> Option<usize> {
-        let picked = self.select_list(invokers, invocation)?;
-        invokers
-            .iter()
-            .position(|i| std::ptr::addr_eq(Arc::as_ptr(i), Arc::as_ptr(&picked)))
-    }
-
-    /// Whether [`on_result`](Self::on_result) does anything: when it does not (the default),
-    /// the cluster skips timing each attempt and keeping a copy of the call for it.
-    fn observes_results(&self) -> bool {
-        false
-    }
-
-    /// Told of every attempt's result on the provider it selected (when
-    /// [`observes_results`](Self::observes_results) says so), for balancers that learn
-    /// from results (shortest response, adaptive). The framework's
-    /// [`StatsStore`](crate::StatsStore) already holds the counters every balancer can read;
-    /// this hook is for state of the balancer's own.
+/// Told of every attempt's result on the provider a [`LoadBalance`] selected, when the
+/// balancer offers it through [`LoadBalance::observer`].
+pub trait ResultObserver: Send + Sync {
+    /// The attempt of `invocation` on `provider` ended with `result` after `elapsed`.
     fn on_result(
         &self,
         provider: &dyn Invoker,
         invocation: &Invocation,
         result: &crate::RpcResult,
         elapsed: std::time::Duration,
-    ) {
-        let _ = (provider, invocation, result, elapsed);
-    }
+    );
 }
 
 /// A directory whose providers are set by its owner: direct URLs, or a registry listener that

@@ -87,19 +87,6 @@ impl ErrorCode {
             ErrorCode::Unknown => "unknown",
         }
     }
-
-    /// Whether retrying the same call on another provider is safe and may succeed: the request
-    /// never reached a service implementation.
-    pub fn is_retry_safe(self) -> bool {
-        matches!(
-            self,
-            ErrorCode::NoProvider
-                | ErrorCode::ThreadPoolExhausted
-                | ErrorCode::ShuttingDown
-                | ErrorCode::LimitExceeded
-                | ErrorCode::ServiceNotFound
-        )
-    }
 }
 
 impl std::fmt::Display for ErrorCode {

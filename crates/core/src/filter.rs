@@ -4,10 +4,8 @@ use std::sync::Arc;
 
 use dubbo_url::Url;
 
-use crate::call::Call;
 use crate::invocation::Invocation;
 use crate::invoker::{BoxFuture, Invoker, RpcResult};
-use crate::observer::{observe_with, Observer};
 
 /// Which side of a call a filter runs on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -41,90 +39,23 @@ pub trait Filter: Send + Sync + 'static {
         let _ = url;
         None
     }
-
-    /// This filter as a pure [`Observer`], when it only watches calls: a [`FilterChain`] then
-    /// runs its hooks around the rest of the chain and does not call [`invoke`](Self::invoke).
-    /// Such a filter's `invoke` should be [`observe`](crate::observe) with the same observer,
-    /// so that it behaves alike when called directly. `None`, the default, for any filter that
-    /// changes a call or its outcome.
-    fn observer(&self) -> Option<&dyn Observer> {
-        None
-    }
 }
 
 /// The rest of the chain after the current filter.
 pub struct Next<'a> {
     filters: &'a [Arc<dyn Filter>],
     target: &'a dyn Invoker,
-    /// Bit `i` set when `filters[i]` is an observer (for the first 64 filters; later ones run
-    /// through `invoke`, which for an observer does the same).
-    observers: u64,
 }
 
 impl<'a> Next<'a> {
     /// Passes the call on to the next filter, or to the target invoker after the last one.
     pub fn run(self, invocation: Invocation) -> BoxFuture<'a, RpcResult> {
-        if self.observers & 1 == 1 {
-            return self.run_observer(invocation);
-        }
-        self.step(invocation)
-    }
-
-    /// [`run`](Self::run) when the next filter is an observer. Kept out of `run`, so that a
-    /// chain without observers pays nothing for the observer's larger stack frame.
-    #[inline(never)]
-    fn run_observer(self, invocation: Invocation) -> BoxFuture<'a, RpcResult> {
-        if let Some((observer, next)) = self.observer_head() {
-            // The rest is started by `step`, not by a recursive `run`, so the invocation
-            // moves straight into the next filter or the target. A second observer in a
-            // row runs through its `invoke`, which does the same.
-            return observe_with(observer, invocation, |inv| next.step(inv));
-        }
-        self.step(invocation)
-    }
-
-    /// The first filter as an observer, and the chain after it; `None` when the first filter
-    /// does not only observe (or there is none).
-    fn observer_head(&self) -> Option<(&'a dyn Observer, Next<'a>)> {
-        let (first, rest) = self.filters.split_first()?;
-        let observer = first.observer()?;
-        let next = Next {
-            filters: rest,
-            target: self.target,
-            observers: self.observers >> 1,
-        };
-        Some((observer, next))
-    }
-
-    /// [`run`](Self::run) as a [`Call`]: an observer next keeps its observation in the
-    /// returned value instead of a box of its own.
-    fn run_inline(self, invocation: Invocation) -> Call<'a> {
-        if self.observers & 1 == 1 {
-            if let Some((observer, next)) = self.observer_head() {
-                return match observer.begin(&invocation) {
-                    Some(observation) => {
-                        Call::observed(next.step(invocation), observer, observation)
-                    }
-                    None => Call::new(next.step(invocation)),
-                };
-            }
-        }
-        if self.filters.is_empty() {
-            return self.target.invoke_inline(invocation);
-        }
-        Call::new(self.step(invocation))
-    }
-
-    /// Passes the call to the next filter's `invoke`, or to the target after the last one.
-    #[inline(always)]
-    fn step(self, invocation: Invocation) -> BoxFuture<'a, RpcResult> {
         match self.filters.split_first() {
             Some((first, rest)) => first.invoke(
                 invocation,
                 Next {
                     filters: rest,
                     target: self.target,
-                    observers: self.observers >> 1,
                 },
             ),
             None => self.target.invoke(invocation),
@@ -304,23 +235,14 @@ pub fn select_filters(specs: &[Arc<FilterSpec>], stage: Stage, url: &Url) -> Vec
 pub struct FilterChain {
     filters: Arc<[Arc<dyn Filter>]>,
     target: Arc<dyn Invoker>,
-    /// Which filters are observers, as in [`Next`].
-    observers: u64,
 }
 
 impl FilterChain {
     /// Wraps `target` in `filters`; the first filter is the outermost.
     pub fn new(filters: Vec<Arc<dyn Filter>>, target: Arc<dyn Invoker>) -> Self {
-        let observers = filters
-            .iter()
-            .take(64)
-            .enumerate()
-            .filter(|(_, f)| f.observer().is_some())
-            .fold(0u64, |mask, (i, _)| mask | 1 << i);
         Self {
             filters: filters.into(),
             target,
-            observers,
         }
     }
 
@@ -361,18 +283,8 @@ impl Invoker for FilterChain {
         Next {
             filters: &self.filters,
             target: &*self.target,
-            observers: self.observers,
         }
         .run(invocation)
-    }
-
-    fn invoke_inline(&self, invocation: Invocation) -> Call<'_> {
-        Next {
-            filters: &self.filters,
-            target: &*self.target,
-            observers: self.observers,
-        }
-        .run_inline(invocation)
     }
 
     fn url(&self) -> &Url {
@@ -381,10 +293,6 @@ impl Invoker for FilterChain {
 
     fn is_available(&self) -> bool {
         self.target.is_available()
-    }
-
-    fn has_open_write(&self) -> bool {
-        self.target.has_open_write()
     }
 
     fn destroy(&self) {

@@ -6,10 +6,8 @@ use std::sync::Arc;
 
 use dubbo_url::Url;
 
-use crate::call::Call;
 use crate::error::RpcError;
 use crate::invocation::{Invocation, RpcResponse};
-use crate::measured::MeasuredInvoker;
 
 /// A boxed, sendable future.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -23,19 +21,13 @@ pub type RpcResult = Result<RpcResponse, RpcError>;
 /// The shape follows motore/Volo rather than tower: `&self` and no `poll_ready`, with the
 /// per-call context inside the invocation. It is object-safe, so directories hold
 /// `Arc<dyn Invoker>` and the cluster layer can stack strategies at run time.
+///
+/// It has what every stage of a call needs and nothing a single stage could use to go
+/// faster: a wrapper forwards these four and is done. An optimisation belongs to the
+/// concrete type that profits from it.
 pub trait Invoker: Send + Sync + 'static {
     /// Carries out the call.
     fn invoke(&self, invocation: Invocation) -> BoxFuture<'_, RpcResult>;
-
-    /// Carries out the call as [`invoke`](Self::invoke) does, returned as a [`Call`] for a
-    /// caller that awaits it inside a future of its own. A [`FilterChain`](crate::FilterChain)
-    /// whose first filter is an [`Observer`](crate::Observer) (metrics) then keeps the
-    /// observation in the `Call`, which the caller holds inline, instead of in a box of its
-    /// own: one allocation fewer per call. An invoker that wraps another should forward this
-    /// too; the default wraps `invoke`.
-    fn invoke_inline(&self, invocation: Invocation) -> Call<'_> {
-        Call::new(self.invoke(invocation))
-    }
 
     /// The URL that describes this invoker (provider address and parameters).
     fn url(&self) -> &Url;
@@ -45,24 +37,8 @@ pub trait Invoker: Send + Sync + 'static {
         true
     }
 
-    /// Whether a call sent now would most likely leave in the same socket write as calls
-    /// already queued for this provider (its one connection's writer has not taken them yet).
-    /// The cluster sends the calls of one burst to such a provider instead of drawing each
-    /// anew, which costs the caller and the provider fewer syscalls per call. The default,
-    /// `false`, never joins a burst; an invoker that wraps another should forward this.
-    fn has_open_write(&self) -> bool {
-        false
-    }
-
     /// Releases resources; later calls fail.
     fn destroy(&self) {}
-
-    /// This invoker as the consumer's measuring stage, when it is one, so that a caller
-    /// already inside a future of its own (a cluster strategy's attempt) can await
-    /// [`MeasuredInvoker::measure`] directly instead of through another boxed future.
-    fn as_measured(&self) -> Option<&MeasuredInvoker> {
-        None
-    }
 }
 
 /// A shared, type-erased invoker.
@@ -72,23 +48,14 @@ impl<T: Invoker + ?Sized> Invoker for Arc<T> {
     fn invoke(&self, invocation: Invocation) -> BoxFuture<'_, RpcResult> {
         (**self).invoke(invocation)
     }
-    fn invoke_inline(&self, invocation: Invocation) -> Call<'_> {
-        (**self).invoke_inline(invocation)
-    }
     fn url(&self) -> &Url {
         (**self).url()
     }
     fn is_available(&self) -> bool {
         (**self).is_available()
     }
-    fn has_open_write(&self) -> bool {
-        (**self).has_open_write()
-    }
     fn destroy(&self) {
         (**self).destroy()
-    }
-    fn as_measured(&self) -> Option<&MeasuredInvoker> {
-        (**self).as_measured()
     }
 }
 

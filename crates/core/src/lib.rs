@@ -34,7 +34,6 @@
 
 pub mod attachments;
 pub mod available;
-pub mod call;
 pub mod connection_addrs;
 pub mod context;
 pub mod directory;
@@ -46,7 +45,6 @@ pub mod invocation;
 pub mod invoker;
 pub mod measured;
 pub mod method;
-pub mod observer;
 pub mod payload;
 pub mod protocol;
 pub mod report;
@@ -58,19 +56,17 @@ pub mod thread_pool;
 
 pub use attachments::Attachments;
 pub use available::AvailableView;
-pub use call::Call;
 pub use connection_addrs::ConnectionAddrs;
 pub use context::CallContext;
-pub use directory::{Directory, InvokerList, LoadBalance, Router, StaticDirectory};
+pub use directory::{Directory, InvokerList, LoadBalance, ResultObserver, Router, StaticDirectory};
 pub use dubbo_hessian2::Value;
 pub use error::{BusinessError, ErrorCode, RpcError};
 pub use extension::Extensions;
 pub use filter::{select_filters, Filter, FilterChain, FilterSpec, Next, Side, Stage};
 pub use invocation::{Invocation, InvocationParts, RpcResponse};
 pub use invoker::{invoker_fn, BoxFuture, BoxInvoker, FnInvoker, Invoker, RpcResult};
-pub use measured::{Measure, MeasuredInvoker};
+pub use measured::MeasuredInvoker;
 pub use method::MethodSignature;
-pub use observer::{observe, Observation, Observer};
 pub use payload::Payload;
 pub use protocol::{exported_service_key, ExportTable, Exporter, Protocol};
 pub use report::{Attempt, CallReport, Outcome};

@@ -1,9 +1,6 @@
 //! The consumer's per-provider measuring stage: statistics and call reports.
 
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 use std::time::Instant;
 
 use dubbo_url::Url;
@@ -20,6 +17,10 @@ use crate::stats::{CallStats, ProviderStats, StatsStore};
 ///
 /// The provider's statistics are looked up once, when the invoker is built, so a call costs a
 /// few atomic updates and a clock read on each side.
+///
+/// A call dropped before it ends (a forking strategy's losing branch, a caller's own timeout)
+/// leaves the provider's in-flight count, so that load balancers reading that count (least
+/// active, P2C, adaptive) do not see a call that no longer runs.
 pub struct MeasuredInvoker {
     inner: Arc<dyn Invoker>,
     stats: Arc<ProviderStats>,
@@ -46,100 +47,51 @@ impl MeasuredInvoker {
     pub fn inner(&self) -> &Arc<dyn Invoker> {
         &self.inner
     }
-
-    /// Carries out one call through the wrapped invoker and measures it.
-    ///
-    /// [`invoke`](Invoker::invoke) boxes this future; a caller that already runs inside a
-    /// future of its own (a cluster strategy's attempt, found through
-    /// [`Invoker::as_measured`]) awaits it directly, which saves an allocation and a layer
-    /// of dynamic dispatch on every call.
-    pub fn measure(&self, invocation: Invocation) -> Measure<'_> {
-        let method = self.stats.method(invocation.method_name());
-        let report = invocation.context().get_shared::<CallReport>();
-        method.begin();
-        let start = Instant::now();
-        // The wrapped invoker takes the invocation now, so the returned future holds only the
-        // call's box and the measurement, not another copy of the invocation: a strategy
-        // keeps this future inside its own, which is moved into a box on every call.
-        let call = self.inner.invoke(invocation);
-        Measure {
-            call,
-            owner: self,
-            method: Some(method),
-            report,
-            start,
-        }
-    }
 }
 
-/// One call through a [`MeasuredInvoker`], measured when it ends
-/// ([`MeasuredInvoker::measure`]).
-///
-/// Dropped before it ends (a forking strategy's losing branch, a caller's own timeout), it
-/// takes the call out of the provider's in-flight count, so that load balancers reading that
-/// count (least active, P2C, adaptive) do not see a call that no longer runs.
-#[must_use = "a call does nothing unless polled"]
-pub struct Measure<'a> {
-    call: BoxFuture<'a, RpcResult>,
-    owner: &'a MeasuredInvoker,
-    /// The method's counters while the call is in flight; `None` once it ended.
-    method: Option<Arc<CallStats>>,
-    report: Option<Arc<CallReport>>,
-    start: Instant,
-}
+/// A method's counters while one call is in flight: dropped before the call ended, it takes
+/// the call out of the in-flight count without counting an outcome.
+struct InFlight(Option<Arc<CallStats>>);
 
-impl Future for Measure<'_> {
-    type Output = RpcResult;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<RpcResult> {
-        // Every field is `Unpin` (the call is boxed).
-        let this = &mut *self;
-        let result = match this.call.as_mut().poll(cx) {
-            Poll::Ready(result) => result,
-            Poll::Pending => return Poll::Pending,
-        };
-        // One clock read for both the elapsed time and the failure stamp.
-        let end = Instant::now();
-        let elapsed = end.saturating_duration_since(this.start);
-        let outcome = Outcome::of(&result);
-        // A business exception is the provider working as designed: it does not count
-        // as a failure of the provider for load balancing, as in Java's RpcStatus.
-        let ok = !matches!(outcome, Outcome::Failed(_));
-        if let Some(method) = this.method.take() {
-            let now = this.owner.store.since_epoch(end);
-            method.end(elapsed, ok, now);
-        }
-        if let Some(report) = this.report.take() {
-            report.record(Attempt {
-                provider: this.owner.inner.url().clone(),
-                elapsed,
-                outcome,
-            });
-        }
-        Poll::Ready(result)
-    }
-}
-
-impl Drop for Measure<'_> {
+impl Drop for InFlight {
     fn drop(&mut self) {
-        if let Some(method) = self.method.take() {
+        if let Some(method) = self.0.take() {
             method.abandon();
         }
     }
 }
 
-impl std::fmt::Debug for Measure<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Measure")
-            .field("provider", &self.owner.inner.url().to_string())
-            .field("ended", &self.method.is_none())
-            .finish_non_exhaustive()
-    }
-}
-
 impl Invoker for MeasuredInvoker {
     fn invoke(&self, invocation: Invocation) -> BoxFuture<'_, RpcResult> {
-        Box::pin(self.measure(invocation))
+        let method = self.stats.method(invocation.method_name());
+        let report = invocation.context().get_shared::<CallReport>();
+        method.begin();
+        let mut in_flight = InFlight(Some(method));
+        let start = Instant::now();
+        // The wrapped invoker takes the invocation now, so the future below holds the
+        // call, not another copy of the invocation.
+        let call = self.inner.invoke(invocation);
+        Box::pin(async move {
+            let result = call.await;
+            // One clock read for both the elapsed time and the failure stamp.
+            let end = Instant::now();
+            let elapsed = end.saturating_duration_since(start);
+            let outcome = Outcome::of(&result);
+            // A business exception is the provider working as designed: it does not count
+            // as a failure of the provider for load balancing, as in Java's RpcStatus.
+            let ok = !matches!(outcome, Outcome::Failed(_));
+            if let Some(method) = in_flight.0.take() {
+                method.end(elapsed, ok, self.store.since_epoch(end));
+            }
+            if let Some(report) = report {
+                report.record(Attempt {
+                    provider: self.inner.url().clone(),
+                    elapsed,
+                    outcome,
+                });
+            }
+            result
+        })
     }
 
     fn url(&self) -> &Url {
@@ -150,16 +102,8 @@ impl Invoker for MeasuredInvoker {
         self.inner.is_available()
     }
 
-    fn has_open_write(&self) -> bool {
-        self.inner.has_open_write()
-    }
-
     fn destroy(&self) {
         self.inner.destroy()
-    }
-
-    fn as_measured(&self) -> Option<&MeasuredInvoker> {
-        Some(self)
     }
 }
 
@@ -185,7 +129,7 @@ mod tests {
             std::future::pending::<RpcResult>()
         });
         let measured = MeasuredInvoker::new(Arc::new(never), Arc::new(StatsStore::new()));
-        let mut pending = Box::pin(measured.measure(call()));
+        let mut pending = measured.invoke(call());
         let polled = futures::poll!(pending.as_mut());
         assert!(polled.is_pending());
         assert_eq!(measured.stats().all().active(), 1);
@@ -197,7 +141,7 @@ mod tests {
             Ok(RpcResponse::new(Value::Null))
         });
         let measured = MeasuredInvoker::new(Arc::new(answers), Arc::new(StatsStore::new()));
-        assert!(measured.measure(call()).await.is_ok());
+        assert!(measured.invoke(call()).await.is_ok());
         assert_eq!(measured.stats().all().active(), 0);
         assert_eq!(measured.stats().all().total(), 1);
     }

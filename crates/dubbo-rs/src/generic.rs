@@ -57,14 +57,14 @@ impl GenericClient {
             vec![Value::String(method.to_owned()), types, args],
         )
         .with_attachment(keys::GENERIC, "true");
-        tree(self.invoker.invoke_inline(invocation).await?.value)
+        tree(self.invoker.invoke(invocation).await?.value)
     }
 
     /// Dubbo's built-in `$echo`: the provider answers with `value` unchanged.
     pub async fn echo(&self, value: Value) -> Result<Value, RpcError> {
         let invocation =
             Invocation::new(self.service.clone(), self.echo_method.clone(), vec![value]);
-        tree(self.invoker.invoke_inline(invocation).await?.value)
+        tree(self.invoker.invoke(invocation).await?.value)
     }
 }
 

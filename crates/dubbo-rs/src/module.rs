@@ -9,9 +9,9 @@ use dubbo_cluster::ClusterInvoker;
 #[cfg(feature = "triple")]
 use dubbo_core::Protocol;
 use dubbo_core::{
-    BoxFuture, Call, Directory, ErrorCode, Exporter, FilterChain, Invocation, Invoker,
-    MeasuredInvoker, MethodSignature, RpcError, RpcResult, ServiceHandler, ServiceInvoker,
-    ServiceKey, Stage, StaticDirectory,
+    BoxFuture, Directory, ErrorCode, Exporter, FilterChain, Invocation, Invoker, MeasuredInvoker,
+    MethodSignature, RpcError, RpcResult, ServiceHandler, ServiceInvoker, ServiceKey, Stage,
+    StaticDirectory,
 };
 use dubbo_url::Url;
 
@@ -264,16 +264,11 @@ impl Module {
     fn provider_chain_consumer(&self, url: &Url, remote: Arc<dyn Invoker>) -> Arc<dyn Invoker> {
         let framework = self.inner.app.framework();
         let filters = framework.filters();
+        // Never empty unless the URL removes every consumer filter (`consumercontext` is on
+        // by default), so it is not special-cased: an empty chain only forwards.
         let chain = FilterChain::build(&filters, Stage::Consumer, url, remote);
-        // Usually no consumer filter applies: the protocol's invoker is then called directly,
-        // one dynamic call fewer per attempt (an empty chain only forwards).
-        let per_provider: Arc<dyn Invoker> = if chain.is_empty() {
-            chain.target().clone()
-        } else {
-            Arc::new(chain)
-        };
         Arc::new(MeasuredInvoker::new(
-            per_provider,
+            Arc::new(chain),
             framework.stats().clone(),
         ))
     }
@@ -758,11 +753,6 @@ impl Invoker for ReferenceInvoker {
     fn invoke(&self, mut invocation: Invocation) -> BoxFuture<'_, RpcResult> {
         invocation.set_service(self.key.clone());
         self.next.invoke(invocation)
-    }
-
-    fn invoke_inline(&self, mut invocation: Invocation) -> Call<'_> {
-        invocation.set_service(self.key.clone());
-        self.next.invoke_inline(invocation)
     }
 
     fn url(&self) -> &Url {

@@ -577,8 +577,7 @@ fn client_methods(m: &Method, names: &Names) -> TokenStream {
         pub async fn #full(&self, #(#params: #types),*) -> #full_output {
             let args = ::std::vec![#(#encodes),*];
             let mut invocation = self.new_invocation(::std::clone::Clone::clone(Self::#sig_fn()), args);
-            // Held in this method's future: an observing first filter needs no box of its own.
-            let response = match self.invoker.invoke_inline(invocation).await {
+            let response = match self.invoker.invoke(invocation).await {
                 ::std::result::Result::Ok(response) => response,
                 ::std::result::Result::Err(e) => return ::std::result::Result::Err(#from_rpc_error(e)),
             };

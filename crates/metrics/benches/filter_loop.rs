@@ -1,8 +1,6 @@
 //! Nanoseconds the `metrics` filter adds to a call on its path: the same ready target called
 //! through a chain with the filter and through an empty chain, minimum over many short runs
-//! (on a shared machine the minimum is the run least disturbed by other processes). Measured
-//! twice: through the boxed `Invoker::invoke`, and through `Invoker::invoke_inline` awaited in
-//! the caller's own future, as typed clients and the protocol servers call chains.
+//! (on a shared machine the minimum is the run least disturbed by other processes).
 //!
 //! Built with mimalloc, as the benchmark programs (bench/) and production builds
 //! (docs/guide.md) are, so any allocation on the path costs what it does there.
@@ -78,23 +76,12 @@ const N: u32 = 20_000;
 /// Runs of each chain, each way.
 const RUNS: u64 = 200;
 
-/// How the chain is called: as the product's callers do (typed clients, protocol servers:
-/// `invoke_inline`, awaited in their own future), or through the boxed `invoke`.
-#[derive(Clone, Copy)]
-enum How {
-    Inline,
-    Boxed,
-}
-
 /// Wall and thread-CPU nanoseconds per call of one run of `N` calls.
-fn run_ns(chain: &FilterChain, call: &Invocation, how: How) -> (f64, f64) {
+fn run_ns(chain: &FilterChain, call: &Invocation) -> (f64, f64) {
     let cpu = thread_cpu_ns();
     let t = Instant::now();
     for _ in 0..N {
-        match how {
-            How::Inline => std::hint::black_box(ready(chain.invoke_inline(call.clone()))),
-            How::Boxed => std::hint::black_box(ready(chain.invoke(call.clone()))),
-        };
+        std::hint::black_box(ready(chain.invoke(call.clone())));
     }
     let wall = t.elapsed().as_nanos() as f64;
     let cpu = thread_cpu_ns().saturating_sub(cpu) as f64;
@@ -104,11 +91,11 @@ fn run_ns(chain: &FilterChain, call: &Invocation, how: How) -> (f64, f64) {
 /// The best run of each chain, by wall time and by CPU time (each minimum taken on its own):
 /// `(with wall, without wall, with cpu, without cpu)`. Runs alternate between the two, so a
 /// burst of load from other processes, or a change of clock speed, falls on both alike.
-fn best_ns(with: &FilterChain, without: &FilterChain, call: &Invocation, how: How) -> [f64; 4] {
+fn best_ns(with: &FilterChain, without: &FilterChain, call: &Invocation) -> [f64; 4] {
     let mut best = [f64::MAX; 4];
     for _ in 0..RUNS {
-        let (aw, ac) = run_ns(with, call, how);
-        let (bw, bc) = run_ns(without, call, how);
+        let (aw, ac) = run_ns(with, call);
+        let (bw, bc) = run_ns(without, call);
         best[0] = best[0].min(aw);
         best[1] = best[1].min(bw);
         best[2] = best[2].min(ac);
@@ -136,24 +123,19 @@ fn main() {
         )),
         vec![Value::String("world".into())],
     );
-    for (how, name) in [
-        (How::Boxed, "invoke (boxed)"),
-        (How::Inline, "invoke_inline"),
-    ] {
-        let [aw, bw, ac, bc] = best_ns(&with, &without, &call, how);
-        println!("{name}: call through a chain with the metrics filter: {aw:.1} ns wall, {ac:.1} ns thread CPU (min of 200 runs)");
-        println!("{name}: call through an empty chain: {bw:.1} ns wall, {bc:.1} ns thread CPU");
-        println!(
-            "{name}: the metrics filter adds: {:.1} ns wall, {:.1} ns thread CPU per call (mimalloc)",
-            aw - bw,
-            ac - bc
-        );
-    }
-    // Both ways must have recorded every call through the chain with the filter.
+    let [aw, bw, ac, bc] = best_ns(&with, &without, &call);
+    println!("call through a chain with the metrics filter: {aw:.1} ns wall, {ac:.1} ns thread CPU (min of 200 runs)");
+    println!("call through an empty chain: {bw:.1} ns wall, {bc:.1} ns thread CPU");
+    println!(
+        "the metrics filter adds: {:.1} ns wall, {:.1} ns thread CPU per call (mimalloc)",
+        aw - bw,
+        ac - bc
+    );
+    // Every call through the chain with the filter must have been recorded.
     let recorded: u64 = store
         .entries()
         .iter()
         .map(|(_, m)| m.snapshot(Instant::now()).succeeded)
         .sum();
-    println!("calls recorded: {recorded} of {}", 2 * RUNS * u64::from(N));
+    println!("calls recorded: {recorded} of {}", RUNS * u64::from(N));
 }

@@ -1,11 +1,9 @@
 //! The `metrics` filter: records every call of a provider or consumer into a store.
 
-use std::any::Any;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use dubbo_core::{
-    observe, BoxFuture, Filter, Invocation, MethodSignature, Next, Observation, Observer,
-    RpcResult, ServiceKey, Side,
+    BoxFuture, Filter, Invocation, MethodSignature, Next, RpcResult, ServiceKey, Side,
 };
 use dubbo_url::Url;
 
@@ -35,15 +33,50 @@ impl MetricsFilter {
     }
 }
 
-/// Ends the in-flight count when the call's future is dropped before it completes.
-struct InFlight(Option<Arc<MethodMetrics>>);
+/// Where a call's metrics are: remembered by the chain, or held for the call.
+enum Found<'a> {
+    Known(&'a MethodMetrics),
+    Held(Arc<MethodMetrics>),
+}
 
-impl Drop for InFlight {
-    fn drop(&mut self) {
-        if let Some(m) = self.0.take() {
-            m.abandon();
+impl Found<'_> {
+    fn metrics(&self) -> &MethodMetrics {
+        match self {
+            Found::Known(m) => m,
+            Found::Held(m) => m,
         }
     }
+}
+
+/// Ends the in-flight count when the call's future is dropped before it completes.
+struct InFlight<'a>(Option<Found<'a>>);
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        if let Some(m) = self.0.take() {
+            m.metrics().abandon();
+        }
+    }
+}
+
+/// Runs the rest of the chain as one measured call of `found`'s method.
+fn measure<'a>(
+    clock: &'a Clock,
+    found: Found<'a>,
+    invocation: Invocation,
+    next: Next<'a>,
+) -> BoxFuture<'a, RpcResult> {
+    found.metrics().begin();
+    let started = clock.now();
+    let mut in_flight = InFlight(Some(found));
+    let rest = next.run(invocation);
+    Box::pin(async move {
+        let result = rest.await;
+        if let Some(m) = in_flight.0.take() {
+            finish(clock, m.metrics(), started, &result);
+        }
+        result
+    })
 }
 
 /// The side and application a chain's URL names.
@@ -78,24 +111,13 @@ fn finish(clock: &Clock, metrics: &MethodMetrics, started: Tick, result: &RpcRes
 impl Filter for MetricsFilter {
     // The shared filter, in a chain built without `for_chain`: it reads the URL and asks the
     // store on every call, so it is not the hot path; chains built by `FilterChain::build` get
-    // a `ChainMetrics`, which observes without a future of its own.
+    // a `ChainMetrics`, which resolves both once.
     fn invoke<'a>(&'a self, invocation: Invocation, next: Next<'a>) -> BoxFuture<'a, RpcResult> {
         let (side, application) = side_and_application(next.url());
         let Some(metrics) = self.store.get(&key_of(side, application, &invocation)) else {
             return next.run(invocation);
         };
-        metrics.begin();
-        let mut guard = InFlight(Some(metrics));
-        let clock = self.store.clock();
-        let started = clock.now();
-        let rest = next.run(invocation);
-        Box::pin(async move {
-            let result = rest.await;
-            if let Some(m) = guard.0.take() {
-                finish(clock, &m, started, &result);
-            }
-            result
-        })
+        measure(self.store.clock(), Found::Held(metrics), invocation, next)
     }
 
     fn for_chain(&self, url: &Url) -> Option<Arc<dyn Filter>> {
@@ -114,21 +136,16 @@ impl Filter for MetricsFilter {
 /// may name any) looks the others up in the store on each call, as the shared filter does.
 const MAX_KNOWN: usize = 32;
 
-/// [`Observation::slot`] of a call whose metrics are not remembered by the chain but held in
-/// [`Observation::held`].
-const HELD: usize = usize::MAX;
-
 /// The metrics filter of one chain: the side and application are read from the chain's URL
 /// once, and each method's metrics are remembered after the first call, so a call costs a
 /// short scan of this chain's methods instead of hashing the whole key and reading the URL.
-/// It is an [`Observer`]: the chain runs it without a future of its own.
 struct ChainMetrics {
     store: Arc<MetricsStore>,
     side: Side,
     application: String,
     /// Metrics of the methods called through this chain, filled from the front and never
-    /// emptied, so a call can name its entry by index for as long as it runs without a
-    /// reference count. The store never drops or replaces an entry, so a remembered one stays
+    /// emptied, so a call can borrow its entry for as long as it runs without a reference
+    /// count. The store never drops or replaces an entry, so a remembered one stays
     /// the entry of its key.
     known: Box<[OnceLock<Known>]>,
     /// Held while a method is appended, so two first calls do not fill the same slot.
@@ -144,30 +161,24 @@ struct Known {
     metrics: Arc<MethodMetrics>,
 }
 
-/// Where a call's metrics are: a remembered slot of the chain, or held for the call.
-enum Found<'a> {
-    Slot(usize, &'a MethodMetrics),
-    Held(Arc<MethodMetrics>),
-}
-
 impl ChainMetrics {
-    fn find(&self, invocation: &Invocation) -> Option<(usize, &Known)> {
+    fn find(&self, invocation: &Invocation) -> Option<&Known> {
         let signature = invocation.method();
         let service = invocation.service();
-        let mut known = self.known.iter().map_while(OnceLock::get).enumerate();
+        let mut known = self.known.iter().map_while(OnceLock::get);
         if let Some(found) = known
             .clone()
-            .find(|(_, k)| Arc::ptr_eq(&k.signature, signature) && same_key(&k.service, service))
+            .find(|k| Arc::ptr_eq(&k.signature, signature) && same_key(&k.service, service))
         {
             return Some(found);
         }
         let method = invocation.method_name();
-        known.find(|(_, k)| *k.method == *method && k.service == *service)
+        known.find(|k| *k.method == *method && k.service == *service)
     }
 
     fn locate(&self, invocation: &Invocation) -> Option<Found<'_>> {
-        if let Some((i, k)) = self.find(invocation) {
-            return Some(Found::Slot(i, &k.metrics));
+        if let Some(k) = self.find(invocation) {
+            return Some(Found::Known(&k.metrics));
         }
         let key = key_of(self.side, &self.application, invocation);
         // Only a key the store already holds is remembered: a method the store folds into
@@ -179,15 +190,10 @@ impl ChainMetrics {
         // A poisoned lock only means another first call panicked; the slots stay consistent
         // because each is set at most once.
         let _adding = self.adding.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((i, k)) = self.find(invocation) {
-            return Some(Found::Slot(i, &k.metrics));
+        if let Some(k) = self.find(invocation) {
+            return Some(Found::Known(&k.metrics));
         }
-        if let Some((i, free)) = self
-            .known
-            .iter()
-            .enumerate()
-            .find(|(_, k)| k.get().is_none())
-        {
+        if let Some(free) = self.known.iter().find(|k| k.get().is_none()) {
             // Only this thread fills slots (under `adding`), so the slot found empty is
             // filled with this method.
             let known = free.get_or_init(|| Known {
@@ -196,21 +202,9 @@ impl ChainMetrics {
                 method: invocation.method_name().into(),
                 metrics: found.clone(),
             });
-            return Some(Found::Slot(i, &known.metrics));
+            return Some(Found::Known(&known.metrics));
         }
         Some(Found::Held(found))
-    }
-
-    /// The metrics `observation` names.
-    fn metrics_of<'a>(&'a self, observation: &'a Observation) -> Option<&'a MethodMetrics> {
-        match &observation.held {
-            Some(held) => held.downcast_ref::<MethodMetrics>(),
-            None => self
-                .known
-                .get(observation.slot)
-                .and_then(OnceLock::get)
-                .map(|k| &*k.metrics),
-        }
     }
 }
 
@@ -231,46 +225,12 @@ fn same_key(a: &ServiceKey, b: &ServiceKey) -> bool {
         && same_opt(a.version(), b.version())
 }
 
-impl Observer for ChainMetrics {
-    fn begin(&self, invocation: &Invocation) -> Option<Observation> {
-        let (slot, held) = match self.locate(invocation)? {
-            Found::Slot(i, m) => {
-                m.begin();
-                (i, None)
-            }
-            Found::Held(m) => {
-                m.begin();
-                let held: Arc<dyn Any + Send + Sync> = m;
-                (HELD, Some(held))
-            }
-        };
-        Some(Observation {
-            start: self.store.clock().now().0,
-            slot,
-            held,
-        })
-    }
-
-    fn end(&self, observation: Observation, result: &RpcResult) {
-        if let Some(m) = self.metrics_of(&observation) {
-            finish(self.store.clock(), m, Tick(observation.start), result);
-        }
-    }
-
-    fn abandon(&self, observation: Observation) {
-        if let Some(m) = self.metrics_of(&observation) {
-            m.abandon();
-        }
-    }
-}
-
 impl Filter for ChainMetrics {
     fn invoke<'a>(&'a self, invocation: Invocation, next: Next<'a>) -> BoxFuture<'a, RpcResult> {
-        observe(self, invocation, next)
-    }
-
-    fn observer(&self) -> Option<&dyn Observer> {
-        Some(self)
+        match self.locate(&invocation) {
+            Some(found) => measure(self.store.clock(), found, invocation, next),
+            None => next.run(invocation),
+        }
     }
 }
 

@@ -12,7 +12,6 @@ use crate::config::method_timeout;
 use crate::exchange::availability::Availability;
 use crate::exchange::client::DubboClient;
 use crate::exchange::handle::Handle;
-use crate::exchange::write_gauge::WriteGauge;
 
 /// Sends invocations to the provider its URL names, over a (possibly shared) [`DubboClient`].
 ///
@@ -28,8 +27,6 @@ pub struct DubboInvoker {
     availability: Arc<Availability>,
     /// Set by `destroy`, before `client` is emptied.
     destroyed: AtomicBool,
-    /// The writer state of the client's only connection (none with several connections).
-    write_gauge: Option<Arc<WriteGauge>>,
     /// The URL's per-method settings, looked up once per method name: the lookups build
     /// `<method>.<key>` strings, which cost more than the rest of the invoker per call.
     methods: RwLock<HashMap<String, MethodSettings>>,
@@ -58,7 +55,6 @@ impl DubboInvoker {
             url,
             availability: client.availability(),
             destroyed: AtomicBool::new(false),
-            write_gauge: client.write_gauge(),
             client: Handle::new(Some(client)),
             methods: RwLock::new(HashMap::new()),
             first: OnceLock::new(),
@@ -141,12 +137,6 @@ impl Invoker for DubboInvoker {
         }
         // No connection usable right now: the client knows whether one could be (re)opened.
         self.client.get().is_some_and(|c| c.is_available())
-    }
-
-    fn has_open_write(&self) -> bool {
-        self.write_gauge.as_ref().is_some_and(|g| g.is_open())
-            && !self.destroyed.load(Ordering::Acquire)
-            && self.availability.surely_available()
     }
 
     fn destroy(&self) {

@@ -5,7 +5,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use arc_swap::ArcSwap;
-use dubbo_core::{Invocation, Invoker, LoadBalance, Outcome, RpcResult, StatsStore};
+use dubbo_core::{
+    Invocation, Invoker, LoadBalance, Outcome, ResultObserver, RpcResult, StatsStore,
+};
 
 use super::provider_load::ProviderLoad;
 use super::rng::SelectRng;
@@ -31,8 +33,8 @@ const MAX_PROVIDERS: usize = 65_536;
 /// A provider's load combines the CPU load it reports in the response attachment
 /// [`ADAPTIVE_ATTACHMENT_KEY`], a moving average of the call latency that decays with the
 /// call timeout, the calls in flight to it and its success ratio and weight (see
-/// [`ProviderLoad::load`](super::ProviderLoad::load)). [`on_result`](LoadBalance::on_result)
-/// feeds it. Providers report when the request asks: the consumer filter
+/// [`ProviderLoad::load`](super::ProviderLoad::load)). Its [`ResultObserver`] feeds
+/// it. Providers report when the request asks: the consumer filter
 /// [`AdaptiveRequestFilter`](super::AdaptiveRequestFilter) asks on references with
 /// `loadbalance=adaptive`, and the provider filter
 /// [`LoadReportFilter`](super::LoadReportFilter) (or Java's `ProfilerServerFilter`) answers.
@@ -233,10 +235,12 @@ pub fn parse_report(report: &str) -> (u64, f64) {
 impl LoadBalance for AdaptiveLoadBalance {
     super::select_through_pick!();
 
-    fn observes_results(&self) -> bool {
-        true
+    fn observer(&self) -> Option<&dyn ResultObserver> {
+        Some(self)
     }
+}
 
+impl ResultObserver for AdaptiveLoadBalance {
     fn on_result(
         &self,
         provider: &dyn Invoker,

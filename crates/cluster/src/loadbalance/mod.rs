@@ -17,19 +17,11 @@
 //! in the balancer instances the framework owns; per-provider call statistics come from
 //! the framework's [`StatsStore`].
 
-/// The two `LoadBalance` entry points of a balancer with a `pick(Providers, &Invocation)`
-/// method: a plain slice and the call's shared routed list both reach the same selection.
+/// `LoadBalance::select` of a balancer with a `pick(Providers, &Invocation)` method: the
+/// call's list goes in as the shared list it is, for the balancer's per-list cache.
 macro_rules! select_through_pick {
     () => {
         fn select(
-            &self,
-            invokers: &[std::sync::Arc<dyn dubbo_core::Invoker>],
-            invocation: &dubbo_core::Invocation,
-        ) -> Option<std::sync::Arc<dyn dubbo_core::Invoker>> {
-            self.pick(Providers::slice(invokers), invocation)
-        }
-
-        fn select_list(
             &self,
             invokers: &dubbo_core::InvokerList,
             invocation: &dubbo_core::Invocation,

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use dubbo_core::{Invocation, Invoker, InvokerList, LoadBalance};
+use dubbo_core::{Invocation, Invoker, LoadBalance};
 
 use super::rng::SelectRng;
 use super::snapshot::{ListCache, Providers};
@@ -43,15 +43,10 @@ impl RandomLoadBalance {
 
 impl RandomLoadBalance {
     fn pick(&self, providers: Providers<'_>, invocation: &Invocation) -> Option<Arc<dyn Invoker>> {
-        let at = self.position(providers, invocation)?;
-        providers.list.get(at).cloned()
-    }
-
-    fn position(&self, providers: Providers<'_>, invocation: &Invocation) -> Option<usize> {
         let invokers = providers.list;
         let first = invokers.first()?;
         if invokers.len() == 1 {
-            return Some(0);
+            return Some(first.clone());
         }
         let method = invocation.method_name();
         let now = now_ms();
@@ -67,22 +62,14 @@ impl RandomLoadBalance {
                     (None, u64::MAX)
                 }
             });
-        Some(match &table.value {
+        let at = match &table.value {
             Some(weights) => weights.pick(&self.rng),
             None => self.rng.below(invokers.len()),
-        })
+        };
+        invokers.get(at).cloned()
     }
 }
 
 impl LoadBalance for RandomLoadBalance {
     super::select_through_pick!();
-
-    /// Draws are independent: a burst of calls may share one.
-    fn shares_picks(&self) -> bool {
-        true
-    }
-
-    fn select_position(&self, invokers: &InvokerList, invocation: &Invocation) -> Option<usize> {
-        self.position(Providers::shared(invokers), invocation)
-    }
 }

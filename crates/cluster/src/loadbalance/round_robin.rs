@@ -25,8 +25,7 @@ struct Parked {
 /// served so a call is a pass over two arrays.
 #[derive(Debug, Default)]
 struct Wheel {
-    /// The allocation of the list last served, when it came as a shared list; a `Weak`
-    /// keeps the address from being taken by another list (see `snapshot`).
+    /// The allocation of the list last served; a `Weak` keeps the address from being taken by another list (see `snapshot`).
     list: Option<Weak<[Arc<dyn Invoker>]>>,
     /// Its providers; `Weak` for the same reason, without keeping them alive.
     _members: Vec<Weak<dyn Invoker>>,
@@ -46,17 +45,15 @@ impl Wheel {
     /// Whether the counters are laid out for `providers`; a new allocation of the same
     /// providers is remembered, so its next calls take the pointer comparison.
     fn serves(&mut self, providers: Providers<'_>) -> bool {
-        if let (Some(shared), Some(list)) = (providers.shared, &self.list) {
-            if std::ptr::addr_eq(list.as_ptr(), Arc::as_ptr(shared)) {
+        if let Some(list) = &self.list {
+            if std::ptr::addr_eq(list.as_ptr(), Arc::as_ptr(providers.shared)) {
                 return true;
             }
         }
         if !same_addrs(&self.addrs, providers.list) {
             return false;
         }
-        if let Some(shared) = providers.shared {
-            self.list = Some(Arc::downgrade(shared));
-        }
+        self.list = Some(Arc::downgrade(providers.shared));
         true
     }
 
@@ -88,7 +85,7 @@ impl Wheel {
             }
             self.parked
                 .retain(|_, p| now.saturating_sub(p.left_ms) <= RECYCLE_MS);
-            self.list = providers.shared.map(Arc::downgrade);
+            self.list = Some(Arc::downgrade(providers.shared));
         }
         for (i, p) in list.iter().enumerate() {
             let weight = i64::from(weight_at(p.url(), method, now));

@@ -2,13 +2,13 @@
 //! (weights, statistics handles, a hash ring) is built once and reused while the list stays
 //! the same.
 //!
-//! A list handed over as an [`InvokerList`] (the cluster's routed list, the same `Arc` for
-//! as long as the directory's snapshot and the route result last) is recognised by its
+//! The list a balancer gets is an [`InvokerList`] (usually the cluster's routed list, the
+//! same `Arc` for as long as the directory's snapshot and the route result last), recognised by its
 //! allocation: one pointer comparison. The entry keeps a `Weak` to that allocation, which
 //! holds its memory (not the providers) so no other list can take its address while the
 //! entry lives; an equal pointer therefore means the very same, immutable list.
 //!
-//! Any other list (a plain slice, a new snapshot) is compared with the entry's members,
+//! Any other list (a new snapshot, the untried providers of a reselection) is compared with the entry's members,
 //! pointer by pointer: O(n) but exact, since the entry keeps a `Weak` to each member for
 //! the same reason. A match rebinds the entry to the new allocation, so the next call takes
 //! the pointer path again; the state is not rebuilt when a new snapshot holds the same
@@ -32,28 +32,20 @@ const MAX_KEYS: usize = 4096;
 /// calls are routed by, small enough that a scan of the pointers is a few comparisons.
 const LISTS_PER_KEY: usize = 4;
 
-/// The providers a balancer is asked to choose among, and the shared list holding them
-/// when the caller has one.
+/// The providers a balancer is asked to choose among: the caller's shared list, and the
+/// same providers as a slice.
 #[derive(Clone, Copy)]
 pub struct Providers<'a> {
     /// The providers, in order.
     pub list: &'a [Arc<dyn Invoker>],
-    /// The same providers as the caller's `Arc`, when it has one.
-    pub shared: Option<&'a InvokerList>,
+    /// The same providers as the caller's `Arc`, recognised by its allocation.
+    pub shared: &'a InvokerList,
 }
 
 impl<'a> Providers<'a> {
-    /// A plain slice: recognised by its members.
-    pub fn slice(list: &'a [Arc<dyn Invoker>]) -> Self {
-        Self { list, shared: None }
-    }
-
-    /// A shared list: recognised by its allocation.
+    /// The providers of `list`.
     pub fn shared(list: &'a InvokerList) -> Self {
-        Self {
-            list,
-            shared: Some(list),
-        }
+        Self { list, shared: list }
     }
 }
 
@@ -249,12 +241,10 @@ impl<T: Send + Sync + 'static> ListCache<T> {
             let Some(slot) = slot else {
                 return Arc::new(new_snapshot(providers.list, build));
             };
-            if let Some(shared) = providers.shared {
-                let lists = slot.lists.load();
-                if let Some(b) = lists.iter().find(|b| b.is(shared)) {
-                    if now_ms < b.snapshot.valid_until_ms {
-                        return b.snapshot.clone();
-                    }
+            let lists = slot.lists.load();
+            if let Some(b) = lists.iter().find(|b| b.is(providers.shared)) {
+                if now_ms < b.snapshot.valid_until_ms {
+                    return b.snapshot.clone();
                 }
             }
             slot.match_or_build(providers, now_ms, build)
@@ -275,13 +265,11 @@ impl<T> Slot<T> {
             now_ms < b.snapshot.valid_until_ms && b.snapshot.same_members(providers.list)
         });
         let snapshot = match found {
-            // A slice cannot be bound to: nothing to remember.
-            Some(at) if providers.shared.is_none() => return lists[at].snapshot.clone(),
             Some(at) => lists[at].snapshot.clone(),
             None => Arc::new(new_snapshot(providers.list, build)),
         };
         let bound = Bound {
-            list: providers.shared.map(Arc::downgrade),
+            list: Some(Arc::downgrade(providers.shared)),
             snapshot: snapshot.clone(),
         };
         let _guard = self.writer.lock().unwrap_or_else(|e| e.into_inner());
@@ -295,9 +283,10 @@ impl<T> Slot<T> {
             if b.snapshot.addrs != snapshot.addrs {
                 return false;
             }
-            let other_live = b.list.as_ref().is_some_and(|w| {
-                w.strong_count() > 0 && !providers.shared.is_some_and(|s| b.is(s))
-            });
+            let other_live = b
+                .list
+                .as_ref()
+                .is_some_and(|w| w.strong_count() > 0 && !b.is(providers.shared));
             !(other_live && Arc::ptr_eq(&b.snapshot, &snapshot))
         };
         next.extend(
@@ -437,10 +426,10 @@ mod tests {
         let list: InvokerList = providers.clone().into();
         assert_eq!(c.get(Providers::shared(&list), &inv, 0), 1);
         assert_eq!(c.get(Providers::shared(&list), &inv, 1), 1);
-        // The same providers in a new snapshot, or as a plain slice: the same state.
+        // The same providers in a new snapshot: the same state, bound to the new list.
         let renewed: InvokerList = providers.clone().into();
         assert_eq!(c.get(Providers::shared(&renewed), &inv, 2), 1);
-        assert_eq!(c.get(Providers::slice(&providers), &inv, 3), 1);
+        assert_eq!(c.get(Providers::shared(&renewed), &inv, 3), 1);
         assert_eq!(c.builds(), 1);
         // Another method has its own state.
         assert_eq!(c.get(Providers::shared(&list), &call("bye"), 4), 2);

@@ -32,9 +32,11 @@ fn call(method: &str, args: Vec<Value>) -> Invocation {
 /// How often each provider (by port) is picked in `n` selections.
 fn counts(lb: &dyn LoadBalance, list: &[Arc<dyn Invoker>], n: usize) -> HashMap<u16, usize> {
     let inv = call("hello", vec![]);
+    // One list for every selection, as the cluster passes its routed list.
+    let list: InvokerList = list.into();
     let mut seen = HashMap::new();
     for _ in 0..n {
-        let p = lb.select(list, &inv).unwrap();
+        let p = lb.select(&list, &inv).unwrap();
         *seen.entry(p.url().port()).or_default() += 1;
     }
     seen
@@ -72,7 +74,11 @@ fn random_is_uniform_without_weights() {
     for p in 1..=5 {
         assert_share(&seen, p, 10_000, 0.2);
     }
-    assert!(lb.select(&[], &call("hello", vec![])).is_none());
+    assert!(lb.select(&empty(), &call("hello", vec![])).is_none());
+}
+
+fn empty() -> InvokerList {
+    Vec::new().into()
 }
 
 #[test]
@@ -91,11 +97,11 @@ fn random_ramps_up_warming_providers() {
 
 #[test]
 fn round_robin_is_smooth() {
-    let list = vec![
+    let list: InvokerList = Arc::new([
         provider(1, "weight=5"),
         provider(2, "weight=1"),
         provider(3, "weight=1"),
-    ];
+    ]);
     let lb = RoundRobinLoadBalance::new();
     let inv = call("hello", vec![]);
     let order: Vec<u16> = (0..14)
@@ -121,15 +127,16 @@ fn round_robin_keeps_its_sequence_across_snapshots_and_absences() {
     ];
     let lb = RoundRobinLoadBalance::new();
     let inv = call("hello", vec![]);
-    // The same providers as two snapshots and a plain slice, in turn: one sequence.
+    // The same providers as three snapshots, in turn: one sequence.
     let a: InvokerList = providers.clone().into();
     let b: InvokerList = providers.clone().into();
+    let c: InvokerList = providers.clone().into();
     let order: Vec<u16> = (0..14)
         .map(|i| {
             let p = match i % 3 {
-                0 => lb.select_list(&a, &inv),
-                1 => lb.select_list(&b, &inv),
-                _ => lb.select(&providers, &inv),
+                0 => lb.select(&a, &inv),
+                1 => lb.select(&b, &inv),
+                _ => lb.select(&c, &inv),
             };
             p.unwrap().url().port()
         })
@@ -138,15 +145,15 @@ fn round_robin_keeps_its_sequence_across_snapshots_and_absences() {
     // Three steps leave the counters at 1, -4, 3 (a, b, c).
     let lb = RoundRobinLoadBalance::new();
     let steps: Vec<u16> = (0..3)
-        .map(|_| lb.select_list(&a, &inv).unwrap().url().port())
+        .map(|_| lb.select(&a, &inv).unwrap().url().port())
         .collect();
     assert_eq!(steps, [1, 1, 2]);
     // c leaves for one call (a: 1 + 5 wins) and comes back with its counter of 3: a
     // (5 against c's 4), then c (5 against a's 3). Restarted from 0, c would wait longer.
     let without: InvokerList = vec![providers[0].clone(), providers[1].clone()].into();
-    assert_eq!(lb.select_list(&without, &inv).unwrap().url().port(), 1);
+    assert_eq!(lb.select(&without, &inv).unwrap().url().port(), 1);
     let back: Vec<u16> = (0..2)
-        .map(|_| lb.select_list(&b, &inv).unwrap().url().port())
+        .map(|_| lb.select(&b, &inv).unwrap().url().port())
         .collect();
     assert_eq!(back, [1, 3]);
 }
@@ -202,7 +209,7 @@ fn consistent_hash_is_sticky_and_moves_few_keys() {
     let lb = ConsistentHashLoadBalance::new();
     let pick = |list: &[Arc<dyn Invoker>], key: &str| {
         let inv = call("hello", vec![Value::String(key.into()), Value::Int(1)]);
-        lb.select(list, &inv).unwrap().url().port()
+        lb.select(&list.into(), &inv).unwrap().url().port()
     };
     let keys: Vec<String> = (0..10_000).map(|i| format!("user-{i}")).collect();
     let before: Vec<u16> = keys.iter().map(|k| pick(&list, k)).collect();
@@ -236,7 +243,7 @@ fn consistent_hash_is_sticky_and_moves_few_keys() {
 
 #[test]
 fn consistent_hash_uses_the_configured_arguments() {
-    let list: Vec<_> = (1..=5)
+    let list: InvokerList = (1..=5)
         .map(|p| provider(p, "hash.arguments=1&hash.nodes=40"))
         .collect();
     let lb = ConsistentHashLoadBalance::new();
@@ -276,7 +283,7 @@ fn report(lb: &AdaptiveLoadBalance, p: &Arc<dyn Invoker>, load: f64, rt: u64) {
         ADAPTIVE_ATTACHMENT_KEY,
         format!("curTime:{},load:{load}", weight::now_ms() - 10),
     );
-    lb.on_result(
+    lb.observer().unwrap().on_result(
         p.as_ref(),
         &call("hello", vec![]),
         &Ok(response),
@@ -342,7 +349,7 @@ async fn adaptive_filters_ask_and_answer_the_load() {
 fn registers_every_balancer_and_the_adaptive_filters() {
     let extensions = Extensions::new();
     register_load_balancers(&extensions, Arc::new(StatsStore::new()));
-    let list: Vec<_> = (1..=3).map(|p| provider(p, "")).collect();
+    let list: InvokerList = (1..=3).map(|p| provider(p, "")).collect();
     for name in [
         "random",
         "roundrobin",
@@ -357,13 +364,16 @@ fn registers_every_balancer_and_the_adaptive_filters() {
             .unwrap_or_else(|| panic!("{name} is registered"));
         assert!(lb.select(&list, &call("hello", vec![])).is_some(), "{name}");
         assert_eq!(
-            lb.select(&list[..1], &call("hello", vec![]))
+            lb.select(&list[..1].into(), &call("hello", vec![]))
                 .unwrap()
                 .url()
                 .port(),
             1
         );
-        assert!(lb.select(&[], &call("hello", vec![])).is_none(), "{name}");
+        assert!(
+            lb.select(&empty(), &call("hello", vec![])).is_none(),
+            "{name}"
+        );
     }
     assert!(extensions
         .get::<FilterSpec>("adaptive-load-report")

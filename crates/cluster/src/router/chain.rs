@@ -76,9 +76,9 @@ impl Config {
 ///
 /// When no router removes a provider (no rule and no tag applies), the result is the
 /// snapshot itself, not a copy: every key shares it, and balancers that keep per-list state
-/// recognise it by its allocation ([`LoadBalance::select_list`]).
+/// recognise it by its allocation ([`LoadBalance::select`]).
 ///
-/// [`LoadBalance::select_list`]: dubbo_core::LoadBalance::select_list
+/// [`LoadBalance::select`]: dubbo_core::LoadBalance::select
 ///
 /// Rules and routers are swapped atomically; the call path only loads them, takes no lock,
 /// and allocates one key string.

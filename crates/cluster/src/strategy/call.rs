@@ -3,9 +3,10 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use dubbo_core::{ErrorCode, Invocation, Invoker, InvokerList, LoadBalance, RpcError, RpcResult};
+use dubbo_core::{
+    BoxFuture, ErrorCode, Invocation, Invoker, InvokerList, LoadBalance, RpcError, RpcResult,
+};
 
-use super::provider_call::ProviderCall;
 use crate::cluster_invoker::ClusterShared;
 
 /// One call's view of its reference's cluster: the providers left after routing, the load
@@ -83,10 +84,10 @@ impl ClusterCall {
     pub fn select(
         &self,
         invocation: &Invocation,
-        candidates: &[Arc<dyn Invoker>],
+        candidates: &InvokerList,
         tried: &[Arc<dyn Invoker>],
     ) -> Result<Arc<dyn Invoker>, RpcError> {
-        match candidates {
+        match &**candidates {
             [] => return Err(self.no_provider(invocation)),
             [only] => return Ok(only.clone()),
             _ => {}
@@ -95,18 +96,10 @@ impl ClusterCall {
         if let Some(s) = sticky {
             return Ok(s);
         }
-        // The call's own routed list (the usual case) goes to the balancer as the shared list
-        // it is, which balancers recognise by its allocation rather than provider by provider.
-        let own = std::ptr::eq(candidates, &*self.invokers);
-        if own && tried.is_empty() && self.balancer.shares_picks() {
-            return Ok(self.select_in_burst(invocation));
-        }
-        let picked = if own {
-            self.balancer.select_list(&self.invokers, invocation)
-        } else {
-            self.balancer.select(candidates, invocation)
-        }
-        .unwrap_or_else(|| candidates[0].clone());
+        let picked = self
+            .balancer
+            .select(candidates, invocation)
+            .unwrap_or_else(|| candidates[0].clone());
         let chosen = if !contains(tried, &picked) && picked.is_available() {
             picked
         } else {
@@ -117,42 +110,13 @@ impl ClusterCall {
         Ok(chosen)
     }
 
-    /// A first attempt's pick by a balancer whose draws a burst of calls may share: the
-    /// provider of the last draw while its write is open ([`Burst`]), else a new draw, which
-    /// the calls after it may join when it is taken as is.
-    ///
-    /// [`Burst`]: super::burst::Burst
-    fn select_in_burst(&self, invocation: &Invocation) -> Arc<dyn Invoker> {
-        let list = &self.invokers;
-        let burst = &self.shared.burst;
-        let chosen = match burst.join(list) {
-            Some(joined) => joined.clone(),
-            None => {
-                let at = self.balancer.select_position(list, invocation).unwrap_or(0);
-                match list.get(at) {
-                    Some(p) if p.is_available() => {
-                        burst.picked(list, at);
-                        p.clone()
-                    }
-                    picked => {
-                        let picked = picked.unwrap_or(&list[0]).clone();
-                        self.reselect(invocation, list, &[])
-                            .unwrap_or_else(|| next_after(list, &picked))
-                    }
-                }
-            }
-        };
-        self.shared.remember_sticky(invocation, &chosen);
-        chosen
-    }
-
     fn reselect(
         &self,
         invocation: &Invocation,
         candidates: &[Arc<dyn Invoker>],
         tried: &[Arc<dyn Invoker>],
     ) -> Option<Arc<dyn Invoker>> {
-        let fresh: Vec<Arc<dyn Invoker>> = candidates
+        let fresh: InvokerList = candidates
             .iter()
             .filter(|i| !contains(tried, i) && i.is_available())
             .cloned()
@@ -163,7 +127,7 @@ impl ClusterCall {
                 .select(&fresh, invocation)
                 .or_else(|| fresh.first().cloned());
         }
-        let again: Vec<Arc<dyn Invoker>> = tried
+        let again: InvokerList = tried
             .iter()
             .filter(|i| i.is_available() && contains(candidates, i))
             .cloned()
@@ -178,21 +142,19 @@ impl ClusterCall {
         &'a self,
         provider: &'a Arc<dyn Invoker>,
         invocation: Invocation,
-    ) -> ProviderCall<'a> {
-        if !self.balancer.observes_results() {
-            return attempt(provider, invocation);
-        }
-        ProviderCall::boxed(Box::pin(self.observed(provider, invocation)))
-    }
-
-    /// An attempt timed for a balancer that learns from results (adaptive, shortest response).
-    async fn observed(&self, provider: &Arc<dyn Invoker>, invocation: Invocation) -> RpcResult {
-        let start = Instant::now();
+    ) -> BoxFuture<'a, RpcResult> {
+        let Some(observer) = self.balancer.observer() else {
+            return provider.invoke(invocation);
+        };
+        // Timed and copied only for a balancer that learns from results (adaptive).
         let probe = invocation.clone();
-        let result = attempt(provider, invocation).await;
-        self.balancer
-            .on_result(&**provider, &probe, &result, start.elapsed());
-        result
+        let start = Instant::now();
+        let call = provider.invoke(invocation);
+        Box::pin(async move {
+            let result = call.await;
+            observer.on_result(&**provider, &probe, &result, start.elapsed());
+            result
+        })
     }
 }
 
@@ -203,16 +165,6 @@ impl std::fmt::Debug for ClusterCall {
             .field("providers", &self.invokers.len())
             .field("retries", &self.retries)
             .finish()
-    }
-}
-
-/// One attempt on `provider`. The consumer's measuring stage is awaited inside the strategy's
-/// own future rather than through its boxed [`Invoker::invoke`]: the same measuring, one
-/// allocation and one dynamic call fewer per attempt.
-fn attempt(provider: &Arc<dyn Invoker>, invocation: Invocation) -> ProviderCall<'_> {
-    match provider.as_measured() {
-        Some(measured) => ProviderCall::measured(measured.measure(invocation)),
-        None => ProviderCall::boxed(provider.invoke(invocation)),
     }
 }
 

@@ -50,7 +50,7 @@ async fn failover(call: ClusterCall, first: Arc<dyn Invoker>, invocation: Invoca
     let attempt = call.invoke_on(&first, invocation.clone());
     let last_error = match attempt.await {
         Ok(response) => return Ok(response),
-        Err(e) if !retry_safe(&e) => return Err(e),
+        Err(e) if !may_retry(&e) => return Err(e),
         Err(e) => e,
     };
     // Retries are rare: their state gets a box of its own, made only now, so that the future
@@ -58,9 +58,10 @@ async fn failover(call: ClusterCall, first: Arc<dyn Invoker>, invocation: Invoca
     Box::pin(retry(call, first, invocation, last_error)).await
 }
 
-/// Whether a failed attempt may be sent again: not a business exception (the provider's own
-/// answer), and not a cancelled call (its caller has gone).
-fn retry_safe(e: &RpcError) -> bool {
+/// Whether a failed attempt may be sent again, the one rule of every strategy that retries:
+/// not a business exception (the provider's own answer), and not a cancelled call (its
+/// caller has gone). Any other failure is, timeouts included, as in Java.
+pub(crate) fn may_retry(e: &RpcError) -> bool {
     !e.is_business() && e.code() != Some(ErrorCode::Cancelled)
 }
 
@@ -103,7 +104,7 @@ async fn retry(
                 );
                 return Ok(response);
             }
-            Err(e) if !retry_safe(&e) => return Err(e),
+            Err(e) if !may_retry(&e) => return Err(e),
             Err(e) => last_error = e,
         }
     }

@@ -5,7 +5,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use dubbo_core::{
-    BoxFuture, ErrorCode, Extensions, Invocation, Invoker, RpcError, RpcResponse, RpcResult,
+    BoxFuture, ErrorCode, Extensions, Invocation, Invoker, InvokerList, RpcError, RpcResponse,
+    RpcResult,
 };
 use dubbo_hessian2::Value;
 use dubbo_url::Url;
@@ -153,7 +154,7 @@ fn parse(
 
 /// The routed providers by group, groups in name order so merged results come in a stable
 /// order.
-fn by_group(invokers: &[Arc<dyn Invoker>]) -> Vec<(String, Vec<Arc<dyn Invoker>>)> {
+fn by_group(invokers: &[Arc<dyn Invoker>]) -> Vec<(String, InvokerList)> {
     let mut groups: Vec<(String, Vec<Arc<dyn Invoker>>)> = Vec::new();
     for i in invokers {
         let g = i.url().group().unwrap_or("");
@@ -164,6 +165,9 @@ fn by_group(invokers: &[Arc<dyn Invoker>]) -> Vec<(String, Vec<Arc<dyn Invoker>>
     }
     groups.sort_by(|a, b| a.0.cmp(&b.0));
     groups
+        .into_iter()
+        .map(|(name, members)| (name, members.into()))
+        .collect()
 }
 
 /// `invocation` addressed to `group`.
@@ -184,7 +188,7 @@ async fn call_group(
     call: &ClusterCall,
     invocation: &Invocation,
     group: &str,
-    members: &[Arc<dyn Invoker>],
+    members: &InvokerList,
 ) -> RpcResult {
     let inv = for_group(invocation, group);
     let attempts = call.retries() as usize + 1;
@@ -194,7 +198,7 @@ async fn call_group(
         let provider = call.select(&inv, members, &tried)?;
         match call.invoke_on(&provider, inv.clone()).await {
             Ok(r) => return Ok(r),
-            Err(e) if e.is_business() || e.code() == Some(ErrorCode::Cancelled) => return Err(e),
+            Err(e) if !super::failover::may_retry(&e) => return Err(e),
             Err(e) => last = Some(e),
         }
         tried.push(provider);

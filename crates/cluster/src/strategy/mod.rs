@@ -24,7 +24,6 @@ use tokio_util::sync::CancellationToken;
 
 mod available;
 mod broadcast;
-pub(crate) mod burst;
 pub(crate) mod call;
 mod failback;
 mod failfast;
@@ -33,11 +32,9 @@ mod failsafe;
 mod forking;
 mod mergeable;
 mod mock;
-mod provider_call;
 
 pub use available::Available;
 pub use broadcast::Broadcast;
-pub use burst::MAX_JOINS as MAX_BURST_JOINS;
 pub use call::ClusterCall;
 pub use failback::Failback;
 pub use failfast::Failfast;
@@ -46,7 +43,6 @@ pub use failsafe::Failsafe;
 pub use forking::Forking;
 pub use mergeable::{is_multi_group, Mergeable, MERGEABLE};
 pub use mock::{Mock, MockSetting};
-pub use provider_call::ProviderCall;
 
 /// The strategy used when a reference names none (Java's default).
 pub const DEFAULT_CLUSTER: &str = "failover";

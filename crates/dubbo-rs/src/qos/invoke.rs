@@ -347,7 +347,7 @@ async fn call(
         attachments.insert("token", token);
     }
     let started = Instant::now();
-    match local.chain.invoke_inline(invocation).await {
+    match local.chain.invoke(invocation).await {
         Ok(response) => match response.value.into_value() {
             Ok(value) => format!(
                 "\r\nresult: {}\r\nelapsed: {} ms.",

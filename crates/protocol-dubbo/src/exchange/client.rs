@@ -20,7 +20,6 @@ use crate::config::ClientConfig;
 use crate::exchange::availability::{Availability, ConnFlags};
 use crate::exchange::handle::Handle;
 use crate::exchange::pending::{next_request_id, PendingCalls, SWEEP_TICK};
-use crate::exchange::write_gauge::WriteGauge;
 use crate::exchange::{write_loop, WRITE_QUEUE};
 use crate::header::{HEADER_LEN, HESSIAN2};
 use crate::status::{error_for_status, Status};
@@ -52,8 +51,6 @@ struct Slot {
     current: Handle<Arc<Connection>>,
     connecting: tokio::sync::Mutex<()>,
     backoff: Mutex<Backoff>,
-    /// The writer state of the slot's connections, one after the other.
-    gauge: Arc<WriteGauge>,
 }
 
 #[derive(Default)]
@@ -66,7 +63,6 @@ struct Backoff {
 /// One TCP connection.
 struct Connection {
     tx: mpsc::Sender<Bytes>,
-    gauge: Arc<WriteGauge>,
     state: Arc<ConnState>,
     peer: Option<SocketAddr>,
 }
@@ -168,15 +164,6 @@ impl DubboClient {
     /// keeping the connections open.
     pub(crate) fn availability(&self) -> Arc<Availability> {
         self.inner.availability.clone()
-    }
-
-    /// The writer state of the client's connection, when it has exactly one (with several, a
-    /// call's connection is not known before it is sent).
-    pub(crate) fn write_gauge(&self) -> Option<Arc<WriteGauge>> {
-        match &*self.inner.slots {
-            [only] => Some(only.gauge.clone()),
-            _ => None,
-        }
     }
 
     /// Whether every open connection received the provider's readonly event.
@@ -436,7 +423,7 @@ impl ClientInner {
                 format!("client to {} is closed", self.address),
             ));
         }
-        match Connection::open(&self.address, &self.config, &self.availability, &slot.gauge).await {
+        match Connection::open(&self.address, &self.config, &self.availability).await {
             Ok(c) => {
                 *slot.backoff.lock().unwrap_or_else(|p| p.into_inner()) = Backoff::default();
                 drop(slot.current.replace(Some(c.clone())));
@@ -474,7 +461,6 @@ impl Connection {
         address: &str,
         config: &ClientConfig,
         availability: &Arc<Availability>,
-        gauge: &Arc<WriteGauge>,
     ) -> Result<Arc<Connection>, RpcError> {
         let connect_error = |e: &dyn std::fmt::Display| {
             RpcError::framework(
@@ -503,7 +489,7 @@ impl Connection {
             close: CancellationToken::new(),
             flags: ConnFlags::open(availability.clone()),
         });
-        tokio::spawn(write_loop(wr, rx, state.close.clone(), Some(gauge.clone())));
+        tokio::spawn(write_loop(wr, rx, state.close.clone()));
         tokio::spawn(read_loop(
             rd,
             tx.clone(),
@@ -512,12 +498,7 @@ impl Connection {
             address.to_owned(),
         ));
         tracing::debug!(provider = address, ?local, "connected");
-        Ok(Arc::new(Connection {
-            tx,
-            gauge: gauge.clone(),
-            state,
-            peer,
-        }))
+        Ok(Arc::new(Connection { tx, state, peer }))
     }
 
     /// Queues `frame` for the writer, waiting for room until `deadline`. `Err(None)` means
@@ -530,17 +511,11 @@ impl Connection {
             ))
         };
         match self.tx.try_send(frame) {
-            Ok(()) => {
-                self.gauge.queued();
-                Ok(())
-            }
+            Ok(()) => Ok(()),
             Err(mpsc::error::TrySendError::Closed(_)) => Err(closed()),
             Err(mpsc::error::TrySendError::Full(frame)) => {
                 match tokio::time::timeout_at(deadline.into(), self.tx.send(frame)).await {
-                    Ok(Ok(())) => {
-                        self.gauge.queued();
-                        Ok(())
-                    }
+                    Ok(Ok(())) => Ok(()),
                     Ok(Err(_)) => Err(closed()),
                     Err(_) => Err(None),
                 }

@@ -13,17 +13,13 @@ pub mod client;
 pub(crate) mod handle;
 pub mod pending;
 pub mod server;
-pub(crate) mod write_gauge;
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
 use tokio::io::{AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
-
-use write_gauge::WriteGauge;
 
 /// Frames queued per connection before producers wait.
 pub(crate) const WRITE_QUEUE: usize = 1024;
@@ -33,18 +29,15 @@ const MAX_BATCH: usize = 256 * 1024;
 const CLOSE_FLUSH: Duration = Duration::from_secs(1);
 
 /// Writes queued frames until every sender is gone or `close` fires, then flushes what is
-/// still queued (bounded by [`CLOSE_FLUSH`]) and shuts the write half down. A consumer's
-/// connection passes the `gauge` its senders report to, and the writer reports its writes.
+/// still queued (bounded by [`CLOSE_FLUSH`]) and shuts the write half down.
 pub(crate) async fn write_loop<W>(
     mut wr: W,
     mut rx: mpsc::Receiver<Bytes>,
     close: CancellationToken,
-    gauge: Option<Arc<WriteGauge>>,
 ) where
     W: AsyncWrite + Unpin,
 {
     let mut buf = BytesMut::new();
-    let gauge = gauge.as_deref();
     loop {
         let first = tokio::select! {
             biased;
@@ -58,7 +51,7 @@ pub(crate) async fn write_loop<W>(
         // middle of it (a graceful shutdown's last responses); only a peer that stops reading
         // for a second after the close loses it.
         let res = tokio::select! {
-            r = write_batch(&mut wr, &mut rx, &mut buf, first, gauge) => r,
+            r = write_batch(&mut wr, &mut rx, &mut buf, first) => r,
             _ = async {
                 close.cancelled().await;
                 tokio::time::sleep(std::time::Duration::from_secs(1)).await;
@@ -74,10 +67,7 @@ pub(crate) async fn write_loop<W>(
     // shutdown), without waiting on a peer that does not read.
     let _ = tokio::time::timeout(CLOSE_FLUSH, async {
         while let Ok(f) = rx.try_recv() {
-            if write_batch(&mut wr, &mut rx, &mut buf, f, gauge)
-                .await
-                .is_err()
-            {
+            if write_batch(&mut wr, &mut rx, &mut buf, f).await.is_err() {
                 return;
             }
         }
@@ -91,7 +81,6 @@ async fn write_batch<W>(
     rx: &mut mpsc::Receiver<Bytes>,
     buf: &mut BytesMut,
     first: Bytes,
-    gauge: Option<&WriteGauge>,
 ) -> std::io::Result<()>
 where
     W: AsyncWrite + Unpin,
@@ -108,10 +97,7 @@ where
             rx.try_recv().ok()
         }
     };
-    if let Some(g) = gauge {
-        g.writing();
-    }
-    let r = match second {
+    match second {
         // One frame alone: write it as is, without copying.
         None => wr.write_all(&first).await,
         Some(second) => {
@@ -131,9 +117,5 @@ where
             }
             r
         }
-    };
-    if let Some(g) = gauge {
-        g.written();
     }
-    r
 }

@@ -364,7 +364,7 @@ async fn serve_connection(shared: Arc<ServerShared>, stream: TcpStream, peer: So
         );
     }
     tracing::debug!(consumer = %peer, "connection accepted");
-    tokio::spawn(write_loop(wr, rx, close.clone(), None));
+    tokio::spawn(write_loop(wr, rx, close.clone()));
     let conn = Arc::new(Conn { tx, peer, local });
 
     let idle = shared.config.idle_timeout;
@@ -627,8 +627,7 @@ async fn process(
         }
     }
     let method = inv.method().clone();
-    // Held in this request's future: an observing first filter needs no box of its own.
-    let call = invoker.invoke_inline(inv);
+    let call = invoker.invoke(inv);
     let result: RpcResult = match AssertUnwindSafe(call).catch_unwind().await {
         Ok(r) => r,
         Err(_) => {

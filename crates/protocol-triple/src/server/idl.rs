@@ -137,7 +137,7 @@ pub(crate) async fn serve(entry: IdlEntry, call: ServerCall) -> Result<ServerRep
     inv.context_mut().set_connection_addrs(addrs);
     inv.context_mut().insert(slot);
     let slot = inv.context().get_shared::<IdlServerCall>();
-    let result = invoker.invoke_inline(inv).await;
+    let result = invoker.invoke(inv).await;
     let reply = slot.and_then(|s| s.take_reply());
     match (result, reply) {
         (_, Some(reply)) => reply,

@@ -96,7 +96,7 @@ pub(crate) async fn serve(
     } else {
         wrapper.serialize_type
     };
-    match invoker.invoke_inline(inv).await {
+    match invoker.invoke(inv).await {
         Ok(resp) => {
             let data = encode_payload(&resp.value)?;
             // Read off the bytes: a typed result has no tree to look at.
