@@ -160,6 +160,54 @@ faults_session_expiry() {
   return $rc
 }
 
+# 1c. ZooKeeper session expiry of the consumer: an override rule keeps provider 2 out of use
+# (disabled: true) before the load starts; the consumer's link to ZooKeeper (its registry and
+# config centre, through proxy 0) is blackholed until ZooKeeper expires its session, and provider
+# 1 registers meanwhile. Provider 0 stays up throughout, so no call may fail. Once the link
+# passes again the consumer opens a new session and subscribes again: provider 1 is called within
+# FAULT_SESSION_BOUND_MS, and provider 2 still gets no call (the rule is read again and still
+# applies).
+faults_consumer_session_expiry() {
+  local zk_port=${ZK_URL##*:} rc=0 t_pass start first calls0 calls1 calls2 recovered
+  local rule_key="org.apache.dubbo.interop.InteropService:1.0.0:.configurators"
+  fault_provider_up 0 "$FAULT_ZK" || return 1
+  fault_provider_up 2 "$FAULT_ZK" || return 1
+  printf 'configVersion: v3.0\nscope: service\nkey: org.apache.dubbo.interop.InteropService:1.0.0\nenabled: true\nconfigs:\n  - side: provider\n    addresses: ["[::ffff:127.0.0.1]:%s"]\n    parameters:\n      disabled: true\n' \
+    "${FAULT_DUBBO[2]}" | gov_put "$rule_key" || return 1
+  echo "override rule written: provider ${FAULT_DUBBO[2]} disabled"
+  fault_proxy_up 0 "$zk_port" || return 1
+  fault_load cexpiry --registry "zookeeper://127.0.0.1:${FAULT_PROXY[0]}?session=4000" --app faults-consumer \
+    --load 1000000000 --duration 24 --concurrency 4 --worker-threads 1
+  sleep 3
+  fault_ctl 0 blackhole || rc=1
+  sleep 2
+  fault_provider_up 1 "$FAULT_ZK" || rc=1
+  echo "provider ${FAULT_DUBBO[1]} registered while the consumer's link to ZooKeeper is dark"
+  sleep 8
+  fault_ctl 0 pass || rc=1
+  t_pass=$(now_ms)
+  kill -0 "$LOAD_PID" 2>/dev/null || { echo "the load ended too early"; rc=1; }
+  load_done cexpiry
+  for i in 0 1 2; do stop_server "fault_provider_$i" >/dev/null 2>&1; done
+  stop_server fault_proxy_0 >/dev/null 2>&1
+  gov_delete "$rule_key" >/dev/null 2>&1
+  load_counts "$WORK/cexpiry.out"
+  start=$(sed -n 's/^load-start unix-ms //p' "$WORK/cexpiry.out")
+  calls0=$(load_figure "$WORK/cexpiry.out" "${FAULT_DUBBO[0]}" calls)
+  calls1=$(load_figure "$WORK/cexpiry.out" "${FAULT_DUBBO[1]}" calls)
+  calls2=$(load_figure "$WORK/cexpiry.out" "${FAULT_DUBBO[2]}" calls)
+  first=$(load_figure "$WORK/cexpiry.out" "${FAULT_DUBBO[1]}" first-ms)
+  echo "calls: provider 0 ${calls0:-0}, new provider 1 ${calls1:-0}, disabled provider 2 ${calls2:-0}"
+  [ "$LOAD_FAILED" -eq 0 ] || { echo "calls failed while provider 0 was up (bound 0)"; rc=1; }
+  [ -z "$calls2" ] || { echo "the disabled provider got calls: the rule was lost"; rc=1; }
+  [ -n "$calls1" ] && [ -n "$first" ] && [ -n "$start" ] ||
+    { echo "the new provider got no call: the consumer did not subscribe again"; return 1; }
+  recovered=$((start + first - t_pass))
+  echo "new provider first called $recovered ms after the consumer's link returned (bound $FAULT_SESSION_BOUND_MS ms)"
+  [ "$recovered" -le "$FAULT_SESSION_BOUND_MS" ] || rc=1
+  return $rc
+}
+
 # The two direct providers of the checks below, the second one at port $1 (itself or a proxy).
 fault_pair_url() {
   echo "dubbo://127.0.0.1:${FAULT_DUBBO[0]};dubbo://127.0.0.1:$1"
@@ -289,6 +337,8 @@ faults_steps() {
     faults_storm --current-thread
   step "ZooKeeper session expiry of the only provider (its link blackholed 10 s): nodes re-created in a new session, the one-worker consumer under storm load calls it again within ${FAULT_SESSION_BOUND_MS} ms" \
     faults_session_expiry
+  step "ZooKeeper session expiry of a one-worker consumer (its link blackholed 10 s) while a provider registers: new session, subscriptions restored (the new provider called within ${FAULT_SESSION_BOUND_MS} ms), an override rule still applied, 0 failed" \
+    faults_consumer_session_expiry
   step "start two direct Rust providers and a proxy to the second" \
     eval 'fault_provider_up 0 && fault_provider_up 1 && fault_proxy_up 1 "${FAULT_DUBBO[1]}"'
   step "provider frozen 4 s by SIGSTOP, load with failover and a 300 ms timeout: 0 failed, it answers again after SIGCONT" \
