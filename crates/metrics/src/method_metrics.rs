@@ -116,19 +116,15 @@ impl MethodMetrics {
         failure: Option<FailureKind>,
     ) {
         let micros = clock.nanos_between(start, end) / 1_000;
-        if self.complete_at(clock.millis_since_origin(end), micros, failure) {
-            // A slot turned over: a rare moment, cheap enough to measure the clock's rate
-            // again over a longer span.
-            clock.recheck();
-        }
+        self.complete_at(clock.millis_since_origin(end), micros, failure);
     }
 
     fn complete(&self, ended: Instant, micros: u64, failure: Option<FailureKind>) {
         self.complete_at(self.window.millis(ended), micros, failure);
     }
 
-    /// Records a completed call; returns whether it turned a window slot over.
-    fn complete_at(&self, ended_ms: u64, micros: u64, failure: Option<FailureKind>) -> bool {
+    /// Records a completed call.
+    fn complete_at(&self, ended_ms: u64, micros: u64, failure: Option<FailureKind>) {
         // No separate total: it is succeeded plus failed, one locked add fewer per call; a
         // success is counted by the window.
         if let Some(f) = failure.and_then(|kind| self.failed.get(kind.index())) {
@@ -143,7 +139,7 @@ impl MethodMetrics {
         if micros > self.rt_max.load(Ordering::Relaxed) {
             self.rt_max.fetch_max(micros, Ordering::Relaxed);
         }
-        self.window.record_at(ended_ms, micros, failure)
+        self.window.record_at(ended_ms, micros, failure);
     }
 
     /// The numbers as of `now`.

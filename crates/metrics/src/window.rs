@@ -200,17 +200,15 @@ impl Window {
         self.record_at(self.millis(at), micros, failure);
     }
 
-    /// Records one call that ended `at_ms` milliseconds after the origin. Returns whether this
-    /// call turned a slot over to a new period (rare: once per slot and period).
-    pub(crate) fn record_at(&self, at_ms: u64, micros: u64, failure: Option<FailureKind>) -> bool {
+    /// Records one call that ended `at_ms` milliseconds after the origin.
+    pub(crate) fn record_at(&self, at_ms: u64, micros: u64, failure: Option<FailureKind>) {
         let (period, index) = self.period_of(at_ms);
         let Some(slot) = self.slots.get(index) else {
-            return false;
+            return;
         };
         let want = period + 1;
         let seen = slot.period.load(Ordering::Acquire);
         let succeeded = u64::from(failure.is_none());
-        let mut turned = false;
         if seen != want {
             if seen > want {
                 // A newer period already owns the slot: this call ended just before the turn
@@ -218,7 +216,7 @@ impl Window {
                 self.retired_successes
                     .fetch_add(succeeded, Ordering::Relaxed);
                 self.retired_rt_sum.fetch_add(micros, Ordering::Relaxed);
-                return false;
+                return;
             }
             if slot
                 .period
@@ -227,7 +225,6 @@ impl Window {
             {
                 self.retire(slot);
                 slot.reset();
-                turned = true;
             }
         }
         if let Some(f) = failure.and_then(|kind| slot.failed.get(kind.index())) {
@@ -252,7 +249,6 @@ impl Window {
             slot.rt_max.fetch_max(micros, Ordering::Relaxed);
         }
         slot.rt.record(micros);
-        turned
     }
 
     /// Moves a slot's numbers into the retired ones, as the write side of a sequence lock: a

@@ -217,6 +217,13 @@ impl DynamicDirectory {
     /// or the directory is not [`Layout::Aligned`] (override rules or consumer merging in
     /// force, or the last notification left some provider out);
     /// [`apply`](Self::apply) then does the general diff, with the same result.
+    //
+    // Kept as a second diff path because without it every push of a large service costs a
+    // full diff: 2026-12-05, `DISCOVERY_SCALE_REPS=5 cargo bench --profile release -p
+    // dubbo-registry --bench discovery_scale -- interface` (100,000 providers, CPU p50, two
+    // alternating runs), re-applying a full listing with one provider restarted took 26.4-26.9
+    // ms end to end with it and 56.2-56.3 ms through `apply` alone; one change from
+    // ZooKeeper's change feed 0.12 ms with it and 29.5-29.8 ms without.
     async fn patch(
         &self,
         current: &mut Providers,
