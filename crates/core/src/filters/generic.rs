@@ -24,17 +24,7 @@ impl Filter for GenericFilter {
         }
         Box::pin(async move {
             let mut parts = invocation.into_parts();
-            let generic_args: Vec<Value> = std::mem::take(&mut parts.args)
-                .into_iter()
-                .map(crate::Payload::into_value)
-                .collect::<Result<_, _>>()
-                .map_err(|e| {
-                    RpcError::framework(
-                        ErrorCode::BadRequest,
-                        format!("$invoke arguments do not decode: {e}"),
-                    )
-                })?;
-            let mut args = generic_args.into_iter();
+            let mut args = crate::service::arg_values(std::mem::take(&mut parts.args))?.into_iter();
             let method = match args.next() {
                 Some(Value::String(m)) => m,
                 other => {
