@@ -2,7 +2,12 @@
 //! tri://, and the IDL `BenchService` over tri://, on 127.0.0.1. Prints READY once serving;
 //! exits on SIGTERM or SIGINT.
 //!
-//! `bench-server [--dubbo-port 20880] [--tri-port 50051]`
+//! `bench-server [--dubbo-port 20880] [--tri-port 50051] [--copies N]`
+//!
+//! `--copies N` serves N independent provider applications from this one process and runtime,
+//! on consecutive ports from the ones given: as many providers for a consumer's cluster as N
+//! processes, with the provider side's scheduling held equal to one process (the cluster row
+//! of scripts/bench.sh compares the consumer's cost per call across such shapes).
 //!
 //! `DUBBO_BENCH_FILTER` sets the services' `filter` list (e.g. `-metrics`), as it does the
 //! references of `dubbo-bench`, to measure the provider with a filter left out.
@@ -17,9 +22,9 @@ use dubbo_bench::triple_pb::BenchServiceServer;
 use dubbo_rs::prelude::*;
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: bench-server [--dubbo-port 20880] [--tri-port 50051]";
+const USAGE: &str = "usage: bench-server [--dubbo-port 20880] [--tri-port 50051] [--copies N]";
 
-fn port(args: &[String], name: &str, default: u16) -> Result<u16, String> {
+fn number(args: &[String], name: &str, default: u16) -> Result<u16, String> {
     match args.iter().position(|a| a == name) {
         None => Ok(default),
         Some(i) => args
@@ -35,7 +40,7 @@ async fn main() -> ExitCode {
     if let Some(bad) = args
         .iter()
         .step_by(2)
-        .find(|a| !matches!(a.as_str(), "--dubbo-port" | "--tri-port"))
+        .find(|a| !matches!(a.as_str(), "--dubbo-port" | "--tri-port" | "--copies"))
     {
         eprintln!("bench-server: unknown argument {bad}\n{USAGE}");
         return ExitCode::from(2);
@@ -50,9 +55,34 @@ async fn main() -> ExitCode {
 }
 
 async fn run(args: &[String]) -> Result<(), String> {
-    let dubbo_port = port(args, "--dubbo-port", 20880)?;
-    let tri_port = port(args, "--tri-port", 50051)?;
-    let app = Application::builder("bench-provider")
+    let dubbo_port = number(args, "--dubbo-port", 20880)?;
+    let tri_port = number(args, "--tri-port", 50051)?;
+    let copies = number(args, "--copies", 1)?;
+    if copies == 0
+        || dubbo_port.checked_add(copies - 1).is_none()
+        || tri_port.checked_add(copies - 1).is_none()
+    {
+        return Err(format!("bad --copies {copies}\n{USAGE}"));
+    }
+    let mut apps = Vec::new();
+    for i in 0..copies {
+        apps.push(serve(i, dubbo_port + i, tri_port + i).await?);
+    }
+    println!("READY");
+    dubbo_rs::wait_for_signal().await;
+    for app in apps {
+        app.shutdown().await;
+    }
+    Ok(())
+}
+
+async fn serve(copy: u16, dubbo_port: u16, tri_port: u16) -> Result<Application, String> {
+    let name = if copy == 0 {
+        "bench-provider".to_owned()
+    } else {
+        format!("bench-provider-{copy}")
+    };
+    let app = Application::builder(&name)
         .protocol("dubbo", dubbo_port)
         .protocol("tri", tri_port)
         .host("127.0.0.1")
@@ -71,8 +101,5 @@ async fn run(args: &[String]) -> Result<(), String> {
         .export_idl(BenchServiceServer::new(TripleBench), options())
         .await
         .map_err(|e| e.to_string())?;
-    println!("READY");
-    dubbo_rs::wait_for_signal().await;
-    app.shutdown().await;
-    Ok(())
+    Ok(app)
 }
