@@ -73,7 +73,8 @@ def expand_use(tree):
 def paths_in(text):
     found = []
     for m in re.finditer(r"\buse\s+([^;]+);", text):
-        found += expand_use(re.sub(r"\s+", "", m.group(1)).replace("as", " as "))
+        tree = re.sub(r"\s*([{},]|::)\s*", r"\1", re.sub(r"\s+", " ", m.group(1)))
+        found += expand_use(tree)
     found += re.findall(r"\b((?:crate|super)(?:::\w+)+)", text)
     return found
 
