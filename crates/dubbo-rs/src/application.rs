@@ -229,7 +229,7 @@ impl ApplicationBuilder {
         } else if !given {
             config.environment = crate::config::deployment_vars(std::env::vars());
         }
-        crate::config::validate::validate(&config)?;
+        crate::config::validate(&config)?;
         crate::config::refuse_unimplemented(&config)?;
         crate::config::refuse_unhonoured(&config)?;
         Ok((self.framework, config))
@@ -333,7 +333,7 @@ impl ApplicationBuilder {
             let addr = crate::qos::start(&app, qos)?;
             let _ = app.inner.qos_address.set(addr);
         }
-        if let Some(target) = crate::pushgateway::settings(&app.inner.config)? {
+        if let Some(target) = crate::config::pushgateway_target(&app.inner.config)? {
             if tokio::runtime::Handle::try_current().is_err() {
                 return Err(ConfigError::invalid(
                     "dubbo.metrics.prometheus.pushgateway.enabled",

@@ -47,7 +47,6 @@
 
 mod address;
 mod application;
-pub mod config;
 mod error;
 mod framework;
 mod generic;
@@ -80,6 +79,9 @@ pub use view::{ExportedService, ReferredService};
 /// The service macro: see the crate documentation.
 pub use dubbo_macros::service;
 
+/// Configuration: Dubbo's YAML keys, environment-variable overrides, external configuration
+/// and validation that names the offending key (`dubbo-config`).
+pub use dubbo_config as config;
 /// The core abstractions (`dubbo-core`).
 pub use dubbo_core as core;
 /// The Hessian 2 codec (`dubbo-hessian2`).

@@ -4,8 +4,10 @@ use super::{ConfigError, DubboConfig};
 
 const PROTOCOLS: &[&str] = &["dubbo", "tri", "triple"];
 
-pub(crate) fn validate(config: &DubboConfig) -> Result<(), ConfigError> {
-    crate::pushgateway::settings(config)?;
+/// Checks every value that its type alone does not constrain (names, ports, modes, ids that
+/// must refer to configured protocols and registries), naming the first key at fault.
+pub fn validate(config: &DubboConfig) -> Result<(), ConfigError> {
+    super::pushgateway_target(config)?;
     super::tracer_config(config)?;
     if let Some(name) = &config.application.name {
         if name.trim().is_empty() {

@@ -45,7 +45,7 @@ pub struct DubboConfig {
     pub references: BTreeMap<String, ReferenceConfig>,
     /// `dubbo.modules.<name>`: defaults of one module of the application, over `dubbo.provider`
     /// and `dubbo.consumer` for the services and references of
-    /// [`Application::module`](crate::Application::module)`(name)` (`default` is the default
+    /// `dubbo_rs::Application::module(name)` (`default` is the default
     /// module's).
     #[serde(default)]
     pub modules: BTreeMap<String, ModuleConfig>,
@@ -314,7 +314,7 @@ pub struct ConfigCenterConfig {
     #[serde(default, deserialize_with = "lenient::number")]
     pub timeout: Option<u64>,
     /// The key of the external configuration (Java `.properties` text) read at start by
-    /// [`ApplicationBuilder::build_async`](crate::ApplicationBuilder::build_async): global
+    /// `dubbo_rs::ApplicationBuilder::build_async`: global
     /// under `group`, the application's own under the application's name; default
     /// `dubbo.properties`.
     #[serde(default, deserialize_with = "lenient::text")]
