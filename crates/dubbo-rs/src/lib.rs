@@ -47,6 +47,7 @@
 
 mod address;
 mod application;
+mod builder;
 mod error;
 mod framework;
 mod generic;
@@ -60,11 +61,13 @@ mod options;
 mod pushgateway;
 mod qos;
 pub mod registry;
+mod sync;
 mod tasks;
 mod tracing_setup;
 mod view;
 
-pub use application::{wait_for_signal, Application, ApplicationBuilder, DEFAULT_SHUTDOWN_WAIT};
+pub use application::{wait_for_signal, Application, DEFAULT_SHUTDOWN_WAIT};
+pub use builder::ApplicationBuilder;
 pub use error::DubboError;
 pub use framework::{Framework, ProtocolFactory};
 pub use generic::GenericClient;

@@ -16,14 +16,14 @@ use dubbo_core::{
 use dubbo_url::Url;
 
 use crate::address::{self, ProviderAddress};
-use crate::application::{lock, Application};
+use crate::application::Application;
 use crate::config::{ConfigError, ConsumerConfig, ProtocolConfig, ReferenceConfig, ServiceConfig};
 use crate::error::DubboError;
 use crate::options::{ReferenceOptions, ServiceOptions};
+use crate::sync::lock;
 
 mod params;
 
-pub(crate) use params::REGISTRY_IDS;
 use params::*;
 
 /// How long a registry-based reference with `check=true` waits for its first provider.
@@ -131,7 +131,10 @@ impl Module {
         let mut params = provider_params(app, self.name(), &interface, &service_config, &options);
         params.insert("methods".into(), methods);
         if !service_config.registries.is_empty() {
-            params.insert(REGISTRY_IDS.into(), service_config.registries.join(","));
+            params.insert(
+                crate::registry::REGISTRY_IDS.into(),
+                service_config.registries.join(","),
+            );
         }
 
         let handler = Arc::new(handler);
@@ -225,7 +228,10 @@ impl Module {
         let mut params = provider_params(app, self.name(), &name, &service_config, &options);
         put_address(&mut params, &address);
         if !service_config.registries.is_empty() {
-            params.insert(REGISTRY_IDS.into(), service_config.registries.join(","));
+            params.insert(
+                crate::registry::REGISTRY_IDS.into(),
+                service_config.registries.join(","),
+            );
         }
         let url = build_url(
             "tri",

@@ -167,10 +167,6 @@ pub(super) fn provider_params(
     params
 }
 
-/// The provider URL parameter naming the registries a service registers with (from
-/// `dubbo.services.<id>.registries`); never registered itself.
-pub(crate) const REGISTRY_IDS: &str = "registry-ids";
-
 /// The host a consumer registers as: `DUBBO_IP_TO_REGISTRY`, else loopback when every registry
 /// is on loopback (nothing dials a consumer), else the machine's address.
 pub(super) fn consumer_host(app: &Application, layer: &crate::registry::RegistryLayer) -> String {

@@ -22,7 +22,7 @@ use super::metadata_service;
 use super::migration::{choose, provider_list, Mode};
 use super::modes::MigrationStep;
 use super::registries::AppRegistry;
-use crate::application::lock;
+use crate::sync::lock;
 use crate::tasks::BackgroundTasks;
 
 /// Refers a MetadataService (or any) URL through the application's protocols.

@@ -29,8 +29,12 @@ pub(crate) use provider::{
 };
 pub(crate) use registries::{from_config, AppRegistry};
 
-use crate::application::lock;
+use crate::sync::lock;
 use crate::tasks::BackgroundTasks;
+
+/// The provider URL parameter naming the registries a service registers with (from
+/// `dubbo.services.<id>.registries`); never registered itself.
+pub(crate) const REGISTRY_IDS: &str = "registry-ids";
 
 /// The application's registry layer.
 pub(crate) struct RegistryLayer {
