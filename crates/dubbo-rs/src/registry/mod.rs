@@ -5,7 +5,9 @@
 //! owned by it: a registration task (in export order), one connection per registry, the
 //! MetadataService's state, and the metadata consumers fetched.
 
+mod app_resolver;
 mod consumer;
+mod handoff;
 mod hooks;
 mod metadata_service;
 mod migration;
@@ -13,12 +15,14 @@ pub mod modes;
 mod online;
 mod provider;
 mod registries;
+mod sources;
 
 use std::sync::{Arc, Mutex};
 
 use tokio::sync::{mpsc, oneshot};
 
-pub(crate) use consumer::{subscribe, MetadataCache, ReferFn, SubscribeContext, Subscription};
+pub(crate) use app_resolver::{MetadataCache, ReferFn};
+pub(crate) use consumer::{subscribe, SubscribeContext, Subscription};
 pub(crate) use hooks::install;
 pub(crate) use metadata_service::{MetadataServiceHandler, MetadataState, INTERFACE, VERSION};
 pub(crate) use migration::Mode;
