@@ -35,9 +35,9 @@ pub(super) struct Sources {
 impl Sources {
     /// Whether the reference calls `url`'s protocol (its own, else dubbo:// or Triple).
     pub(super) fn accepts(&self, url: &Url) -> bool {
-        let p = url.protocol().unwrap_or_default();
+        let p = dubbo_url::canonical_protocol(url.protocol().unwrap_or_default());
         match &self.protocol {
-            Some(wanted) => p == wanted,
+            Some(wanted) => p == dubbo_url::canonical_protocol(wanted),
             None => matches!(p, "dubbo" | "tri"),
         }
     }
