@@ -262,3 +262,57 @@ pub(super) fn build_url(
         reason: e.to_string(),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::ProviderConfig;
+
+    #[test]
+    fn urls_carry_parameter_values_as_they_are() {
+        let mut params = BTreeMap::new();
+        params.insert("application".to_owned(), "shop & co=1".to_owned());
+        params.insert("tag".to_owned(), "a;b".to_owned());
+        let url = build_url("triple", "::1", 50051, "org.example.Greeter", &params).unwrap();
+        assert_eq!(url.protocol(), Some("tri"));
+        assert_eq!(url.host(), Some("[::1]"));
+        assert_eq!(url.port(), 50051);
+        assert_eq!(url.path(), Some("org.example.Greeter"));
+        assert_eq!(url.parameter("application"), Some("shop & co=1"));
+        assert_eq!(url.parameter("tag"), Some("a;b"));
+        assert_eq!(url.parameter("co"), None);
+        let consumer =
+            build_url("consumer", "10.0.0.5", 0, "org.example.Greeter", &params).unwrap();
+        assert_eq!(consumer.protocol(), Some("consumer"));
+        assert_eq!(consumer.port(), 0);
+    }
+
+    #[test]
+    fn shared_keys_become_the_same_parameters_on_every_layer() {
+        let provider = ProviderConfig {
+            weight: Some(7),
+            retries: Some(1),
+            ..Default::default()
+        };
+        let service = ServiceConfig {
+            weight: Some(9),
+            token: Some("t".into()),
+            ..Default::default()
+        };
+        let mut params = BTreeMap::new();
+        put_all(&mut params, provider.provider_url_parameters());
+        put_all(&mut params, service.provider_url_parameters());
+        assert_eq!(params.get("weight").map(String::as_str), Some("9"));
+        assert_eq!(params.get("token").map(String::as_str), Some("t"));
+        let consumer = ConsumerConfig {
+            check: Some(false),
+            protocol: Some("tri".into()),
+            ..Default::default()
+        };
+        let mut params = BTreeMap::new();
+        put_all(&mut params, consumer.consumer_url_parameters());
+        assert_eq!(params.get("check").map(String::as_str), Some("false"));
+        // `protocol` picks providers and schemes; it is no URL parameter.
+        assert_eq!(params.get("protocol"), None);
+    }
+}
