@@ -25,6 +25,8 @@
 //! assert_eq!(config.protocols["tri"].port, Some(50052));
 //! ```
 
+#![warn(missing_docs)]
+
 mod app_params;
 mod env;
 mod external;
