@@ -47,7 +47,7 @@
 
 mod address;
 mod application;
-pub mod config;
+mod builder;
 mod error;
 mod framework;
 mod generic;
@@ -61,11 +61,13 @@ mod options;
 mod pushgateway;
 mod qos;
 pub mod registry;
+mod sync;
 mod tasks;
 mod tracing_setup;
 mod view;
 
-pub use application::{wait_for_signal, Application, ApplicationBuilder, DEFAULT_SHUTDOWN_WAIT};
+pub use application::{wait_for_signal, Application, DEFAULT_SHUTDOWN_WAIT};
+pub use builder::ApplicationBuilder;
 pub use error::DubboError;
 pub use framework::{Framework, ProtocolFactory};
 pub use generic::GenericClient;
@@ -80,6 +82,9 @@ pub use view::{ExportedService, ReferredService};
 /// The service macro: see the crate documentation.
 pub use dubbo_macros::service;
 
+/// Configuration: Dubbo's YAML keys, environment-variable overrides, external configuration
+/// and validation that names the offending key (`dubbo-config`).
+pub use dubbo_config as config;
 /// The core abstractions (`dubbo-core`).
 pub use dubbo_core as core;
 /// The Hessian 2 codec (`dubbo-hessian2`).

@@ -16,14 +16,14 @@ use dubbo_core::{
 use dubbo_url::Url;
 
 use crate::address::{self, ProviderAddress};
-use crate::application::{lock, Application};
+use crate::application::Application;
 use crate::config::{ConfigError, ConsumerConfig, ProtocolConfig, ReferenceConfig, ServiceConfig};
 use crate::error::DubboError;
 use crate::options::{ReferenceOptions, ServiceOptions};
+use crate::sync::lock;
 
 mod params;
 
-pub(crate) use params::REGISTRY_IDS;
 use params::*;
 
 /// How long a registry-based reference with `check=true` waits for its first provider.
@@ -131,7 +131,10 @@ impl Module {
         let mut params = provider_params(app, self.name(), &interface, &service_config, &options);
         params.insert("methods".into(), methods);
         if !service_config.registries.is_empty() {
-            params.insert(REGISTRY_IDS.into(), service_config.registries.join(","));
+            params.insert(
+                crate::registry::REGISTRY_IDS.into(),
+                service_config.registries.join(","),
+            );
         }
 
         let handler = Arc::new(handler);
@@ -225,7 +228,10 @@ impl Module {
         let mut params = provider_params(app, self.name(), &name, &service_config, &options);
         put_address(&mut params, &address);
         if !service_config.registries.is_empty() {
-            params.insert(REGISTRY_IDS.into(), service_config.registries.join(","));
+            params.insert(
+                crate::registry::REGISTRY_IDS.into(),
+                service_config.registries.join(","),
+            );
         }
         let url = build_url(
             "tri",
@@ -424,23 +430,7 @@ impl Module {
         let routers = Arc::new(RouterChain::for_consumer(url.clone()));
         let directory = Arc::new(StaticDirectory::new(url.clone(), providers));
         let chain = self.cluster_chain(&url, directory, routers.clone())?;
-        let key = ServiceKey::new(
-            options.interface.as_str(),
-            options.group.as_deref(),
-            options.version.as_deref(),
-        );
-        let reference = Reference {
-            routers,
-            inner: Arc::new(ReferenceInvoker {
-                key,
-                next: chain,
-                subscription: None,
-            }),
-        };
-        let record = self.reference_record(&reference.inner);
-        lock(&self.inner.references).push(reference.inner.clone());
-        app.notify(|l| l.referred(&record));
-        Ok(reference)
+        Ok(self.keep_reference(&options, routers, chain, None))
     }
 
     /// A reference fed by the application's registries: a dynamic directory that follows
@@ -463,17 +453,13 @@ impl Module {
             params.insert("protocol".into(), p.to_owned());
         }
         params.insert("register.ip".into(), consumer_host(app, &layer));
-        let query: Vec<String> = params.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        let text = format!(
-            "consumer://{}/{}?{}",
-            consumer_host(app, &layer),
-            options.interface,
-            query.join("&")
-        );
-        let url = Url::parse(&text).map_err(|e| DubboError::Url {
-            url: text.clone(),
-            reason: e.to_string(),
-        })?;
+        let url = build_url(
+            "consumer",
+            &consumer_host(app, &layer),
+            0,
+            &options.interface,
+            &params,
+        )?;
 
         let module = self.clone();
         // The directory hands over provider URLs already merged with the consumer's parameters
@@ -611,6 +597,18 @@ impl Module {
         if let Some(settled) = settled {
             settled.wait(crate::governance::RULES_WAIT).await;
         }
+        Ok(self.keep_reference(&options, routers, chain, Some(subscription)))
+    }
+
+    /// The reference over `chain`, recorded in the module and announced to the listeners:
+    /// the common end of a direct and a registry-fed reference.
+    fn keep_reference(
+        &self,
+        options: &ReferenceOptions,
+        routers: Arc<RouterChain>,
+        chain: Arc<dyn Invoker>,
+        subscription: Option<Arc<crate::registry::Subscription>>,
+    ) -> Reference {
         let key = ServiceKey::new(
             options.interface.as_str(),
             options.group.as_deref(),
@@ -621,13 +619,13 @@ impl Module {
             inner: Arc::new(ReferenceInvoker {
                 key,
                 next: chain,
-                subscription: Some(subscription),
+                subscription,
             }),
         };
         let record = self.reference_record(&reference.inner);
         lock(&self.inner.references).push(reference.inner.clone());
-        app.notify(|l| l.referred(&record));
-        Ok(reference)
+        self.inner.app.notify(|l| l.referred(&record));
+        reference
     }
 
     fn export_record(&self, e: &Exporter) -> ExportedService {

@@ -9,21 +9,14 @@
 use std::sync::Weak;
 use std::time::Duration;
 
-use base64::Engine;
 use bytes::Bytes;
 use dubbo_metrics::prometheus::{HostLabels, CONTENT_TYPE};
 use http_body_util::{BodyExt, Full, Limited};
 use tokio_util::sync::CancellationToken;
 
 use crate::application::{AppInner, Application};
-use crate::config::{ConfigError, DubboConfig};
+use crate::config::PushTarget;
 use hyper_util::rt::TokioIo;
-
-/// Java's job name when none is configured.
-pub const DEFAULT_JOB: &str = "default_dubbo_job";
-
-/// Java's interval between pushes when none is configured, in seconds.
-pub const DEFAULT_PUSH_INTERVAL_SECONDS: u64 = 30;
 
 /// The longest a push may take: a stuck Pushgateway must not hold the next one back for
 /// long, nor keep a connection open.
@@ -31,124 +24,6 @@ const PUSH_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The most of an error answer kept for the log.
 const MAX_ANSWER: usize = 4096;
-
-/// Where and how often to push.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct PushTarget {
-    /// `host:port` to connect to.
-    pub(crate) authority: String,
-    /// The request path: the base URL's path, then `/metrics/job/{job}`.
-    pub(crate) path: String,
-    /// The `Authorization` header's value, when a user is configured.
-    pub(crate) authorization: Option<String>,
-    pub(crate) interval: Duration,
-}
-
-const KEY: &str = "dubbo.metrics.prometheus.pushgateway";
-
-/// The push settings of `config`: `None` unless `enabled: true`.
-pub(crate) fn settings(config: &DubboConfig) -> Result<Option<PushTarget>, ConfigError> {
-    let gw = &config.metrics.prometheus.pushgateway;
-    if gw.enabled != Some(true) {
-        return Ok(None);
-    }
-    let base = gw
-        .base_url
-        .as_deref()
-        .map(str::trim)
-        .filter(|b| !b.is_empty())
-        .ok_or_else(|| {
-            ConfigError::invalid(
-                format!("{KEY}.base-url"),
-                "is required when the Pushgateway is enabled (e.g. localhost:9091)",
-            )
-        })?;
-    let (authority, prefix) = split_base_url(base)?;
-    let job = gw
-        .job
-        .as_deref()
-        .map(str::trim)
-        .filter(|j| !j.is_empty())
-        .unwrap_or(DEFAULT_JOB);
-    let seconds = gw.push_interval.unwrap_or(DEFAULT_PUSH_INTERVAL_SECONDS);
-    if seconds == 0 {
-        return Err(ConfigError::invalid(
-            format!("{KEY}.push-interval"),
-            "must be at least 1 (seconds)",
-        ));
-    }
-    let authorization = gw
-        .username
-        .as_deref()
-        .filter(|u| !u.trim().is_empty())
-        .map(|user| {
-            let pair = format!("{user}:{}", gw.password.as_deref().unwrap_or(""));
-            format!(
-                "Basic {}",
-                base64::engine::general_purpose::STANDARD.encode(pair)
-            )
-        });
-    Ok(Some(PushTarget {
-        authority,
-        path: format!("{prefix}/metrics/job{}", job_segment(job)),
-        authorization,
-        interval: Duration::from_secs(seconds),
-    }))
-}
-
-/// `host:port` and the path prefix (without a trailing `/`) of a base URL given as Java takes
-/// it (`host:port`) or with an `http://` scheme.
-fn split_base_url(base: &str) -> Result<(String, String), ConfigError> {
-    let invalid = |why: &str| ConfigError::invalid(format!("{KEY}.base-url"), why.to_owned());
-    let rest = match base.split_once("://") {
-        None => base,
-        Some((scheme, rest)) if scheme.eq_ignore_ascii_case("http") => rest,
-        Some(_) => {
-            return Err(invalid(
-                "only http:// is supported (or host:port, as Java takes it)",
-            ))
-        }
-    };
-    let (authority, path) = match rest.find('/') {
-        Some(i) => rest.split_at(i),
-        None => (rest, ""),
-    };
-    if authority.is_empty() || authority.contains('@') {
-        return Err(invalid(
-            "needs host:port (credentials go in username and password)",
-        ));
-    }
-    let authority = if authority.rsplit_once(':').is_some_and(|(h, p)| {
-        !h.is_empty() && !h.ends_with(':') && p.chars().all(|c| c.is_ascii_digit())
-    }) && !authority.ends_with(']')
-    {
-        authority.to_owned()
-    } else {
-        // The Pushgateway's own default port.
-        format!("{authority}:9091")
-    };
-    Ok((authority, path.trim_end_matches('/').to_owned()))
-}
-
-/// The job's path segment: `/{job}` percent-encoded, or `@base64/{base64url}` when it holds
-/// a `/`, which the Pushgateway would read as a label separator.
-fn job_segment(job: &str) -> String {
-    if job.contains('/') {
-        return format!(
-            "@base64/{}",
-            base64::engine::general_purpose::URL_SAFE.encode(job)
-        );
-    }
-    let mut out = String::from("/");
-    for b in job.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
-            out.push(char::from(b));
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
 
 /// Starts pushing `app`'s metrics to `target` as one of its background tasks.
 pub(crate) fn start(app: &Application, target: PushTarget) {
@@ -264,45 +139,6 @@ async fn push(target: &PushTarget, body: String) -> Result<(), String> {
 mod tests {
     use super::*;
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-
-    /// The configuration as parsed, before the checks that [`settings`] is part of.
-    fn cfg(yaml: &str) -> DubboConfig {
-        serde_yaml_ng::from_str(yaml).unwrap()
-    }
-
-    #[test]
-    fn settings_follow_java_keys_and_defaults() {
-        assert_eq!(settings(&cfg("application:\n  name: a\n")).unwrap(), None);
-        let t = settings(&cfg(
-            "metrics:\n  prometheus:\n    pushgateway:\n      enabled: true\n      base-url: localhost:9091\n",
-        ))
-        .unwrap()
-        .unwrap();
-        assert_eq!(t.authority, "localhost:9091");
-        assert_eq!(t.path, "/metrics/job/default_dubbo_job");
-        assert_eq!(t.interval, Duration::from_secs(30));
-        assert_eq!(t.authorization, None);
-        let t = settings(&cfg(
-            "metrics:\n  prometheus:\n    pushgateway:\n      enabled: true\n      base-url: http://gw/prefix/\n      job: a b/c\n      push-interval: 5\n      username: u\n      password: p\n",
-        ))
-        .unwrap()
-        .unwrap();
-        assert_eq!(t.authority, "gw:9091");
-        assert_eq!(t.path, "/prefix/metrics/job@base64/YSBiL2M=");
-        assert_eq!(t.interval, Duration::from_secs(5));
-        assert_eq!(t.authorization.as_deref(), Some("Basic dTpw"));
-        assert_eq!(job_segment("a b"), "/a%20b");
-        for bad in [
-            "      enabled: true\n",
-            "      enabled: true\n      base-url: https://gw:9091\n",
-            "      enabled: true\n      base-url: gw:1\n      push-interval: 0\n",
-        ] {
-            let yaml = format!("metrics:\n  prometheus:\n    pushgateway:\n{bad}");
-            assert!(settings(&cfg(&yaml)).is_err(), "{bad}");
-            assert!(DubboConfig::from_yaml(&yaml).is_err(), "{bad}");
-        }
-        assert!(DubboConfig::from_yaml("metrics:\n  prometheus:\n    unknown: 1\n").is_err());
-    }
 
     /// A one-request HTTP server on a free loopback port: answers `status` and hands back
     /// what it read.

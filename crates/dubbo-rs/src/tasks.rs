@@ -7,7 +7,7 @@ use std::time::Duration;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use crate::application::lock;
+use crate::sync::lock;
 
 /// Background tasks that belong to one application and stop with it.
 ///

@@ -8,9 +8,9 @@ use dubbo_core::Extensions;
 use dubbo_url::Url;
 use tokio::sync::OnceCell;
 
-use crate::application::lock;
 use crate::config::{ConfigError, DubboConfig};
 use crate::registry::AppRegistry;
+use crate::sync::lock;
 
 /// How long after a failed connection the next attempt is made; callers in between get the
 /// same error at once.

@@ -110,37 +110,16 @@ pub(super) fn provider_params(
     let mut params: BTreeMap<String, String> = BTreeMap::new();
     let provider = config.provider_for(module);
     params.extend(provider.parameters.clone());
+    put_all(&mut params, provider.provider_url_parameters());
     put_all(
         &mut params,
         [
-            ("timeout", text(provider.timeout)),
-            ("version", provider.version.clone()),
-            ("group", provider.group.clone()),
-            ("filter", provider.filter.clone()),
             ("retries", text(provider.retries)),
             ("loadbalance", provider.loadbalance.clone()),
-            ("weight", text(provider.weight)),
-            ("token", provider.token.clone()),
-            ("executes", text(provider.executes)),
-            ("flowcontrol", provider.flowcontrol.clone()),
-            ("accesslog", provider.accesslog.clone()),
         ],
     );
     params.extend(service_config.parameters.clone());
-    put_all(
-        &mut params,
-        [
-            ("version", service_config.version.clone()),
-            ("group", service_config.group.clone()),
-            ("timeout", text(service_config.timeout)),
-            ("filter", service_config.filter.clone()),
-            ("token", service_config.token.clone()),
-            ("weight", text(service_config.weight)),
-            ("executes", text(service_config.executes)),
-            ("flowcontrol", service_config.flowcontrol.clone()),
-            ("accesslog", service_config.accesslog.clone()),
-        ],
-    );
+    put_all(&mut params, service_config.provider_url_parameters());
     params.extend(options.parameters.clone());
     put(&mut params, "version", options.version.clone());
     put(&mut params, "group", options.group.clone());
@@ -166,10 +145,6 @@ pub(super) fn provider_params(
 
     params
 }
-
-/// The provider URL parameter naming the registries a service registers with (from
-/// `dubbo.services.<id>.registries`); never registered itself.
-pub(crate) const REGISTRY_IDS: &str = "registry-ids";
 
 /// The host a consumer registers as: `DUBBO_IP_TO_REGISTRY`, else loopback when every registry
 /// is on loopback (nothing dials a consumer), else the machine's address.
@@ -205,46 +180,18 @@ pub(super) fn reference_params(
     let consumer = config.consumer_for(module);
     let mut params: BTreeMap<String, String> = BTreeMap::new();
     params.extend(consumer.parameters.clone());
-    put(
-        &mut params,
-        "timeout",
-        consumer.timeout.map(|t| t.to_string()),
-    );
-    put(
-        &mut params,
-        "retries",
-        consumer.retries.map(|t| t.to_string()),
-    );
-    put(&mut params, "loadbalance", consumer.loadbalance.clone());
-    put(&mut params, "cluster", consumer.cluster.clone());
-    put(&mut params, "check", consumer.check.map(|t| t.to_string()));
-    put(&mut params, "filter", consumer.filter.clone());
-    put(
-        &mut params,
-        "connections",
-        consumer.connections.map(|t| t.to_string()),
-    );
-    put(&mut params, "lazy", consumer.lazy.map(|t| t.to_string()));
-    put(
-        &mut params,
-        "actives",
-        consumer.actives.map(|t| t.to_string()),
-    );
+    put_all(&mut params, consumer.consumer_url_parameters());
     params.extend(rc.parameters.clone());
-    put(&mut params, "retries", rc.retries.map(|t| t.to_string()));
-    put(&mut params, "loadbalance", rc.loadbalance.clone());
-    put(&mut params, "cluster", rc.cluster.clone());
-    put(&mut params, "merger", rc.merger.clone());
-    put(&mut params, "check", rc.check.map(|t| t.to_string()));
-    put(&mut params, "filter", rc.filter.clone());
-    put(
+    // The reference's own `timeout` reaches the URL through `options` too (folded in there
+    // below anything set in code), which is put last.
+    put_all(&mut params, rc.consumer_url_parameters());
+    put_all(
         &mut params,
-        "connections",
-        rc.connections.map(|t| t.to_string()),
+        [
+            ("merger", rc.merger.clone()),
+            ("generic", rc.generic.clone()),
+        ],
     );
-    put(&mut params, "lazy", rc.lazy.map(|t| t.to_string()));
-    put(&mut params, "actives", rc.actives.map(|t| t.to_string()));
-    put(&mut params, "generic", rc.generic.clone());
     params.extend(options.parameters.clone());
     put(&mut params, "version", options.version.clone());
     put(&mut params, "group", options.group.clone());
@@ -278,12 +225,16 @@ pub(super) fn put_all<const N: usize>(
     }
 }
 
+/// Sets `key` to `value` when there is one and it is not empty (an empty setting leaves the
+/// lower layer's value in place, as Java's `appendParameters` does).
 pub(super) fn put(params: &mut BTreeMap<String, String>, key: &str, value: Option<String>) {
     if let Some(v) = value.filter(|v| !v.is_empty()) {
         params.insert(key.to_owned(), v);
     }
 }
 
+/// The URL of a service at `host:port` over `scheme`, with `params`: built from typed parts,
+/// so a value reaches the URL as it is (no text to escape and parse back).
 pub(super) fn build_url(
     scheme: &str,
     host: &str,
@@ -291,12 +242,6 @@ pub(super) fn build_url(
     interface: &str,
     params: &BTreeMap<String, String>,
 ) -> Result<Url, DubboError> {
-    let query: Vec<String> = params
-        .iter()
-        // Java's URL keeps parameter values as they are (only `&` would need care; Dubbo's own
-        // values never contain it).
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect();
     // An IPv6 host goes in brackets, as Java writes it (`[::ffff:127.0.0.1]:20880`), so the
     // port stays separable and a consumer's `:authority` is well formed.
     let host = if host.contains(':') && !host.starts_with('[') {
@@ -304,9 +249,70 @@ pub(super) fn build_url(
     } else {
         host.to_owned()
     };
-    let text = format!("{scheme}://{host}:{port}/{interface}?{}", query.join("&"));
-    Url::parse(&text).map_err(|e| DubboError::Url {
-        url: text.clone(),
+    let mut builder = Url::builder()
+        .protocol(dubbo_url::canonical_protocol(scheme))
+        .host(host.as_str())
+        .port(port)
+        .path(interface);
+    for (key, value) in params {
+        builder = builder.param(key.as_str(), value.as_str());
+    }
+    builder.build().map_err(|e| DubboError::Url {
+        url: format!("{scheme}://{host}:{port}/{interface}"),
         reason: e.to_string(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::ProviderConfig;
+
+    #[test]
+    fn urls_carry_parameter_values_as_they_are() {
+        let mut params = BTreeMap::new();
+        params.insert("application".to_owned(), "shop & co=1".to_owned());
+        params.insert("tag".to_owned(), "a;b".to_owned());
+        let url = build_url("triple", "::1", 50051, "org.example.Greeter", &params).unwrap();
+        assert_eq!(url.protocol(), Some("tri"));
+        assert_eq!(url.host(), Some("[::1]"));
+        assert_eq!(url.port(), 50051);
+        assert_eq!(url.path(), Some("org.example.Greeter"));
+        assert_eq!(url.parameter("application"), Some("shop & co=1"));
+        assert_eq!(url.parameter("tag"), Some("a;b"));
+        assert_eq!(url.parameter("co"), None);
+        let consumer =
+            build_url("consumer", "10.0.0.5", 0, "org.example.Greeter", &params).unwrap();
+        assert_eq!(consumer.protocol(), Some("consumer"));
+        assert_eq!(consumer.port(), 0);
+    }
+
+    #[test]
+    fn shared_keys_become_the_same_parameters_on_every_layer() {
+        let provider = ProviderConfig {
+            weight: Some(7),
+            retries: Some(1),
+            ..Default::default()
+        };
+        let service = ServiceConfig {
+            weight: Some(9),
+            token: Some("t".into()),
+            ..Default::default()
+        };
+        let mut params = BTreeMap::new();
+        put_all(&mut params, provider.provider_url_parameters());
+        put_all(&mut params, service.provider_url_parameters());
+        assert_eq!(params.get("weight").map(String::as_str), Some("9"));
+        assert_eq!(params.get("token").map(String::as_str), Some("t"));
+        let consumer = ConsumerConfig {
+            check: Some(false),
+            protocol: Some("tri".into()),
+            ..Default::default()
+        };
+        let mut params = BTreeMap::new();
+        put_all(&mut params, consumer.consumer_url_parameters());
+        assert_eq!(params.get("check").map(String::as_str), Some("false"));
+        // `protocol` picks providers and schemes; it is no URL parameter.
+        assert_eq!(params.get("protocol"), None);
+    }
 }

@@ -12,7 +12,7 @@ use dubbo_core::{
 use dubbo_hessian2::{Map, Object};
 use dubbo_registry::{MetadataInfo, ServiceInfo};
 
-use crate::application::lock;
+use crate::sync::lock;
 
 /// The interface name Java consumers call.
 pub(crate) const INTERFACE: &str = "org.apache.dubbo.metadata.MetadataService";

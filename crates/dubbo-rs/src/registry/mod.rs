@@ -5,7 +5,9 @@
 //! owned by it: a registration task (in export order), one connection per registry, the
 //! MetadataService's state, and the metadata consumers fetched.
 
+mod app_resolver;
 mod consumer;
+mod handoff;
 mod hooks;
 mod metadata_service;
 mod migration;
@@ -13,12 +15,14 @@ pub mod modes;
 mod online;
 mod provider;
 mod registries;
+mod sources;
 
 use std::sync::{Arc, Mutex};
 
 use tokio::sync::{mpsc, oneshot};
 
-pub(crate) use consumer::{subscribe, MetadataCache, ReferFn, SubscribeContext, Subscription};
+pub(crate) use app_resolver::{MetadataCache, ReferFn};
+pub(crate) use consumer::{subscribe, SubscribeContext, Subscription};
 pub(crate) use hooks::install;
 pub(crate) use metadata_service::{MetadataServiceHandler, MetadataState, INTERFACE, VERSION};
 pub(crate) use migration::Mode;
@@ -29,8 +33,12 @@ pub(crate) use provider::{
 };
 pub(crate) use registries::{from_config, AppRegistry};
 
-use crate::application::lock;
+use crate::sync::lock;
 use crate::tasks::BackgroundTasks;
+
+/// The provider URL parameter naming the registries a service registers with (from
+/// `dubbo.services.<id>.registries`); never registered itself.
+pub(crate) const REGISTRY_IDS: &str = "registry-ids";
 
 /// The application's registry layer.
 pub(crate) struct RegistryLayer {

@@ -19,8 +19,9 @@ use super::metadata_service::{self, MetadataState};
 use super::modes::RegisterMode;
 use super::online::{Export, Switch};
 use super::registries::AppRegistry;
-use crate::application::lock;
+use super::REGISTRY_IDS;
 use crate::listeners::ServiceListener;
+use crate::sync::lock;
 use crate::view::ExportedService;
 
 /// Parameters that describe where a provider binds or manages itself, never registered
@@ -416,9 +417,7 @@ impl Registrar {
         let mut info = MetadataInfo::new(self.app.clone());
         for export in &self.exported {
             if export.instance {
-                let url = export
-                    .effective
-                    .without_parameter(crate::module::REGISTRY_IDS);
+                let url = export.effective.without_parameter(REGISTRY_IDS);
                 info.add_service(ServiceInfo::from_url(&url));
             }
         }
@@ -588,7 +587,7 @@ impl Registrar {
 /// Whether the export `url` goes to the registry with id `id`: every registry, unless the
 /// service names some (`dubbo.services.<id>.registries`).
 fn registers_with(url: &Url, id: &str) -> bool {
-    match url.parameter(crate::module::REGISTRY_IDS) {
+    match url.parameter(REGISTRY_IDS) {
         Some(ids) => ids.split(',').any(|i| i.trim() == id),
         None => true,
     }
@@ -598,7 +597,7 @@ fn registers_with(url: &Url, id: &str) -> bool {
 pub(crate) fn registered_url(url: &Url) -> Url {
     let url = url
         .without_parameters(NOT_REGISTERED.iter().copied())
-        .without_parameter(crate::module::REGISTRY_IDS);
+        .without_parameter(REGISTRY_IDS);
     url.with_parameter_if_absent("dynamic", "true")
         .with_parameter_if_absent("deprecated", "false")
         .with_parameter_if_absent("generic", "false")

@@ -54,14 +54,14 @@ impl AppRegistry {
         if let Some(c) = self.connected.get() {
             return Ok(c.clone());
         }
-        if let Some((at, e)) = crate::application::lock(&self.failed).as_ref() {
+        if let Some((at, e)) = crate::sync::lock(&self.failed).as_ref() {
             if at.elapsed() < RECONNECT_AFTER {
                 return Err(e.clone());
             }
         }
         let result = self.try_connect(ext).await;
         if let Err(e) = &result {
-            *crate::application::lock(&self.failed) = Some((std::time::Instant::now(), e.clone()));
+            *crate::sync::lock(&self.failed) = Some((std::time::Instant::now(), e.clone()));
         }
         result
     }

@@ -11,7 +11,7 @@ const PROPAGATION: &str = "dubbo.tracing.propagation.type";
 const OTLP: &str = "dubbo.tracing.tracing-exporter.otlp-config";
 
 /// The tracer settings when `dubbo.tracing.enabled` is true, `None` when tracing is off.
-pub(crate) fn tracer_config(config: &DubboConfig) -> Result<Option<TracerConfig>, ConfigError> {
+pub fn tracer_config(config: &DubboConfig) -> Result<Option<TracerConfig>, ConfigError> {
     let Some(tracing) = &config.tracing else {
         return Ok(None);
     };

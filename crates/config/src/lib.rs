@@ -1,8 +1,14 @@
+//! dubbo-config: Dubbo's configuration model (YAML keys as Java Dubbo spells them),
+//! environment-variable overrides, external configuration from a config centre, and
+//! validation that names the offending key. Plain data and checks: nothing here starts a
+//! task, opens a socket or knows an application; the `dubbo-rs` facade re-exports this crate
+//! as `dubbo_rs::config` and builds applications from it.
+//!
 //! Configuration: Dubbo's YAML keys, environment-variable overrides, and validation that
 //! names the offending key.
 //!
 //! ```
-//! use dubbo_rs::config::DubboConfig;
+//! use dubbo_config::DubboConfig;
 //!
 //! let yaml = "
 //! dubbo:
@@ -19,6 +25,8 @@
 //! assert_eq!(config.protocols["tri"].port, Some(50052));
 //! ```
 
+#![warn(missing_docs)]
+
 mod app_params;
 mod env;
 mod external;
@@ -27,15 +35,20 @@ mod lenient;
 mod lookup;
 mod model;
 mod protocol_keys;
+mod pushgateway_keys;
 mod tracing_keys;
 mod unsupported;
-pub(crate) mod validate;
+mod validate;
 
-pub(crate) use env::deployment_vars;
-pub(crate) use filter_names::refuse_unknown_filters;
-pub(crate) use protocol_keys::refuse_unhonoured;
-pub(crate) use tracing_keys::tracer_config;
-pub(crate) use unsupported::refuse_unimplemented;
+pub use env::deployment_vars;
+pub use filter_names::refuse_unknown_filters;
+pub use protocol_keys::refuse_unhonoured;
+pub use pushgateway_keys::{
+    pushgateway_target, PushTarget, DEFAULT_JOB, DEFAULT_PUSH_INTERVAL_SECONDS,
+};
+pub use tracing_keys::tracer_config;
+pub use unsupported::refuse_unimplemented;
+pub use validate::validate;
 
 use std::path::Path;
 
@@ -43,7 +56,7 @@ pub use external::{apply_external, ExternalConfig};
 
 /// The sections of the configuration keyed by an id (`dubbo.protocols.<id>`), as opposed to
 /// singletons (`dubbo.protocol`).
-pub(crate) const ID_SECTIONS: [&str; 5] = [
+pub const ID_SECTIONS: [&str; 5] = [
     "protocols",
     "registries",
     "services",
@@ -87,7 +100,9 @@ impl ConfigError {
         }
     }
 
-    pub(crate) fn invalid(key: impl Into<String>, reason: impl Into<String>) -> Self {
+    /// The error for `key` (dotted, e.g. `dubbo.protocols.tri.port`) whose value is wrong
+    /// for `reason`.
+    pub fn invalid(key: impl Into<String>, reason: impl Into<String>) -> Self {
         ConfigError::Invalid {
             key: key.into(),
             reason: reason.into(),

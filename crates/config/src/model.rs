@@ -6,6 +6,148 @@ use serde::{Deserialize, Serialize};
 
 use super::lenient;
 
+/// Declares a provider-side section (`dubbo.provider`, `dubbo.modules.<name>.provider`,
+/// `dubbo.services.<id>`): its own keys, then the keys every provider-side section takes,
+/// written once here. Each section stays a plain struct with the keys at its top level, so
+/// unknown keys are refused and a bad value's error names its full key
+/// (`dubbo.services.<id>.weight`), which a `#[serde(flatten)]` shared part would lose.
+///
+/// `provider_url_parameters` gives the shared keys that become URL parameters, in Java's
+/// names, for the layers of an export to be applied alike.
+macro_rules! provider_section {
+    ($(#[$meta:meta])* pub struct $name:ident { $($own:tt)* }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+        #[serde(rename_all = "kebab-case", deny_unknown_fields)]
+        pub struct $name {
+            $($own)*
+            /// Call timeout in ms advertised to consumers.
+            #[serde(default, deserialize_with = "lenient::number")]
+            pub timeout: Option<u64>,
+            /// The version.
+            #[serde(default, deserialize_with = "lenient::text")]
+            pub version: Option<String>,
+            /// The group.
+            #[serde(default, deserialize_with = "lenient::text")]
+            pub group: Option<String>,
+            /// Filter list (`-name` removes one).
+            #[serde(default, deserialize_with = "lenient::text")]
+            pub filter: Option<String>,
+            /// Token required from consumers (`true` for a random one).
+            #[serde(default, deserialize_with = "lenient::text")]
+            pub token: Option<String>,
+            /// Maximum concurrent executions per method (`executes`).
+            #[serde(default, deserialize_with = "lenient::number")]
+            pub executes: Option<u32>,
+            /// Adaptive limit of a service's concurrent calls: `heuristicSmoothingFlowControl`
+            /// or `autoConcurrencyLimier` (Java's `flowcontrol`).
+            #[serde(default, deserialize_with = "lenient::text")]
+            pub flowcontrol: Option<String>,
+            /// Weight of the provider.
+            #[serde(default, deserialize_with = "lenient::number")]
+            pub weight: Option<u32>,
+            /// Access log: `true` logs each call through `tracing` (target `dubbo.accesslog`),
+            /// a path appends to that file.
+            #[serde(default, deserialize_with = "lenient::text")]
+            pub accesslog: Option<String>,
+            /// Whether to register with registries (default true).
+            #[serde(default, deserialize_with = "lenient::flag")]
+            pub register: Option<bool>,
+            /// Extra URL parameters.
+            #[serde(default, deserialize_with = "lenient::text_map")]
+            pub parameters: BTreeMap<String, String>,
+        }
+
+        impl $name {
+            /// The shared provider keys that become URL parameters, by their URL names
+            /// (`None` where unset).
+            pub fn provider_url_parameters(&self) -> [(&'static str, Option<String>); 9] {
+                [
+                    ("version", self.version.clone()),
+                    ("group", self.group.clone()),
+                    ("timeout", self.timeout.map(|v| v.to_string())),
+                    ("filter", self.filter.clone()),
+                    ("token", self.token.clone()),
+                    ("weight", self.weight.map(|v| v.to_string())),
+                    ("executes", self.executes.map(|v| v.to_string())),
+                    ("flowcontrol", self.flowcontrol.clone()),
+                    ("accesslog", self.accesslog.clone()),
+                ]
+            }
+        }
+    };
+}
+
+/// Declares a consumer-side section (`dubbo.consumer`, `dubbo.modules.<name>.consumer`,
+/// `dubbo.references.<id>`): its own keys, then the keys every consumer-side section takes,
+/// written once here (see [`provider_section`] for why not a flattened struct).
+///
+/// `consumer_url_parameters` gives the shared keys that become URL parameters.
+macro_rules! consumer_section {
+    ($(#[$meta:meta])* pub struct $name:ident { $($own:tt)* }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+        #[serde(rename_all = "kebab-case", deny_unknown_fields)]
+        pub struct $name {
+            $($own)*
+            /// Call timeout in ms.
+            #[serde(default, deserialize_with = "lenient::number")]
+            pub timeout: Option<u64>,
+            /// Retries (failover).
+            #[serde(default, deserialize_with = "lenient::number")]
+            pub retries: Option<i32>,
+            /// Load balance.
+            #[serde(default, deserialize_with = "lenient::text")]
+            pub loadbalance: Option<String>,
+            /// Cluster strategy.
+            #[serde(default, deserialize_with = "lenient::text")]
+            pub cluster: Option<String>,
+            /// Whether a reference fails at start when its provider cannot be reached (default
+            /// true; `false`: calls fail until it is up).
+            #[serde(default, deserialize_with = "lenient::flag")]
+            pub check: Option<bool>,
+            /// Filter list (`-name` removes one).
+            #[serde(default, deserialize_with = "lenient::text")]
+            pub filter: Option<String>,
+            /// `dubbo` or `tri`: the protocol of a direct address given without a scheme; on a
+            /// reference it also selects which providers to use, and never rewrites the scheme
+            /// of `url`.
+            #[serde(default, deserialize_with = "lenient::text")]
+            pub protocol: Option<String>,
+            /// Connections per provider (dubbo:// only; refused for tri references).
+            #[serde(default, deserialize_with = "lenient::number")]
+            pub connections: Option<u32>,
+            /// Connect on first call instead of at start.
+            #[serde(default, deserialize_with = "lenient::flag")]
+            pub lazy: Option<bool>,
+            /// Maximum concurrent calls per method (`actives`).
+            #[serde(default, deserialize_with = "lenient::number")]
+            pub actives: Option<u32>,
+            /// Extra URL parameters.
+            #[serde(default, deserialize_with = "lenient::text_map")]
+            pub parameters: BTreeMap<String, String>,
+        }
+
+        impl $name {
+            /// The shared consumer keys that become URL parameters, by their URL names
+            /// (`None` where unset). `protocol` is not one: it picks providers and schemes.
+            pub fn consumer_url_parameters(&self) -> [(&'static str, Option<String>); 9] {
+                [
+                    ("timeout", self.timeout.map(|v| v.to_string())),
+                    ("retries", self.retries.map(|v| v.to_string())),
+                    ("loadbalance", self.loadbalance.clone()),
+                    ("cluster", self.cluster.clone()),
+                    ("check", self.check.map(|v| v.to_string())),
+                    ("filter", self.filter.clone()),
+                    ("connections", self.connections.map(|v| v.to_string())),
+                    ("lazy", self.lazy.map(|v| v.to_string())),
+                    ("actives", self.actives.map(|v| v.to_string())),
+                ]
+            }
+        }
+    };
+}
+
 /// The whole configuration: the `dubbo:` section of a YAML file.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
@@ -45,7 +187,7 @@ pub struct DubboConfig {
     pub references: BTreeMap<String, ReferenceConfig>,
     /// `dubbo.modules.<name>`: defaults of one module of the application, over `dubbo.provider`
     /// and `dubbo.consumer` for the services and references of
-    /// [`Application::module`](crate::Application::module)`(name)` (`default` is the default
+    /// `dubbo_rs::Application::module(name)` (`default` is the default
     /// module's).
     #[serde(default)]
     pub modules: BTreeMap<String, ModuleConfig>,
@@ -314,7 +456,7 @@ pub struct ConfigCenterConfig {
     #[serde(default, deserialize_with = "lenient::number")]
     pub timeout: Option<u64>,
     /// The key of the external configuration (Java `.properties` text) read at start by
-    /// [`ApplicationBuilder::build_async`](crate::ApplicationBuilder::build_async): global
+    /// `dubbo_rs::ApplicationBuilder::build_async`: global
     /// under `group`, the application's own under the application's name; default
     /// `dubbo.properties`.
     #[serde(default, deserialize_with = "lenient::text")]
@@ -331,220 +473,84 @@ pub struct ConfigCenterConfig {
     pub parameters: BTreeMap<String, String>,
 }
 
-/// Options shared by providers and consumers and by their defaults.
-#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
-#[serde(rename_all = "kebab-case", deny_unknown_fields)]
-pub struct ProviderConfig {
-    /// Default call timeout in ms advertised to consumers.
-    #[serde(default, deserialize_with = "lenient::number")]
-    pub timeout: Option<u64>,
-    /// Default version.
-    #[serde(default, deserialize_with = "lenient::text")]
-    pub version: Option<String>,
-    /// Default group.
-    #[serde(default, deserialize_with = "lenient::text")]
-    pub group: Option<String>,
-    /// Filter list (`-name` removes one).
-    #[serde(default, deserialize_with = "lenient::text")]
-    pub filter: Option<String>,
-    /// Retries advertised to consumers.
-    #[serde(default, deserialize_with = "lenient::number")]
-    pub retries: Option<i32>,
-    /// Load balance advertised to consumers.
-    #[serde(default, deserialize_with = "lenient::text")]
-    pub loadbalance: Option<String>,
-    /// Weight of this provider.
-    #[serde(default, deserialize_with = "lenient::number")]
-    pub weight: Option<u32>,
-    /// Token required from consumers (`true` for a random one).
-    #[serde(default, deserialize_with = "lenient::text")]
-    pub token: Option<String>,
-    /// Maximum concurrent executions per method.
-    #[serde(default, deserialize_with = "lenient::number")]
-    pub executes: Option<u32>,
-    /// Adaptive limit of every service's concurrent calls: `heuristicSmoothingFlowControl`
-    /// or `autoConcurrencyLimier` (Java's `flowcontrol`).
-    #[serde(default, deserialize_with = "lenient::text")]
-    pub flowcontrol: Option<String>,
-    /// Access log of every service: `true` logs each call through `tracing` (target
-    /// `dubbo.accesslog`), a path appends to that file.
-    #[serde(default, deserialize_with = "lenient::text")]
-    pub accesslog: Option<String>,
-    /// Whether to register with registries (default true).
-    #[serde(default, deserialize_with = "lenient::flag")]
-    pub register: Option<bool>,
-    /// Extra URL parameters.
-    #[serde(default, deserialize_with = "lenient::text_map")]
-    pub parameters: BTreeMap<String, String>,
+provider_section! {
+    /// `dubbo.provider` and `dubbo.modules.<name>.provider`: the defaults of every service.
+    pub struct ProviderConfig {
+        /// Retries advertised to consumers.
+        #[serde(default, deserialize_with = "lenient::number")]
+        pub retries: Option<i32>,
+        /// Load balance advertised to consumers.
+        #[serde(default, deserialize_with = "lenient::text")]
+        pub loadbalance: Option<String>,
+    }
 }
 
-/// `dubbo.consumer`.
-#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
-#[serde(rename_all = "kebab-case", deny_unknown_fields)]
-pub struct ConsumerConfig {
-    /// Default timeout in ms.
-    #[serde(default, deserialize_with = "lenient::number")]
-    pub timeout: Option<u64>,
-    /// Default retries (failover).
-    #[serde(default, deserialize_with = "lenient::number")]
-    pub retries: Option<i32>,
-    /// Default load balance.
-    #[serde(default, deserialize_with = "lenient::text")]
-    pub loadbalance: Option<String>,
-    /// Default cluster strategy.
-    #[serde(default, deserialize_with = "lenient::text")]
-    pub cluster: Option<String>,
-    /// Whether a reference fails at start when its provider cannot be reached (default true;
-    /// `false`: calls fail until it is up).
-    #[serde(default, deserialize_with = "lenient::flag")]
-    pub check: Option<bool>,
-    /// Filter list.
-    #[serde(default, deserialize_with = "lenient::text")]
-    pub filter: Option<String>,
-    /// Protocol of a direct reference address given without a scheme.
-    #[serde(default, deserialize_with = "lenient::text")]
-    pub protocol: Option<String>,
-    /// Connections per provider (dubbo:// only; refused for tri references).
-    #[serde(default, deserialize_with = "lenient::number")]
-    pub connections: Option<u32>,
-    /// Connect on first call instead of at start.
-    #[serde(default, deserialize_with = "lenient::flag")]
-    pub lazy: Option<bool>,
-    /// Maximum concurrent calls per method.
-    #[serde(default, deserialize_with = "lenient::number")]
-    pub actives: Option<u32>,
-    /// Extra URL parameters.
-    #[serde(default, deserialize_with = "lenient::text_map")]
-    pub parameters: BTreeMap<String, String>,
+consumer_section! {
+    /// `dubbo.consumer` and `dubbo.modules.<name>.consumer`: the defaults of every reference.
+    pub struct ConsumerConfig {}
 }
 
-/// `dubbo.services.<id>`.
-#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
-#[serde(rename_all = "kebab-case", deny_unknown_fields)]
-pub struct ServiceConfig {
-    /// The Java interface name; defaults to the registered service's.
-    #[serde(default, deserialize_with = "lenient::text")]
-    pub interface: Option<String>,
-    /// The version.
-    #[serde(default, deserialize_with = "lenient::text")]
-    pub version: Option<String>,
-    /// The group.
-    #[serde(default, deserialize_with = "lenient::text")]
-    pub group: Option<String>,
-    /// Protocol ids to export on; default: all configured protocols.
-    #[serde(
-        default,
-        alias = "protocol-ids",
-        deserialize_with = "lenient::text_list"
-    )]
-    pub protocols: Vec<String>,
-    /// Registry ids to register with; default: every configured registry.
-    #[serde(
-        default,
-        alias = "registry-ids",
-        alias = "registry",
-        deserialize_with = "lenient::text_list"
-    )]
-    pub registries: Vec<String>,
-    /// Call timeout in ms advertised to consumers.
-    #[serde(default, deserialize_with = "lenient::number")]
-    pub timeout: Option<u64>,
-    /// Filter list.
-    #[serde(default, deserialize_with = "lenient::text")]
-    pub filter: Option<String>,
-    /// Token required from consumers.
-    #[serde(default, deserialize_with = "lenient::text")]
-    pub token: Option<String>,
-    /// Maximum concurrent executions per method of this service (`executes`).
-    #[serde(default, deserialize_with = "lenient::number")]
-    pub executes: Option<u32>,
-    /// Adaptive limit of this service's concurrent calls, as `dubbo.provider.flowcontrol`.
-    #[serde(default, deserialize_with = "lenient::text")]
-    pub flowcontrol: Option<String>,
-    /// Weight.
-    #[serde(default, deserialize_with = "lenient::number")]
-    pub weight: Option<u32>,
-    /// Access log of this service (`true` or a file path), as `dubbo.provider.accesslog`.
-    #[serde(default, deserialize_with = "lenient::text")]
-    pub accesslog: Option<String>,
-    /// Whether to register with registries (default true).
-    #[serde(default, deserialize_with = "lenient::flag")]
-    pub register: Option<bool>,
-    /// Extra URL parameters.
-    #[serde(default, deserialize_with = "lenient::text_map")]
-    pub parameters: BTreeMap<String, String>,
+provider_section! {
+    /// `dubbo.services.<id>`.
+    pub struct ServiceConfig {
+        /// The Java interface name; defaults to the registered service's.
+        #[serde(default, deserialize_with = "lenient::text")]
+        pub interface: Option<String>,
+        /// Protocol ids to export on; default: all configured protocols.
+        #[serde(
+            default,
+            alias = "protocol-ids",
+            deserialize_with = "lenient::text_list"
+        )]
+        pub protocols: Vec<String>,
+        /// Registry ids to register with; default: every configured registry.
+        #[serde(
+            default,
+            alias = "registry-ids",
+            alias = "registry",
+            deserialize_with = "lenient::text_list"
+        )]
+        pub registries: Vec<String>,
+    }
 }
 
-/// `dubbo.references.<id>`.
-#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
-#[serde(rename_all = "kebab-case", deny_unknown_fields)]
-pub struct ReferenceConfig {
-    /// The Java interface name; defaults to the id.
-    #[serde(default, deserialize_with = "lenient::text")]
-    pub interface: Option<String>,
-    /// Direct connection: `dubbo://host:port` or `tri://host:port`, several separated by `;`.
-    #[serde(default, deserialize_with = "lenient::text")]
-    pub url: Option<String>,
-    /// The version.
-    #[serde(default, deserialize_with = "lenient::text")]
-    pub version: Option<String>,
-    /// The group.
-    #[serde(default, deserialize_with = "lenient::text")]
-    pub group: Option<String>,
-    /// Registry ids to find the providers in; default: every configured registry.
-    #[serde(
-        default,
-        alias = "registry-ids",
-        alias = "registry",
-        deserialize_with = "lenient::text_list"
-    )]
-    pub registries: Vec<String>,
-    /// The applications that provide the service (`provided-by`, comma-separated): found
-    /// without the service-name mapping.
-    #[serde(default, deserialize_with = "lenient::text")]
-    pub provided_by: Option<String>,
-    /// `dubbo` or `tri`: which providers to use; never rewrites the scheme of `url`.
-    #[serde(default, deserialize_with = "lenient::text")]
-    pub protocol: Option<String>,
-    /// Timeout in ms.
-    #[serde(default, deserialize_with = "lenient::number")]
-    pub timeout: Option<u64>,
-    /// Retries.
-    #[serde(default, deserialize_with = "lenient::number")]
-    pub retries: Option<i32>,
-    /// Load balance.
-    #[serde(default, deserialize_with = "lenient::text")]
-    pub loadbalance: Option<String>,
-    /// Cluster strategy.
-    #[serde(default, deserialize_with = "lenient::text")]
-    pub cluster: Option<String>,
-    /// How the results of several groups (`group: "*"` or `"a,b"`) are merged: `true` (by
-    /// the return type) or a merger's name; unset, one group answers.
-    #[serde(default, deserialize_with = "lenient::text")]
-    pub merger: Option<String>,
-    /// Whether a reference fails at start when its provider cannot be reached (default true;
-    /// `false`: calls fail until it is up).
-    #[serde(default, deserialize_with = "lenient::flag")]
-    pub check: Option<bool>,
-    /// Filter list.
-    #[serde(default, deserialize_with = "lenient::text")]
-    pub filter: Option<String>,
-    /// Connections per provider (dubbo:// only; refused for tri references).
-    #[serde(default, deserialize_with = "lenient::number")]
-    pub connections: Option<u32>,
-    /// Connect on first call.
-    #[serde(default, deserialize_with = "lenient::flag")]
-    pub lazy: Option<bool>,
-    /// Maximum concurrent calls per method from this reference (`actives`).
-    #[serde(default, deserialize_with = "lenient::number")]
-    pub actives: Option<u32>,
-    /// Generic reference: only `false` is accepted; generic calls are made in code with
-    /// `GenericClient` over any reference.
-    #[serde(default, deserialize_with = "lenient::text")]
-    pub generic: Option<String>,
-    /// Extra URL parameters.
-    #[serde(default, deserialize_with = "lenient::text_map")]
-    pub parameters: BTreeMap<String, String>,
+consumer_section! {
+    /// `dubbo.references.<id>`.
+    pub struct ReferenceConfig {
+        /// The Java interface name; defaults to the id.
+        #[serde(default, deserialize_with = "lenient::text")]
+        pub interface: Option<String>,
+        /// Direct connection: `dubbo://host:port` or `tri://host:port`, several separated by
+        /// `;`.
+        #[serde(default, deserialize_with = "lenient::text")]
+        pub url: Option<String>,
+        /// The version.
+        #[serde(default, deserialize_with = "lenient::text")]
+        pub version: Option<String>,
+        /// The group.
+        #[serde(default, deserialize_with = "lenient::text")]
+        pub group: Option<String>,
+        /// Registry ids to find the providers in; default: every configured registry.
+        #[serde(
+            default,
+            alias = "registry-ids",
+            alias = "registry",
+            deserialize_with = "lenient::text_list"
+        )]
+        pub registries: Vec<String>,
+        /// The applications that provide the service (`provided-by`, comma-separated): found
+        /// without the service-name mapping.
+        #[serde(default, deserialize_with = "lenient::text")]
+        pub provided_by: Option<String>,
+        /// How the results of several groups (`group: "*"` or `"a,b"`) are merged: `true` (by
+        /// the return type) or a merger's name; unset, one group answers.
+        #[serde(default, deserialize_with = "lenient::text")]
+        pub merger: Option<String>,
+        /// Generic reference: only `false` is accepted; generic calls are made in code with
+        /// `GenericClient` over any reference.
+        #[serde(default, deserialize_with = "lenient::text")]
+        pub generic: Option<String>,
+    }
 }
 
 /// `dubbo.tracing`, with Java Dubbo 3.3's keys.

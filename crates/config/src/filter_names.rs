@@ -6,10 +6,7 @@ use super::{ConfigError, DubboConfig};
 /// Refuses a `filter` list (`dubbo.provider`, `dubbo.consumer`, `dubbo.services.<id>`,
 /// `dubbo.references.<id>`) naming a filter that is not in `known`. `default`, removals
 /// (`-name`, `-default`) and empty entries are always accepted.
-pub(crate) fn refuse_unknown_filters(
-    config: &DubboConfig,
-    known: &[&str],
-) -> Result<(), ConfigError> {
+pub fn refuse_unknown_filters(config: &DubboConfig, known: &[&str]) -> Result<(), ConfigError> {
     let mut lists: Vec<(String, &str)> = Vec::new();
     if let Some(f) = &config.provider.filter {
         lists.push(("dubbo.provider.filter".to_owned(), f));

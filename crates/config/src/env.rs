@@ -149,7 +149,7 @@ where
 
 /// The deployment variables among `env`: names starting with `DUBBO_` or containing
 /// `_DUBBO_` (Java's per-protocol form, `TRI_DUBBO_IP_TO_BIND`).
-pub(crate) fn deployment_vars<K, V>(
+pub fn deployment_vars<K, V>(
     env: impl IntoIterator<Item = (K, V)>,
 ) -> std::collections::BTreeMap<String, String>
 where

@@ -1,20 +1,19 @@
 //! Keys that the configuration accepts but whose feature is not implemented yet: refused when an
 //! application starts, naming the key, instead of being silently ignored.
 //!
-//! The rule: every key either has an effect or is refused by [`Application::build`]. Values that
+//! The rule: every key either has an effect or is refused when `dubbo_rs::Application::build`
+//! runs this check. Values that
 //! ask for nothing (`generic: false`, `register: false`) are accepted,
 //! because that is exactly what happens. The QoS keys (`qos-enable`, `qos-port`,
 //! `qos-accept-foreign-ip` and its whitelist, the anonymous permission level and allowed
 //! commands) all have an effect now (see the QoS port).
-//!
-//! [`Application::build`]: crate::Application::build
 
 use super::{ConfigError, DubboConfig, RegistryConfig};
 
 /// Refuses every key whose feature is missing or that has nothing to act on:
 /// registration without a registry, settings of an `N/A` registry, and generic references by
 /// configuration.
-pub(crate) fn refuse_unimplemented(config: &DubboConfig) -> Result<(), ConfigError> {
+pub fn refuse_unimplemented(config: &DubboConfig) -> Result<(), ConfigError> {
     refuse_na_registry_settings(config)?;
     refuse_registration(config)?;
     for (id, r) in &config.references {

@@ -17,7 +17,7 @@ use super::{ConfigError, DubboConfig, ProtocolConfig};
 const THREADPOOLS: &[&str] = &["fixed", "limited", "eager", "cached"];
 
 /// Refuses protocol and connection keys that the protocol they apply to does not honour.
-pub(crate) fn refuse_unhonoured(config: &DubboConfig) -> Result<(), ConfigError> {
+pub fn refuse_unhonoured(config: &DubboConfig) -> Result<(), ConfigError> {
     for (id, pc) in config.all_protocols() {
         let key = if config.protocols.contains_key(&id) {
             format!("dubbo.protocols.{id}")

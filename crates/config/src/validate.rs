@@ -2,10 +2,19 @@
 
 use super::{ConfigError, DubboConfig};
 
+/// The protocol names a configuration may use, as error messages list them.
 const PROTOCOLS: &[&str] = &["dubbo", "tri", "triple"];
 
-pub(crate) fn validate(config: &DubboConfig) -> Result<(), ConfigError> {
-    crate::pushgateway::settings(config)?;
+/// Whether `name` is a protocol dubbo-rs speaks, under any of its names (aliases are mapped
+/// in one place, `dubbo_url::canonical_protocol`).
+fn known_protocol(name: &str) -> bool {
+    matches!(dubbo_url::canonical_protocol(name), "dubbo" | "tri")
+}
+
+/// Checks every value that its type alone does not constrain (names, ports, modes, ids that
+/// must refer to configured protocols and registries), naming the first key at fault.
+pub fn validate(config: &DubboConfig) -> Result<(), ConfigError> {
+    super::pushgateway_target(config)?;
     super::tracer_config(config)?;
     if let Some(name) = &config.application.name {
         if name.trim().is_empty() {
@@ -78,7 +87,7 @@ pub(crate) fn validate(config: &DubboConfig) -> Result<(), ConfigError> {
         ));
     }
     for (key, name, p) in checked {
-        if !PROTOCOLS.contains(&name.as_str()) {
+        if !known_protocol(&name) {
             return Err(ConfigError::invalid(
                 format!("{key}.name"),
                 format!("unknown protocol {name:?}; expected one of {PROTOCOLS:?}"),
@@ -198,7 +207,7 @@ pub(crate) fn validate(config: &DubboConfig) -> Result<(), ConfigError> {
             for u in urls.split(';').map(str::trim).filter(|u| !u.is_empty()) {
                 // `host:port` without a scheme speaks the reference's protocol.
                 let scheme = u.split_once("://").map(|(s, _)| s);
-                if scheme.is_some_and(|s| !PROTOCOLS.contains(&s)) {
+                if scheme.is_some_and(|s| !known_protocol(s)) {
                     return Err(ConfigError::invalid(
                         format!("{key}.url"),
                         format!("{u:?} is not a dubbo:// or tri:// address"),
@@ -207,7 +216,7 @@ pub(crate) fn validate(config: &DubboConfig) -> Result<(), ConfigError> {
             }
         }
         if let Some(p) = &r.protocol {
-            if !PROTOCOLS.contains(&p.as_str()) {
+            if !known_protocol(p) {
                 return Err(ConfigError::invalid(
                     format!("{key}.protocol"),
                     format!("unknown protocol {p:?}; expected one of {PROTOCOLS:?}"),

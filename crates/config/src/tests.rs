@@ -217,3 +217,45 @@ fn entries_are_found_by_id_or_interface() {
         "{err}"
     );
 }
+
+#[test]
+fn shared_section_keys_are_read_and_named_in_every_section() {
+    let yaml = "dubbo:\n  provider:\n    weight: 3\n    retries: 1\n  consumer:\n    timeout: 700\n    check: false\n  services:\n    s:\n      interface: a.S\n      weight: 5\n      accesslog: \"true\"\n  references:\n    r:\n      interface: a.R\n      timeout: 900\n      merger: \"true\"\n      lazy: \"true\"\n  modules:\n    m:\n      consumer:\n        retries: 4\n";
+    let c = DubboConfig::from_yaml(yaml).unwrap();
+    assert_eq!((c.provider.weight, c.provider.retries), (Some(3), Some(1)));
+    assert_eq!(
+        (c.consumer.timeout, c.consumer.check),
+        (Some(700), Some(false))
+    );
+    assert_eq!(c.services["s"].weight, Some(5));
+    assert_eq!(c.services["s"].accesslog.as_deref(), Some("true"));
+    let r = &c.references["r"];
+    assert_eq!((r.timeout, r.lazy), (Some(900), Some(true)));
+    assert_eq!(r.merger.as_deref(), Some("true"));
+    assert_eq!(c.consumer_for("m").retries, Some(4));
+    for (yaml, key) in [
+        (
+            "dubbo:\n  references:\n    r:\n      timeout: soon\n",
+            "dubbo.references.r.timeout",
+        ),
+        (
+            "dubbo:\n  services:\n    s:\n      weight: heavy\n",
+            "dubbo.services.s.weight",
+        ),
+        (
+            "dubbo:\n  modules:\n    m:\n      consumer:\n        lazy: maybe\n",
+            "dubbo.modules.m.consumer.lazy",
+        ),
+        (
+            "dubbo:\n  references:\n    r:\n      timout: 1\n",
+            "dubbo.references.r",
+        ),
+        (
+            "dubbo:\n  services:\n    s:\n      retries: 1\n",
+            "dubbo.services.s",
+        ),
+    ] {
+        let err = DubboConfig::from_yaml(yaml).unwrap_err();
+        assert!(err.to_string().contains(key), "{yaml}: {err}");
+    }
+}
