@@ -117,7 +117,7 @@ mod tests {
     fn text_is_parsed_as_the_type_asks() {
         assert_eq!(JsonArg::text("42").decode::<i64>().unwrap(), 42);
         assert_eq!(JsonArg::text("007").decode::<String>().unwrap(), "007");
-        assert_eq!(JsonArg::text("true").decode::<bool>().unwrap(), true);
+        assert!(JsonArg::text("true").decode::<bool>().unwrap());
         assert_eq!(JsonArg::text("2.5").decode::<f64>().unwrap(), 2.5);
         assert_eq!(JsonArg::text("5").decode::<Option<u8>>().unwrap(), Some(5));
         assert_eq!(
