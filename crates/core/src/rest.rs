@@ -97,3 +97,55 @@ impl RestMethod {
         self.verb.is_some()
     }
 }
+
+/// Java's `org.apache.dubbo.remoting.http12.exception.HttpStatusException`: the exception a
+/// service throws to answer a REST request with a status of its choosing.
+pub const HTTP_STATUS_EXCEPTION: &str =
+    "org.apache.dubbo.remoting.http12.exception.HttpStatusException";
+
+/// An error that a REST request is answered with as `status` (for example 404) and the JSON
+/// body `{"status": "404", "message": message}`. Over Dubbo's other forms it is the business
+/// exception Java's `HttpStatusException` (its `statusCode` field included), so a Java
+/// consumer sees the same.
+pub fn http_status_error(status: u16, message: impl Into<String>) -> crate::RpcError {
+    use dubbo_hessian2::Value;
+    let message = message.into();
+    crate::RpcError::Business(crate::BusinessError {
+        class_name: HTTP_STATUS_EXCEPTION.to_owned(),
+        message: Some(message.clone()),
+        raw: Some(Value::object(
+            HTTP_STATUS_EXCEPTION,
+            [
+                ("detailMessage", Value::String(message)),
+                ("statusCode", Value::Int(i32::from(status))),
+            ],
+        )),
+    })
+}
+
+/// The status an [`http_status_error`] (or a Java `HttpStatusException`) asks for.
+pub fn http_status_of_business(e: &crate::BusinessError) -> Option<u16> {
+    if e.class_name != HTTP_STATUS_EXCEPTION {
+        return None;
+    }
+    match e.raw.as_ref()?.get("statusCode")? {
+        dubbo_hessian2::Value::Int(n) => u16::try_from(*n).ok().filter(|n| (100..=599).contains(n)),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn status_errors() {
+        let crate::RpcError::Business(b) = http_status_error(404, "no user -1") else {
+            panic!("a business error")
+        };
+        assert_eq!(http_status_of_business(&b), Some(404));
+        assert_eq!(b.message.as_deref(), Some("no user -1"));
+        let other = crate::BusinessError::new("java.lang.IllegalStateException", "x");
+        assert_eq!(http_status_of_business(&other), None);
+    }
+}

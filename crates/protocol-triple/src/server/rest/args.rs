@@ -150,7 +150,13 @@ pub(crate) fn default_form(
     params: Option<&'static [RestParam]>,
     inputs: &Inputs<'_>,
 ) -> Result<Vec<Payload>, HttpError> {
-    if inputs.body_kind == BodyKind::Form || inputs.body_is_blank() {
+    // `curl -d '["world"]'` labels JSON as a form; no form body starts with `[` or `{`.
+    let json_as_form = inputs.body_kind == BodyKind::Form
+        && matches!(
+            inputs.body.iter().find(|b| !b.is_ascii_whitespace()),
+            Some(b'[' | b'{')
+        );
+    if (inputs.body_kind == BodyKind::Form && !json_as_form) || inputs.body_is_blank() {
         let Some(params) = params else {
             return Ok(Vec::new());
         };

@@ -204,15 +204,29 @@ async fn route(
                 ));
             };
             let key = ServiceKey::new(service, group.as_deref(), version.as_deref());
+            // Several exports of the interface and no header to choose: the first exported
+            // with a mapping answers (ExportTable's own fallback refuses to guess).
+            let first_mapped = |interface: &str| {
+                shared.rest.services().into_iter().find_map(|(k, _)| {
+                    (k.interface() == interface && selects(&k))
+                        .then(|| shared.exporters.get(&k).map(|i| (i, k)))
+                        .flatten()
+                })
+            };
             let found = shared
                 .exporters
                 .get_with_fallback(&key)
                 .map(|i| (i, key.clone()))
+                .or_else(|| first_mapped(service))
                 .or_else(|| {
                     // A context path in front of the interface.
                     let (_, last) = service.rsplit_once('/')?;
                     let key = ServiceKey::new(last, group.as_deref(), version.as_deref());
-                    shared.exporters.get_with_fallback(&key).map(|i| (i, key))
+                    shared
+                        .exporters
+                        .get_with_fallback(&key)
+                        .map(|i| (i, key))
+                        .or_else(|| first_mapped(last))
                 });
             let Some((invoker, key)) = found else {
                 return Err((
@@ -223,11 +237,6 @@ async fn route(
                     ),
                 ));
             };
-            let key = ServiceKey::new(
-                key.interface(),
-                group.as_deref().or(key.group()),
-                version.as_deref().or(key.version()),
-            );
             // The mapping of the export found (by interface: the fallback may have chosen a
             // group/version the headers did not name).
             let mapping = shared
@@ -249,9 +258,9 @@ async fn route(
                 body: body?,
                 body_kind: kind,
             };
-            let params = m.map(|m| m.params).or(mapping.map(|_| &[][..]));
-            // A mapped service's method unknown by that name: let the dispatch say so (404).
-            let args = args::default_form(params.filter(|_| m.is_some()), &inputs)?;
+            // Without the method's mapping (a hand-written service, or a name the service
+            // does not have: its dispatch says so, 404) only the body gives arguments.
+            let args = args::default_form(m.map(|m| m.params), &inputs)?;
             let method: &str = method;
             invoke(
                 invoker,
@@ -376,6 +385,12 @@ async fn invoke(
             Ok(r)
         }
         Err(RpcError::Business(b)) => {
+            // A service's HttpStatusException chooses the status; other exceptions are 500.
+            if let Some(status) = dubbo_core::rest::http_status_of_business(&b)
+                .and_then(|s| StatusCode::from_u16(s).ok())
+            {
+                return Ok(json_error(status, b.message.as_deref().unwrap_or("")));
+            }
             let body = serde_json::json!({
                 "status": "500",
                 "message": b.message.clone().unwrap_or_default(),
