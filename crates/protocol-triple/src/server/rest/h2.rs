@@ -20,9 +20,9 @@ pub(crate) async fn serve(
     shared: Arc<ServerShared>,
     addrs: Arc<ConnectionAddrs>,
 ) {
-    let (parts, body) = request.into_parts();
+    let (parts, mut stream) = request.into_parts();
     let max = shared.config.max_http1_body;
-    let body = read_body(body, max).await;
+    let body = read_body(&mut stream, max).await;
     let reply = super::handle(&shared, parts, body, addrs).await;
     let (head, body) = reply.into_parts();
     let head = http::Response::from_parts(head, ());
@@ -39,10 +39,31 @@ pub(crate) async fn serve(
             tracing::debug!("could not send REST response body: {}", e.message());
         }
     }
+    drain(&mut stream, max).await;
+}
+
+/// Reads and drops what is left of a request answered before its body was read whole (413),
+/// so the client finishes its upload and reads the answer rather than seeing its stream
+/// reset; up to 8 times the limit and for 10 s, then the stream is reset after all.
+async fn drain(stream: &mut RecvStream, max: usize) {
+    if stream.is_end_stream() {
+        return;
+    }
+    let mut left = max.saturating_mul(8);
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(10), async {
+        while let Some(Ok(chunk)) = stream.data().await {
+            let _ = stream.flow_control().release_capacity(chunk.len());
+            left = left.saturating_sub(chunk.len());
+            if left == 0 {
+                break;
+            }
+        }
+    })
+    .await;
 }
 
 /// The whole body, giving the window back as it is read; 413 past `max` bytes.
-async fn read_body(mut body: RecvStream, max: usize) -> Result<Bytes, HttpError> {
+async fn read_body(body: &mut RecvStream, max: usize) -> Result<Bytes, HttpError> {
     let too_large = || {
         (
             StatusCode::PAYLOAD_TOO_LARGE,
