@@ -1,7 +1,8 @@
 # REST on the Triple port (CONTRACT.md §5): curl over HTTP/1.1 and h2c and Python `requests`
 # against every row of the UserResource table and InteropService's default mapping, then bad
 # input (malformed JSON, a wrong path variable type, a huge body, an unknown route, a wrong
-# verb) with the server still serving, and the provider's filters applied to REST calls.
+# verb) with the server still serving, the provider's filters applied to REST calls, and the
+# OpenAPI document checked by openapi-spec-validator.
 # Sourced by scripts/test.sh, which provides step, start_server, stop_server, free_port,
 # python_setup, PY, WORK and TARGET_DIR.
 
@@ -87,7 +88,7 @@ rest_token() {
 rest_steps() {
   local port
   port=$(free_port)
-  step "Python venv with requests (PyPI)" python_setup
+  step "Python venv with requests and openapi-spec-validator (PyPI)" python_setup
   step "start Rust interop server (REST)" start_server rest_server "$TARGET_DIR/debug/interop-server" \
     --dubbo-port "$(free_port)" --tri-port "$port"
   REST_BASE=http://127.0.0.1:$port
@@ -95,6 +96,8 @@ rest_steps() {
   REST_CURL=--http2-prior-knowledge step "curl h2c -> Rust provider: every row of the REST table, the default mapping" rest_rows
   step "Python requests -> Rust provider: every row of the REST table, the default mapping" \
     "$PY" interop/python/rest_client.py "$REST_BASE"
+  step "OpenAPI document: openapi-spec-validator (PyPI) accepts it, every row documented, answers fit its schemas" \
+    "$PY" interop/python/openapi_check.py "$REST_BASE"
   REST_CURL= step "REST bad input over HTTP/1.1: 400 malformed JSON, 400 wrong path type, 413, 404, 405, 415, 406; still serving" rest_bad_input
   REST_CURL=--http2-prior-knowledge step "REST bad input over h2c: the same answers; still serving" rest_bad_input
   step "Rust interop server (REST) exits cleanly on SIGTERM" stop_server rest_server

@@ -27,11 +27,14 @@
 //! 413 a body over the limit; framework errors by their gRPC code (499 cancelled, 504 timeout,
 //! 403, 429, 501, 503, 401...), and a business exception is 500 with its class in
 //! `"exception"`.
+//!
+//! `GET /dubbo/openapi/api-docs` answers the OpenAPI 3 document of every mapped export.
 
 mod args;
 mod form;
 pub(crate) mod h2;
 mod negotiate;
+mod openapi;
 pub(crate) mod routes;
 mod status;
 mod template;
@@ -116,6 +119,22 @@ async fn route(
             && version.as_deref().is_none_or(|v| k.version() == Some(v))
     };
 
+    if path.trim_end_matches('/') == openapi::PATH
+        && (parts.method == Method::GET || parts.method == Method::HEAD)
+    {
+        let live: Vec<_> = shared
+            .rest
+            .services()
+            .into_iter()
+            .filter(|(k, _)| shared.exporters.get(k).is_some())
+            .collect();
+        let mut r = http::Response::new(Bytes::from(openapi::document(&live).to_string()));
+        r.headers_mut().insert(
+            http::header::CONTENT_TYPE,
+            HeaderValue::from_static(negotiate::JSON),
+        );
+        return Ok(r);
+    }
     match shared.rest.find(parts.method.as_str(), &path) {
         Lookup::Found(found) => {
             // The most specific route of an export that is (still) served and that the
