@@ -85,6 +85,19 @@ rest_token() {
   return $rc
 }
 
+# The default /{interface}/{method} form of a Java Dubbo 3.3 provider (its triple rest) and of
+# the Rust provider answer the same requests alike (interop/python/rest_compare.py).
+rest_java_default_form() {
+  local tri rc=0
+  tri=$(free_port)
+  DUBBO_IP_TO_BIND=::ffff:127.0.0.1 DUBBO_IP_TO_REGISTRY=::ffff:127.0.0.1 \
+    start_server rest_java_provider java -cp "$INTEROP_JAVA_DUBBO_JAR" org.apache.dubbo.interop.Provider \
+    --dubbo-port "$(free_port)" --tri-port "$tri" || return 1
+  "$PY" interop/python/rest_compare.py "http://127.0.0.1:$tri" "$REST_BASE" || rc=1
+  stop_server rest_java_provider || rc=1
+  return $rc
+}
+
 rest_steps() {
   local port
   port=$(free_port)
@@ -100,6 +113,8 @@ rest_steps() {
     "$PY" interop/python/openapi_check.py "$REST_BASE"
   REST_CURL= step "REST bad input over HTTP/1.1: 400 malformed JSON, 400 wrong path type, 413, 404, 405, 415, 406; still serving" rest_bad_input
   REST_CURL=--http2-prior-knowledge step "REST bad input over h2c: the same answers; still serving" rest_bad_input
+  step "the default form, Java Dubbo 3.3 provider and Rust provider: the same requests get the same answers" \
+    rest_java_default_form
   step "Rust interop server (REST) exits cleanly on SIGTERM" stop_server rest_server
   step "REST calls pass the provider's filters: token refused (403) without it, answered with it" rest_token
 }
