@@ -56,9 +56,9 @@ impl JsonArg {
         }
     }
 
-    /// The argument as a dynamic tree: JSON as [`json_to_value`]
-    /// (dubbo_hessian2::json::json_to_value) reads it, text as a string (binary when it is not
-    /// UTF-8).
+    /// The argument as a dynamic tree: JSON as
+    /// [`json_to_value`](dubbo_hessian2::json::json_to_value) reads it, text as a string
+    /// (binary when it is not UTF-8).
     pub fn to_value(&self) -> Result<Value, dubbo_hessian2::Error> {
         match self {
             JsonArg::Json(b) => {

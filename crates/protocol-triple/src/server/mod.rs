@@ -11,7 +11,7 @@ pub mod http1_json;
 pub mod idl;
 pub mod interface;
 pub mod reflection;
-mod rest;
+pub mod rest;
 pub mod routing;
 pub mod shutdown;
 
