@@ -208,3 +208,170 @@ pub(crate) fn default_form(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    static A: RestParam = RestParam {
+        name: "a",
+        source: ParamSource::Query,
+        default: None,
+        required: true,
+        rust_type: "i32",
+    };
+    static B: RestParam = RestParam {
+        name: "b",
+        source: ParamSource::Query,
+        default: None,
+        required: false,
+        rust_type: "Option<i32>",
+    };
+    static TWO: [RestParam; 2] = [RestParam { ..A }, RestParam { ..B }];
+
+    fn inputs<'a>(headers: &'a HeaderMap, query: &str, body: &str, kind: BodyKind) -> Inputs<'a> {
+        Inputs {
+            vars: Vec::new(),
+            query: parse_pairs(query),
+            headers,
+            body: Bytes::copy_from_slice(body.as_bytes()),
+            body_kind: kind,
+        }
+    }
+
+    fn ints(args: Vec<Payload>) -> Vec<Option<i32>> {
+        args.into_iter().map(|p| p.decode().unwrap()).collect()
+    }
+
+    #[test]
+    fn the_default_form() {
+        let h = HeaderMap::new();
+        let two = Some(&TWO[..]);
+        let run = |q, b, k| default_form(two, &inputs(&h, q, b, k));
+        assert_eq!(
+            ints(run("", "[1, 2]", BodyKind::Json).unwrap()),
+            [Some(1), Some(2)]
+        );
+        assert_eq!(
+            ints(run("", r#"{"b": 2, "a": 1}"#, BodyKind::Json).unwrap()),
+            [Some(1), Some(2)]
+        );
+        assert_eq!(
+            ints(run("", r#"{"a": 1}"#, BodyKind::Json).unwrap()),
+            [Some(1), None]
+        );
+        assert_eq!(
+            run("", r#"{"b": 1}"#, BodyKind::Json).unwrap_err().0,
+            StatusCode::BAD_REQUEST
+        );
+        assert_eq!(
+            ints(run("a=3&b=4", "", BodyKind::Json).unwrap()),
+            [Some(3), Some(4)]
+        );
+        assert_eq!(
+            ints(run("", "a=5", BodyKind::Form).unwrap()),
+            [Some(5), None]
+        );
+        // JSON labelled as a form (curl -d).
+        assert_eq!(
+            ints(run("", "[6, 7]", BodyKind::Form).unwrap()),
+            [Some(6), Some(7)]
+        );
+        let bad = run("", "[1,", BodyKind::Json).unwrap_err();
+        assert_eq!(bad.0, StatusCode::BAD_REQUEST);
+        assert!(bad.1.starts_with("malformed JSON body"), "{}", bad.1);
+        assert_eq!(
+            run("b=1", "", BodyKind::Json).unwrap_err().1,
+            "missing query parameter \"a\""
+        );
+        // One parameter: an object it is not named in, or an array of another length, is the
+        // argument itself.
+        let one = Some(&TWO[..1]);
+        let whole = default_form(one, &inputs(&h, "", r#"{"x": 1}"#, BodyKind::Json)).unwrap();
+        assert_eq!(
+            whole[0].clone().decode::<serde_json::Value>().unwrap()["x"],
+            1
+        );
+        let list = default_form(one, &inputs(&h, "", "[1, 2, 3]", BodyKind::Json)).unwrap();
+        assert_eq!(list[0].clone().decode::<Vec<i32>>().unwrap(), [1, 2, 3]);
+        // No mapping: only the body.
+        assert!(default_form(None, &inputs(&h, "a=1", "", BodyKind::Json))
+            .unwrap()
+            .is_empty());
+    }
+
+    #[test]
+    fn mapped_places() {
+        static PARAMS: [RestParam; 4] = [
+            RestParam {
+                name: "x-who",
+                source: ParamSource::Header,
+                default: None,
+                required: true,
+                rust_type: "String",
+            },
+            RestParam {
+                name: "sid",
+                source: ParamSource::Cookie,
+                default: None,
+                required: false,
+                rust_type: "Option<String>",
+            },
+            RestParam {
+                name: "tags",
+                source: ParamSource::Query,
+                default: Some("none"),
+                required: false,
+                rust_type: "Vec<String>",
+            },
+            RestParam {
+                name: "body",
+                source: ParamSource::Body,
+                default: None,
+                required: false,
+                rust_type: "Option<String>",
+            },
+        ];
+        static METHOD: RestMethod = RestMethod {
+            java_name: "m",
+            verb: Some("POST"),
+            path: "/m",
+            params: &PARAMS,
+            consumes: &[],
+            produces: &[],
+            status: 0,
+            headers: &[],
+            returns: "()",
+        };
+        let mut h = HeaderMap::new();
+        h.insert("x-who", "ann".parse().unwrap());
+        h.insert(http::header::COOKIE, "a=1; sid=s9".parse().unwrap());
+        let args = mapped(&METHOD, &inputs(&h, "tags=a&tags=b", "hi", BodyKind::Text)).unwrap();
+        assert_eq!(args[0].clone().decode::<String>().unwrap(), "ann");
+        assert_eq!(
+            args[1]
+                .clone()
+                .decode::<Option<String>>()
+                .unwrap()
+                .as_deref(),
+            Some("s9")
+        );
+        assert_eq!(args[2].clone().decode::<Vec<String>>().unwrap(), ["a", "b"]);
+        assert_eq!(
+            args[3]
+                .clone()
+                .decode::<Option<String>>()
+                .unwrap()
+                .as_deref(),
+            Some("hi")
+        );
+        // Defaults and absences.
+        let mut only_who = HeaderMap::new();
+        only_who.insert("x-who", "bo".parse().unwrap());
+        let args = mapped(&METHOD, &inputs(&only_who, "", "", BodyKind::Json)).unwrap();
+        assert!(args[1].is_null() && args[3].is_null());
+        assert_eq!(args[2].clone().decode::<Vec<String>>().unwrap(), ["none"]);
+        let err = mapped(&METHOD, &inputs(&HeaderMap::new(), "", "", BodyKind::Json)).unwrap_err();
+        assert_eq!(err.1, "missing header parameter \"x-who\"");
+    }
+}
