@@ -280,7 +280,6 @@ async fn route(
             // Without the method's mapping (a hand-written service, or a name the service
             // does not have: its dispatch says so, 404) only the body gives arguments.
             let args = args::default_form(m.map(|m| m.params), &inputs)?;
-            let method: &str = method;
             invoke(
                 invoker,
                 key,
