@@ -2,6 +2,8 @@
 //! side that holds it has it.
 
 use dubbo_hessian2::{Encoded, Hessian2Writer, Typed, Value};
+
+use crate::json_arg::JsonArg;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
@@ -26,6 +28,9 @@ pub enum Payload {
     Typed(Typed),
     /// One value in its Hessian 2 encoding, a stream of its own.
     Hessian2(Encoded),
+    /// One argument as an HTTP request carried it (JSON text, or a text value such as a path
+    /// variable), decoded by serde_json or parsed straight into the callee's type.
+    Json(JsonArg),
 }
 
 impl Payload {
@@ -58,6 +63,7 @@ impl Payload {
             Payload::Value(v) => Ok(v.clone()),
             Payload::Typed(t) => t.to_value(),
             Payload::Hessian2(e) => e.to_value(),
+            Payload::Json(j) => j.to_value(),
         }
     }
 
@@ -76,6 +82,7 @@ impl Payload {
             Payload::Hessian2(e) => e.decode(),
             Payload::Value(v) => dubbo_hessian2::from_value(v),
             Payload::Typed(t) => dubbo_hessian2::from_value(t.to_value()?),
+            Payload::Json(j) => j.decode(),
         }
     }
 
@@ -86,7 +93,21 @@ impl Payload {
             Payload::Value(v) => w.write_value(v),
             Payload::Typed(t) => t.write_to(w),
             Payload::Hessian2(e) => w.write_value(&e.to_value()?),
+            Payload::Json(j) => w.write_value(&j.to_value()?),
         }
+    }
+
+    /// The value as JSON text, for the HTTP forms' answers: a typed value straight from its
+    /// `Serialize` impl, JSON as it came, the other forms through their tree (as
+    /// [`value_to_json`](dubbo_hessian2::json::value_to_json) writes it).
+    pub fn to_json(&self) -> Result<Vec<u8>, dubbo_hessian2::Error> {
+        let tree = match self {
+            Payload::Typed(t) => return t.to_json(),
+            Payload::Json(JsonArg::Json(b)) => return Ok(b.to_vec()),
+            Payload::Value(v) => dubbo_hessian2::json::value_to_json(v),
+            other => dubbo_hessian2::json::value_to_json(&other.to_value()?),
+        };
+        serde_json::to_vec(&tree).map_err(|e| dubbo_hessian2::Error::Custom(e.to_string()))
     }
 
     /// The value as a stream of its own: the encoded bytes as they are, else a fresh encoding
@@ -102,12 +123,13 @@ impl Payload {
         }
     }
 
-    /// A short name of the form, for messages (`value`, `typed`, `hessian2`).
+    /// A short name of the form, for messages (`value`, `typed`, `hessian2`, `json`).
     pub fn form(&self) -> &'static str {
         match self {
             Payload::Value(_) => "value",
             Payload::Typed(_) => "typed",
             Payload::Hessian2(_) => "hessian2",
+            Payload::Json(_) => "json",
         }
     }
 }
@@ -150,6 +172,7 @@ impl std::fmt::Debug for Payload {
                 Ok(v) => f.debug_tuple("Hessian2").field(&v).finish(),
                 Err(_) => std::fmt::Debug::fmt(e, f),
             },
+            Payload::Json(j) => std::fmt::Debug::fmt(j, f),
         }
     }
 }

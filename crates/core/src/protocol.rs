@@ -40,6 +40,17 @@ pub trait Protocol: Send + Sync + 'static {
         invoker: Arc<dyn Invoker>,
     ) -> BoxFuture<'_, Result<Exporter, RpcError>>;
 
+    /// Serves the service exported at `url` (with [`export`](Self::export) first) over HTTP
+    /// too, as `rest` maps it. Protocols that serve no HTTP ignore it.
+    fn export_rest<'a>(
+        &'a self,
+        url: &'a Url,
+        rest: &'static crate::rest::RestService,
+    ) -> BoxFuture<'a, Result<(), RpcError>> {
+        let _ = (url, rest);
+        Box::pin(async { Ok(()) })
+    }
+
     /// An invoker that sends calls to the provider at `url`, over a shared connection.
     fn refer(&self, url: Url) -> BoxFuture<'_, Result<Arc<dyn Invoker>, RpcError>>;
 

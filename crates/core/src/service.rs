@@ -31,6 +31,13 @@ pub trait ServiceHandler: Send + Sync + 'static {
         ctx: &'a mut RequestContext,
     ) -> BoxFuture<'a, Result<Payload, RpcError>>;
 
+    /// How the service is reached over HTTP (the REST form of Triple), if it says:
+    /// `#[dubbo_rs::service]` answers for every service, from its methods' `#[get(...)]`-style
+    /// attributes and the default `/{interface}/{method}` mapping of the others.
+    fn rest(&self) -> Option<&'static crate::rest::RestService> {
+        None
+    }
+
     /// The declared signature of the method called `name` taking `arity` arguments, if any.
     fn find_method(&self, name: &str, arity: usize) -> Option<&Arc<MethodSignature>> {
         self.methods()

@@ -174,7 +174,10 @@ impl Module {
             let invoker: Arc<dyn Invoker> =
                 Arc::new(ServiceInvoker::new(handler.clone(), url.clone()));
             let chain = self.provider_chain(&url, invoker);
-            let exporter = protocol.export(url, chain.clone()).await?;
+            let exporter = protocol.export(url.clone(), chain.clone()).await?;
+            if let Some(rest) = handler.rest() {
+                protocol.export_rest(&url, rest).await?;
+            }
             let url = advertised_url(exporter.url());
             tracing::info!(application = %app.name(), url = %url, "exported service");
             let record = self.export_record(&exporter);

@@ -41,6 +41,13 @@ impl Typed {
     pub fn write_to(&self, w: &mut Hessian2Writer) -> Result<(), Error> {
         self.0.write(w)
     }
+
+    /// The value as JSON text, straight from its `Serialize` impl (the REST form answers
+    /// with it; no [`Value`] tree is made).
+    #[cfg(feature = "json")]
+    pub fn to_json(&self) -> Result<Vec<u8>, Error> {
+        self.0.to_json()
+    }
 }
 
 impl fmt::Debug for Typed {
@@ -60,6 +67,8 @@ trait ErasedValue: Send + Sync {
     fn write(&self, w: &mut Hessian2Writer) -> Result<(), Error>;
     fn to_value(&self) -> Result<Value, Error>;
     fn rust_type(&self) -> &'static str;
+    #[cfg(feature = "json")]
+    fn to_json(&self) -> Result<Vec<u8>, Error>;
 }
 
 /// The mutex makes any `Send` value shareable (a `Value` is `Sync`); it is only ever
@@ -77,6 +86,11 @@ impl<T: Serialize + Send + 'static> ErasedValue for Holder<T> {
     }
     fn rust_type(&self) -> &'static str {
         std::any::type_name::<T>()
+    }
+    #[cfg(feature = "json")]
+    fn to_json(&self) -> Result<Vec<u8>, Error> {
+        let v = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        serde_json::to_vec(&*v).map_err(|e| Error::Custom(format!("to JSON: {e}")))
     }
 }
 

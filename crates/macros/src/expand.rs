@@ -214,6 +214,7 @@ fn server(service: &Service, names: &Names) -> TokenStream {
     let interface = &service.interface;
 
     let arms = service.methods.iter().map(|m| server_arm(m, names));
+    let rest_static = crate::rest::static_ident(trait_ident);
 
     let doc = format!(
         "The provider side of [`{trait_ident}`]: serves an implementation as the Java interface \
@@ -290,6 +291,10 @@ fn server(service: &Service, names: &Names) -> TokenStream {
 
             fn methods(&self) -> &[::std::sync::Arc<#core::MethodSignature>] {
                 #client::method_signatures()
+            }
+
+            fn rest(&self) -> ::std::option::Option<&'static #core::rest::RestService> {
+                ::std::option::Option::Some(&#rest_static)
             }
 
             fn call<'a>(

@@ -10,6 +10,7 @@ use syn::parse_macro_input;
 mod expand;
 mod model;
 mod names;
+mod rest;
 
 /// Defines a Dubbo service from a trait.
 ///
@@ -123,8 +124,22 @@ pub fn service(attr: TokenStream, item: TokenStream) -> TokenStream {
 
 /// The expansion, on `proc_macro2` tokens so that it can be unit-tested.
 fn expand_service(args: model::ServiceArgs, mut item: syn::ItemTrait) -> proc_macro2::TokenStream {
-    match model::parse_service(args, &mut item) {
-        Ok(service) => expand::expand(&service),
+    // The REST attributes first: they are not attributes Rust knows, so they leave the trait
+    // before anything else reads (or emits) it.
+    let (rest_attrs, rest_errors) = rest::take_attrs(&mut item);
+    let parsed = model::parse_service(args, &mut item).and_then(|service| {
+        rest_errors.finish()?;
+        let mapping = rest::expand(&service, rest_attrs)?;
+        Ok((service, mapping))
+    });
+    match parsed {
+        Ok((service, mapping)) => {
+            let service = expand::expand(&service);
+            quote! {
+                #service
+                #mapping
+            }
+        }
         Err(error) => {
             // Emit the trait too (without the helper attributes, which parsing removed), so
             // that the user's impls do not bury the real errors under "cannot find trait".
@@ -138,6 +153,8 @@ fn expand_service(args: model::ServiceArgs, mut item: syn::ItemTrait) -> proc_ma
     }
 }
 
+#[cfg(test)]
+mod rest_tests;
 #[cfg(test)]
 mod tests;
 

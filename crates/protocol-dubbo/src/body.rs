@@ -108,6 +108,7 @@ fn request_size_hint(invocation: &Invocation) -> usize {
             Payload::Value(v) => value_size_hint(v),
             Payload::Hessian2(e) => e.as_bytes().len(),
             Payload::Typed(_) => 64,
+            Payload::Json(j) => j.as_bytes().len(),
         };
     }
     for (k, v) in invocation.attachments().iter() {

@@ -43,7 +43,8 @@ pub struct TripleConfig {
     pub send_encoding: Encoding,
     /// Time allowed to connect to a provider. Default 3 s.
     pub connect_timeout: Duration,
-    /// Largest HTTP/1.1 JSON request body accepted. Default 8 MiB.
+    /// Largest request body of the plain-HTTP forms (REST and the JSON form, over HTTP/1.1 and
+    /// h2c) accepted; a larger one is answered 413. Default 8 MiB.
     pub max_http1_body: usize,
     /// Client: wait after a failed connect before the next attempt; it doubles with each
     /// further failure up to `reconnect_backoff_max` and resets once a connect succeeds.

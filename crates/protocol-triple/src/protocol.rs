@@ -179,6 +179,20 @@ impl Protocol for TripleProtocol {
         })
     }
 
+    fn export_rest<'a>(
+        &'a self,
+        url: &'a Url,
+        rest: &'static dubbo_core::rest::RestService,
+    ) -> BoxFuture<'a, Result<(), RpcError>> {
+        Box::pin(async move {
+            let server = self.server_for(url).await?;
+            let key = dubbo_core::exported_service_key(url);
+            server
+                .add_rest(&key, rest)
+                .map_err(|e| RpcError::framework(ErrorCode::Config, e))
+        })
+    }
+
     fn refer(&self, url: Url) -> BoxFuture<'_, Result<Arc<dyn Invoker>, RpcError>> {
         Box::pin(async move {
             let addr = client_address(&url);

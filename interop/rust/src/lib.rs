@@ -10,5 +10,6 @@ pub mod load;
 pub mod provider;
 pub mod reference_flags;
 pub mod report;
+pub mod rest;
 pub mod service;
 pub mod tracing_flag;

@@ -48,7 +48,11 @@ fn passes(class: &str, interface: &str) -> bool {
     if class.starts_with("java.") || class.starts_with("javax.") {
         return true;
     }
-    if class == "org.apache.dubbo.rpc.RpcException" || class == "com.alibaba.dubbo.rpc.RpcException"
+    // HttpStatusException is unchecked in Java, so Java passes it too; REST answers with its
+    // status.
+    if class == "org.apache.dubbo.rpc.RpcException"
+        || class == "com.alibaba.dubbo.rpc.RpcException"
+        || class == crate::rest::HTTP_STATUS_EXCEPTION
     {
         return true;
     }

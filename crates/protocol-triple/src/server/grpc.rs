@@ -138,6 +138,16 @@ async fn handle_stream(
     shared: Arc<ServerShared>,
     addrs: Arc<ConnectionAddrs>,
 ) {
+    let is_grpc = request
+        .headers()
+        .get(http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|ct| ct.starts_with("application/grpc"));
+    if !is_grpc {
+        // Not gRPC: a REST request (or the JSON form) on the same port, as on HTTP/1.1.
+        super::rest::h2::serve(request, respond, shared, addrs).await;
+        return;
+    }
     let (parts, body) = request.into_parts();
     if parts.method != Method::POST {
         respond_status(

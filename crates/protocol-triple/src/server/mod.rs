@@ -11,6 +11,7 @@ pub mod http1_json;
 pub mod idl;
 pub mod interface;
 pub mod reflection;
+pub mod rest;
 pub mod routing;
 pub mod shutdown;
 
@@ -46,6 +47,8 @@ pub(crate) struct ServerShared {
     pub(crate) config: TripleConfig,
     pub(crate) router: Router,
     pub(crate) exporters: ExportTable,
+    /// The REST routes of the exports that have a mapping.
+    pub(crate) rest: rest::routes::RestRoutes,
     /// Most connections open at once (`accepts`); 0: no limit.
     pub(crate) accepts: AtomicUsize,
     /// Connections closed at once because `accepts` were already open.
@@ -160,6 +163,7 @@ impl TripleServer {
             config,
             router: Router::default(),
             exporters: ExportTable::new(),
+            rest: Default::default(),
             accepts: AtomicUsize::new(0),
             refused: AtomicU64::new(0),
             serving: health::ServingState::default(),
@@ -264,6 +268,17 @@ impl TripleServer {
     /// [`TripleProtocol`](crate::TripleProtocol) for the filtered export).
     pub fn export_invoker(&self, key: ServiceKey, invoker: Arc<dyn Invoker>) {
         self.shared.exporters.insert(key, invoker);
+    }
+
+    /// Serves the export `key` over REST too, as `mapping` maps it (over HTTP/1.1 and h2c on
+    /// this port); replaces an earlier mapping of the same key. Routes of a key no longer
+    /// exported answer 404. The error names a path template that does not compile.
+    pub fn add_rest(
+        &self,
+        key: &ServiceKey,
+        mapping: &'static dubbo_core::rest::RestService,
+    ) -> Result<(), String> {
+        self.shared.rest.register(key, mapping)
     }
 
     /// Whether [`shutdown`](Self::shutdown) has started.

@@ -1,5 +1,5 @@
-//! The interop provider: InteropService over dubbo:// and tri://, Greeter over tri://, and the
-//! HTTP/1.1 JSON form on the tri port. Prints READY when every port accepts connections; exits
+//! The interop provider: InteropService over dubbo:// and tri://, Greeter over tri://, and on
+//! the tri port the HTTP/1.1 JSON form and REST (UserResource, CONTRACT.md §5). Prints READY when every port accepts connections; exits
 //! cleanly on SIGTERM or SIGINT.
 
 // mimalloc: decoding allocates every string, list and map of a call, and it is faster at
@@ -11,6 +11,7 @@ use std::process::ExitCode;
 
 use dubbo_interop::args::Args;
 use dubbo_interop::provider::InteropProvider;
+use dubbo_interop::rest::{ContractUsers, UserResourceServer};
 use dubbo_interop::service::InteropServiceServer;
 use dubbo_rs::prelude::*;
 use dubbo_triple_greeter::{ContractGreeter, GreeterServer};
@@ -136,6 +137,15 @@ async fn run(args: &Args) -> Result<(), String> {
         .export(
             InteropServiceServer::new(InteropProvider::v2().with_delay(delay)),
             options("2.0.0"),
+        )
+        .await
+        .map_err(|e| e.to_string())?;
+    // CONTRACT.md §5: UserResource over REST on the tri port (the tri protocol only: its
+    // mapping is HTTP's).
+    module
+        .export(
+            UserResourceServer::new(ContractUsers),
+            options("1.0.0").protocol("tri"),
         )
         .await
         .map_err(|e| e.to_string())?;

@@ -1,0 +1,151 @@
+//! The HTTP (REST) mapping of a service: which request reaches which method, and where each
+//! argument is taken from. `#[dubbo_rs::service]` writes one for every service
+//! ([`ServiceHandler::rest`](crate::ServiceHandler::rest)) from the `#[get("/users/{id}")]`
+//! style attributes of its methods; a protocol that serves HTTP (Triple) builds its route
+//! table from it.
+//!
+//! Everything is `'static` data so the macro can emit it as one `static` per service.
+
+/// How every method of one service is reached over HTTP.
+#[derive(Debug)]
+pub struct RestService {
+    /// The Java interface name.
+    pub interface: &'static str,
+    /// One entry per method, in declaration order.
+    pub methods: &'static [RestMethod],
+}
+
+/// How one method is reached.
+#[derive(Debug)]
+pub struct RestMethod {
+    /// The Java method name (the name the invocation carries).
+    pub java_name: &'static str,
+    /// The HTTP verb of an annotated method (`"GET"`, `"POST"`...); `None` for a method with
+    /// only the default mapping, `/{interface}/{method}` with any verb, its arguments a JSON
+    /// array (or an object by parameter name) body, or query parameters by name.
+    pub verb: Option<&'static str>,
+    /// The path template (`/users/{id}`, `/files/**`, `/v/{n:\d+}`); empty for the default
+    /// mapping.
+    pub path: &'static str,
+    /// The parameters that travel on the wire, in order.
+    pub params: &'static [RestParam],
+    /// Media types the request body may have; empty: any the server reads.
+    pub consumes: &'static [&'static str],
+    /// Media types the answer may have, preferred first; empty: JSON, or what `Accept` asks.
+    pub produces: &'static [&'static str],
+    /// The status of a successful answer; 0: 200.
+    pub status: u16,
+    /// Fixed headers of a successful answer (name, value).
+    pub headers: &'static [(&'static str, &'static str)],
+    /// Rust type name of the result (`User`, `Vec<User>`, `()`), for the API document.
+    pub returns: &'static str,
+}
+
+/// Where one argument comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParamSource {
+    /// A path variable of the template (`{id}`).
+    Path,
+    /// A query parameter.
+    Query,
+    /// A request header.
+    Header,
+    /// A cookie.
+    Cookie,
+    /// A field of an `application/x-www-form-urlencoded` body (or of the query).
+    Form,
+    /// The whole request body (JSON, text or bytes by its content type).
+    Body,
+}
+
+impl ParamSource {
+    /// The OpenAPI / JAX-RS name of the place (`path`, `query`, `header`, `cookie`, `form`,
+    /// `body`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ParamSource::Path => "path",
+            ParamSource::Query => "query",
+            ParamSource::Header => "header",
+            ParamSource::Cookie => "cookie",
+            ParamSource::Form => "form",
+            ParamSource::Body => "body",
+        }
+    }
+}
+
+/// One parameter of a mapped method.
+#[derive(Debug)]
+pub struct RestParam {
+    /// Its name in its place: the path variable, query parameter, header, cookie or form
+    /// field (for the default mapping: the lowerCamelCase of the Rust name, as Java names it).
+    pub name: &'static str,
+    /// Where it comes from.
+    pub source: ParamSource,
+    /// The text used when the request does not carry it.
+    pub default: Option<&'static str>,
+    /// Whether a request without it (and without a default) is refused with 400; `Option`
+    /// parameters are not required.
+    pub required: bool,
+    /// The Rust type as written, for the API document.
+    pub rust_type: &'static str,
+}
+
+impl RestMethod {
+    /// Whether the method has an explicit verb and path (rather than only the default
+    /// mapping).
+    pub fn is_mapped(&self) -> bool {
+        self.verb.is_some()
+    }
+}
+
+/// Java's `org.apache.dubbo.remoting.http12.exception.HttpStatusException`: the exception a
+/// service throws to answer a REST request with a status of its choosing.
+pub const HTTP_STATUS_EXCEPTION: &str =
+    "org.apache.dubbo.remoting.http12.exception.HttpStatusException";
+
+/// An error that a REST request is answered with as `status` (for example 404) and the JSON
+/// body `{"status": "404", "message": message}`. Over Dubbo's other forms it is the business
+/// exception Java's `HttpStatusException` (its `statusCode` field included), so a Java
+/// consumer sees the same.
+pub fn http_status_error(status: u16, message: impl Into<String>) -> crate::RpcError {
+    use dubbo_hessian2::Value;
+    let message = message.into();
+    crate::RpcError::Business(crate::BusinessError {
+        class_name: HTTP_STATUS_EXCEPTION.to_owned(),
+        message: Some(message.clone()),
+        raw: Some(Value::object(
+            HTTP_STATUS_EXCEPTION,
+            [
+                ("detailMessage", Value::String(message)),
+                ("statusCode", Value::Int(i32::from(status))),
+            ],
+        )),
+    })
+}
+
+/// The status an [`http_status_error`] (or a Java `HttpStatusException`) asks for.
+pub fn http_status_of_business(e: &crate::BusinessError) -> Option<u16> {
+    if e.class_name != HTTP_STATUS_EXCEPTION {
+        return None;
+    }
+    match e.raw.as_ref()?.get("statusCode")? {
+        dubbo_hessian2::Value::Int(n) => u16::try_from(*n).ok().filter(|n| (100..=599).contains(n)),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn status_errors() {
+        let crate::RpcError::Business(b) = http_status_error(404, "no user -1") else {
+            panic!("a business error")
+        };
+        assert_eq!(http_status_of_business(&b), Some(404));
+        assert_eq!(b.message.as_deref(), Some("no user -1"));
+        let other = crate::BusinessError::new("java.lang.IllegalStateException", "x");
+        assert_eq!(http_status_of_business(&other), None);
+    }
+}

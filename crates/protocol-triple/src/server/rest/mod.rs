@@ -1,0 +1,427 @@
+//! REST on the Triple port, over HTTP/1.1 and HTTP/2 (h2c) alike: services mapped to plain
+//! HTTP requests, as Java Dubbo 3.3's "triple rest" serves them.
+//!
+//! A request is routed in this order:
+//!
+//! 1. A method mapped with a verb and path template (`#[get("/users/{id}")]`): its arguments
+//!    come from the path, query, headers, cookies, form fields and body as the mapping says.
+//!    A path that matches only with other verbs is a 405 with `Allow`.
+//! 2. The default form `/{interface}/{method}` (GET or POST) of every exported service: a
+//!    JSON array body holds the arguments in order, a JSON object body names them, and with
+//!    no body they are query parameters by name (`?name=world`).
+//! 3. Otherwise 404.
+//!
+//! Group and version come from `tri-service-group`/`tri-service-version` or the
+//! `rest-service-*` forms, as in Java; a timeout from `tri-service-timeout` (ms). Each
+//! argument stays the JSON or text the request carried ([`dubbo_core::JsonArg`]) until the
+//! service's typed dispatch decodes it into its parameter's type, so a body is read once,
+//! straight into the Rust type. Calls go through the provider's filter chain like every other
+//! call.
+//!
+//! Answers: the result in the negotiated media type (`produces`, `?format=`, `Accept`: JSON,
+//! `text/plain`, `application/octet-stream`) with the mapping's status and headers, and the
+//! response attachments as headers (a method sets `Location` with
+//! `ctx.set_response_attachment("location", ...)`). Errors are a status with the JSON body
+//! `{"status": "...", "message": "..."}`: 404 no route, 405 wrong verb, 415 unreadable content
+//! type, 406 no acceptable answer, 400 a missing or unconvertible argument or malformed JSON,
+//! 413 a body over the limit; framework errors by their gRPC code (499 cancelled, 504 timeout,
+//! 403, 429, 501, 503, 401...), and a business exception is 500 with its class in
+//! `"exception"`.
+//!
+//! `GET /dubbo/openapi/api-docs` answers the OpenAPI 3 document of every mapped export.
+
+mod args;
+mod form;
+pub(crate) mod h2;
+mod negotiate;
+mod openapi;
+pub(crate) mod routes;
+mod status;
+mod template;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use dubbo_core::rest::RestMethod;
+use dubbo_core::{
+    Attachments, ConnectionAddrs, ErrorCode, Invocation, Invoker, MethodSignature, RpcError,
+    ServiceKey,
+};
+use http::{HeaderMap, HeaderValue, Method, StatusCode};
+
+use super::routing::split_path;
+use super::ServerShared;
+use crate::headers::{
+    core_attachments, put_core_attachments, REST_SERVICE_GROUP, REST_SERVICE_VERSION,
+    TRI_SERVICE_GROUP, TRI_SERVICE_TIMEOUT, TRI_SERVICE_VERSION,
+};
+use args::Inputs;
+use negotiate::{body_kind, media_type, BodyKind};
+use routes::Lookup;
+pub(crate) use status::json_error;
+pub use status::{http_status_of, http_status_of_grpc};
+
+/// A status and the message of its JSON body.
+pub(crate) type HttpError = (StatusCode, String);
+
+/// The answer to one request (its body already whole).
+pub(crate) type Reply = http::Response<Bytes>;
+
+/// Serves one request whose body was read (or failed to be: too large, cut off).
+pub(crate) async fn handle(
+    shared: &ServerShared,
+    parts: http::request::Parts,
+    body: Result<Bytes, HttpError>,
+    addrs: Arc<ConnectionAddrs>,
+) -> Reply {
+    let head = parts.method == Method::HEAD;
+    let mut reply = match route(shared, parts, body, addrs).await {
+        Ok(r) => r,
+        Err((status, message)) => json_error(status, &message),
+    };
+    if head {
+        *reply.body_mut() = Bytes::new();
+    }
+    reply
+}
+
+/// A request header's text, the first of `names` present and not empty.
+fn header(headers: &HeaderMap, names: &[&str]) -> Option<String> {
+    names.iter().find_map(|n| {
+        headers
+            .get(*n)
+            .and_then(|v| v.to_str().ok())
+            .filter(|v| !v.is_empty())
+            .map(str::to_owned)
+    })
+}
+
+async fn route(
+    shared: &ServerShared,
+    parts: http::request::Parts,
+    body: Result<Bytes, HttpError>,
+    addrs: Arc<ConnectionAddrs>,
+) -> Result<Reply, HttpError> {
+    let path = parts.uri.path().to_owned();
+    let query = form::parse_pairs(parts.uri.query().unwrap_or(""));
+    let group = header(&parts.headers, &[TRI_SERVICE_GROUP, REST_SERVICE_GROUP]);
+    let version = header(&parts.headers, &[TRI_SERVICE_VERSION, REST_SERVICE_VERSION]);
+    let media = media_type(
+        parts
+            .headers
+            .get(http::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok()),
+    );
+    let kind = body_kind(media.as_deref());
+    let selects = |k: &ServiceKey| {
+        group.as_deref().is_none_or(|g| k.group() == Some(g))
+            && version.as_deref().is_none_or(|v| k.version() == Some(v))
+    };
+
+    if path.trim_end_matches('/') == openapi::PATH
+        && (parts.method == Method::GET || parts.method == Method::HEAD)
+    {
+        let live: Vec<_> = shared
+            .rest
+            .services()
+            .into_iter()
+            .filter(|(k, _)| shared.exporters.get(k).is_some())
+            .collect();
+        let mut r = http::Response::new(Bytes::from(openapi::document(&live).to_string()));
+        r.headers_mut().insert(
+            http::header::CONTENT_TYPE,
+            HeaderValue::from_static(negotiate::JSON),
+        );
+        return Ok(r);
+    }
+    match shared.rest.find(parts.method.as_str(), &path) {
+        Lookup::Found(found) => {
+            // The most specific route of an export that is (still) served and that the
+            // group/version headers select.
+            let chosen = found.into_iter().find_map(|(r, vars)| {
+                if !selects(&r.key) {
+                    return None;
+                }
+                shared.exporters.get(&r.key).map(|inv| (r, vars, inv))
+            });
+            let Some((route, vars, invoker)) = chosen else {
+                return Err((
+                    StatusCode::NOT_FOUND,
+                    format!(
+                        "no service serves {} {path} with the group and version asked",
+                        parts.method
+                    ),
+                ));
+            };
+            let m = route.method;
+            if !m.consumes.is_empty() && media.is_some() {
+                let ct = media.as_deref().unwrap_or("");
+                if !m.consumes.iter().any(|c| c.eq_ignore_ascii_case(ct)) {
+                    return Err((
+                        StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                        format!(
+                            "content type {ct:?} not accepted; send {}",
+                            m.consumes.join(" or ")
+                        ),
+                    ));
+                }
+            } else if kind == BodyKind::Other {
+                return Err(unsupported(media.as_deref()));
+            }
+            let produced = choose(m, &parts.headers, &query)?;
+            let body = body?;
+            let inputs = Inputs {
+                vars,
+                query,
+                headers: &parts.headers,
+                body,
+                body_kind: kind,
+            };
+            let args = args::mapped(m, &inputs)?;
+            let key = route.key.clone();
+            invoke(
+                invoker,
+                key,
+                m.java_name,
+                args,
+                &parts.headers,
+                addrs,
+                m,
+                produced,
+            )
+            .await
+        }
+        Lookup::WrongVerb(allowed) => {
+            let mut r = json_error(
+                StatusCode::METHOD_NOT_ALLOWED,
+                &format!(
+                    "{} is not served at {path}; use {}",
+                    parts.method,
+                    allowed.join(", ")
+                ),
+            );
+            if let Ok(v) = HeaderValue::from_str(&allowed.join(", ")) {
+                r.headers_mut().insert(http::header::ALLOW, v);
+            }
+            Ok(r)
+        }
+        Lookup::None => {
+            if parts.method != Method::POST && parts.method != Method::GET {
+                return Err((
+                    StatusCode::METHOD_NOT_ALLOWED,
+                    format!("method {} not allowed; use POST or GET", parts.method),
+                ));
+            }
+            if !matches!(kind, BodyKind::Json | BodyKind::Form) {
+                return Err(unsupported(media.as_deref()));
+            }
+            let Some((service, method)) = split_path(&path) else {
+                return Err((
+                    StatusCode::NOT_FOUND,
+                    format!("no route for {} {path}", parts.method),
+                ));
+            };
+            let key = ServiceKey::new(service, group.as_deref(), version.as_deref());
+            // Several exports of the interface and no header to choose: the first exported
+            // with a mapping answers (ExportTable's own fallback refuses to guess).
+            let first_mapped = |interface: &str| {
+                shared.rest.services().into_iter().find_map(|(k, _)| {
+                    (k.interface() == interface && selects(&k))
+                        .then(|| shared.exporters.get(&k).map(|i| (i, k)))
+                        .flatten()
+                })
+            };
+            let found = shared
+                .exporters
+                .get_with_fallback(&key)
+                .map(|i| (i, key.clone()))
+                .or_else(|| first_mapped(service))
+                .or_else(|| {
+                    // A context path in front of the interface.
+                    let (_, last) = service.rsplit_once('/')?;
+                    let key = ServiceKey::new(last, group.as_deref(), version.as_deref());
+                    shared
+                        .exporters
+                        .get_with_fallback(&key)
+                        .map(|i| (i, key))
+                        .or_else(|| first_mapped(last))
+                });
+            let Some((invoker, key)) = found else {
+                return Err((
+                    StatusCode::NOT_FOUND,
+                    format!(
+                        "no route for {} {path}: service {key} not found",
+                        parts.method
+                    ),
+                ));
+            };
+            // The mapping of the export found (by interface: the fallback may have chosen a
+            // group/version the headers did not name).
+            let mapping = shared
+                .rest
+                .services()
+                .into_iter()
+                .find(|(k, _)| k.interface() == key.interface() && selects(k))
+                .map(|(_, s)| s);
+            let m = mapping.and_then(|s| {
+                s.methods
+                    .iter()
+                    .find(|m| m.java_name == method && !m.is_mapped())
+            });
+            let produced = choose(m.unwrap_or(&DEFAULT_METHOD), &parts.headers, &query)?;
+            let inputs = Inputs {
+                vars: Vec::new(),
+                query,
+                headers: &parts.headers,
+                body: body?,
+                body_kind: kind,
+            };
+            // Without the method's mapping (a hand-written service, or a name the service
+            // does not have: its dispatch says so, 404) only the body gives arguments.
+            let args = args::default_form(m.map(|m| m.params), &inputs)?;
+            invoke(
+                invoker,
+                key,
+                method,
+                args,
+                &parts.headers,
+                addrs,
+                m.unwrap_or(&DEFAULT_METHOD),
+                produced,
+            )
+            .await
+        }
+    }
+}
+
+/// The answer settings of a method without a mapping: JSON (or what is asked), 200.
+static DEFAULT_METHOD: RestMethod = RestMethod {
+    java_name: "",
+    verb: None,
+    path: "",
+    params: &[],
+    consumes: &[],
+    produces: &[],
+    status: 0,
+    headers: &[],
+    returns: "",
+};
+
+fn unsupported(media: Option<&str>) -> HttpError {
+    (
+        StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        format!(
+            "unsupported content type {:?}; send application/json, application/x-www-form-urlencoded, text/plain or application/octet-stream",
+            media.unwrap_or("")
+        ),
+    )
+}
+
+fn choose(
+    m: &'static RestMethod,
+    headers: &HeaderMap,
+    query: &[(String, String)],
+) -> Result<&'static str, HttpError> {
+    let accept = header(headers, &[http::header::ACCEPT.as_str()]);
+    let format = query
+        .iter()
+        .find(|(k, _)| k == "format")
+        .map(|(_, v)| v.as_str());
+    negotiate::choose(m.produces, accept.as_deref(), format)
+        .map_err(|e| (StatusCode::NOT_ACCEPTABLE, e))
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn invoke(
+    invoker: Arc<dyn Invoker>,
+    key: ServiceKey,
+    method: &str,
+    args: Vec<dubbo_core::Payload>,
+    headers: &HeaderMap,
+    addrs: Arc<ConnectionAddrs>,
+    m: &'static RestMethod,
+    produced: &'static str,
+) -> Result<Reply, HttpError> {
+    // Object-typed: the service resolves the method by name and arity, then decodes each
+    // argument into its declared type.
+    let types = vec!["java.lang.Object"; args.len()];
+    let signature = Arc::new(MethodSignature::new(method, &types, "java.lang.Object"));
+    let mut inv = Invocation::with_payloads(key.clone(), signature, args);
+    let mut attachments = Attachments::new();
+    core_attachments(headers, &mut attachments);
+    attachments.insert_service(&key);
+    *inv.attachments_mut() = attachments;
+    inv.context_mut().set_connection_addrs(addrs);
+    let timeout = header(headers, &[TRI_SERVICE_TIMEOUT])
+        .and_then(|t| t.trim().parse::<u64>().ok())
+        .map(Duration::from_millis);
+    if let Some(t) = timeout {
+        inv.context_mut().set_timeout(t);
+    }
+    let call = invoker.invoke(inv);
+    let result = match timeout {
+        Some(t) => tokio::time::timeout(t, call).await.unwrap_or_else(|_| {
+            Err(RpcError::framework(
+                ErrorCode::Timeout,
+                format!("call timed out after {t:?}"),
+            ))
+        }),
+        None => call.await,
+    };
+    match result {
+        Ok(resp) => {
+            let status = StatusCode::from_u16(m.status).unwrap_or(StatusCode::OK);
+            let body = if status == StatusCode::NO_CONTENT {
+                Bytes::new()
+            } else {
+                negotiate::encode(&resp.value, produced)
+                    .map_err(|e| (StatusCode::NOT_ACCEPTABLE, e))?
+            };
+            let mut r = http::Response::new(body);
+            *r.status_mut() = status;
+            let h = r.headers_mut();
+            if status != StatusCode::NO_CONTENT {
+                h.insert(
+                    http::header::CONTENT_TYPE,
+                    HeaderValue::from_static(produced),
+                );
+            }
+            for (name, value) in m.headers {
+                if let (Ok(n), Ok(v)) = (
+                    http::HeaderName::from_bytes(name.as_bytes()),
+                    HeaderValue::from_str(value),
+                ) {
+                    h.append(n, v);
+                }
+            }
+            let mut extra = HeaderMap::new();
+            put_core_attachments(&mut extra, &resp.attachments);
+            for (k, v) in extra.iter() {
+                h.append(k.clone(), v.clone());
+            }
+            Ok(r)
+        }
+        Err(RpcError::Business(b)) => {
+            // A service's HttpStatusException chooses the status; other exceptions are 500.
+            if let Some(status) = dubbo_core::rest::http_status_of_business(&b)
+                .and_then(|s| StatusCode::from_u16(s).ok())
+            {
+                return Ok(json_error(status, b.message.as_deref().unwrap_or("")));
+            }
+            let body = serde_json::json!({
+                "status": "500",
+                "message": b.message.clone().unwrap_or_default(),
+                "exception": b.class_name,
+            });
+            let mut r = http::Response::new(Bytes::from(body.to_string()));
+            *r.status_mut() = StatusCode::INTERNAL_SERVER_ERROR;
+            r.headers_mut().insert(
+                http::header::CONTENT_TYPE,
+                HeaderValue::from_static(negotiate::JSON),
+            );
+            Ok(r)
+        }
+        Err(e) => Err((http_status_of(&e), e.message().to_owned())),
+    }
+}

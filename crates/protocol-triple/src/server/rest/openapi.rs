@@ -1,0 +1,363 @@
+//! The OpenAPI 3 document of every REST-mapped export, served at `GET /dubbo/openapi/api-docs`
+//! (JSON), generated from the mappings the service macro wrote: each mapped method's verb,
+//! path, parameters, body, status and media types, and each method's default-mapping form.
+//!
+//! Schemas come from the Rust type names the mapping records: numbers, strings, booleans,
+//! bytes, `Vec`, maps and `Option` are described fully; any other type is a named object in
+//! `components.schemas` (its fields are not known here).
+
+use std::collections::BTreeMap;
+
+use dubbo_core::rest::{ParamSource, RestMethod, RestParam, RestService};
+use dubbo_core::ServiceKey;
+use serde_json::{json, Map, Value};
+
+/// Where the document is served.
+pub(crate) const PATH: &str = "/dubbo/openapi/api-docs";
+
+/// The document for `services` (the live exports with a mapping), in export order.
+pub(crate) fn document(services: &[(ServiceKey, &'static RestService)]) -> Value {
+    let mut paths: BTreeMap<String, Map<String, Value>> = BTreeMap::new();
+    let mut schemas = Map::new();
+    for (key, service) in services {
+        let simple = service
+            .interface
+            .rsplit('.')
+            .next()
+            .unwrap_or(service.interface);
+        for m in service.methods {
+            let op_id = format!("{simple}.{}", m.java_name);
+            match m.verb {
+                Some(verb) => {
+                    let path = openapi_path(m.path);
+                    let entry = paths.entry(path).or_default();
+                    let op = mapped_operation(key, m, &op_id, &mut schemas);
+                    entry.entry(verb.to_ascii_lowercase()).or_insert(op);
+                }
+                None => {
+                    let path = format!("/{}/{}", service.interface, m.java_name);
+                    let entry = paths.entry(path).or_default();
+                    let (get, post) = default_operations(key, m, &op_id, &mut schemas);
+                    entry.entry("get".to_owned()).or_insert(get);
+                    entry.entry("post".to_owned()).or_insert(post);
+                }
+            }
+        }
+    }
+    let paths: Map<String, Value> = paths
+        .into_iter()
+        .map(|(k, v)| (k, Value::Object(v)))
+        .collect();
+    let tags: Vec<Value> = services
+        .iter()
+        .map(|(k, _)| json!({"name": k.interface(), "description": format!("Dubbo service {k}")}))
+        .collect();
+    json!({
+        "openapi": "3.0.3",
+        "info": {
+            "title": "Dubbo REST services",
+            "version": "1.0",
+            "description": "The REST mappings and default /{interface}/{method} forms of the services served on this Triple port."
+        },
+        "tags": dedup(tags),
+        "paths": paths,
+        "components": {"schemas": schemas},
+    })
+}
+
+fn dedup(mut tags: Vec<Value>) -> Vec<Value> {
+    let mut seen = std::collections::HashSet::new();
+    tags.retain(|t| seen.insert(t["name"].to_string()));
+    tags
+}
+
+/// `/v/{n:\d+}` → `/v/{n}`, `{*rest}` → `{rest}`: OpenAPI templates name variables only.
+fn openapi_path(template: &str) -> String {
+    let mut out = String::with_capacity(template.len());
+    let mut depth = 0usize;
+    let mut skipping = false;
+    for c in template.chars() {
+        match c {
+            '{' => {
+                depth += 1;
+                if depth == 1 {
+                    out.push('{');
+                    skipping = false;
+                    continue;
+                }
+            }
+            '}' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    out.push('}');
+                    continue;
+                }
+            }
+            ':' if depth == 1 => skipping = true,
+            '*' if depth == 1 => continue,
+            _ => {}
+        }
+        if !(skipping && depth >= 1) {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn mapped_operation(
+    key: &ServiceKey,
+    m: &'static RestMethod,
+    op_id: &str,
+    schemas: &mut Map<String, Value>,
+) -> Value {
+    let mut params = Vec::new();
+    let mut form = Map::new();
+    let mut form_required = Vec::new();
+    let mut body = None;
+    for p in m.params {
+        let schema = with_default(schema_of(p.rust_type, schemas), p);
+        match p.source {
+            ParamSource::Body => body = Some((schema, p.required)),
+            ParamSource::Form => {
+                form.insert(p.name.to_owned(), schema);
+                if p.required {
+                    form_required.push(json!(p.name));
+                }
+            }
+            place => params.push(json!({
+                "name": p.name,
+                "in": place.name(),
+                "required": place == ParamSource::Path || p.required,
+                "schema": schema,
+            })),
+        }
+    }
+    let mut op = json!({
+        "operationId": op_id,
+        "tags": [key.interface()],
+        "parameters": params,
+        "responses": responses(m, schemas),
+    });
+    let consumes: Vec<&str> = if m.consumes.is_empty() {
+        vec!["application/json"]
+    } else {
+        m.consumes.to_vec()
+    };
+    if let Some((schema, required)) = body {
+        let content: Map<String, Value> = consumes
+            .iter()
+            .map(|c| ((*c).to_owned(), json!({"schema": schema})))
+            .collect();
+        op["requestBody"] = json!({"required": required, "content": content});
+    } else if !form.is_empty() {
+        let mut schema = json!({"type": "object", "properties": form});
+        if !form_required.is_empty() {
+            schema["required"] = Value::Array(form_required);
+        }
+        op["requestBody"] = json!({
+            "required": true,
+            "content": {"application/x-www-form-urlencoded": {"schema": schema}},
+        });
+    }
+    op
+}
+
+/// The GET (query parameters by name) and POST (JSON array of the arguments) forms of a
+/// method with the default mapping.
+fn default_operations(
+    key: &ServiceKey,
+    m: &'static RestMethod,
+    op_id: &str,
+    schemas: &mut Map<String, Value>,
+) -> (Value, Value) {
+    let params: Vec<Value> = m
+        .params
+        .iter()
+        .map(|p| {
+            json!({
+                "name": p.name,
+                "in": "query",
+                "required": p.required,
+                "schema": schema_of(p.rust_type, schemas),
+            })
+        })
+        .collect();
+    let items: Vec<Value> = m
+        .params
+        .iter()
+        .map(|p| schema_of(p.rust_type, schemas))
+        .collect();
+    let n = items.len();
+    let array = json!({
+        "type": "array",
+        "description": "the arguments in order",
+        "minItems": n,
+        "maxItems": n,
+        "items": if items.is_empty() { json!({}) } else { json!({"oneOf": items}) },
+    });
+    let get = json!({
+        "operationId": format!("{op_id}.get"),
+        "tags": [key.interface()],
+        "parameters": params,
+        "responses": responses(m, schemas),
+    });
+    let post = json!({
+        "operationId": format!("{op_id}.post"),
+        "tags": [key.interface()],
+        "requestBody": {"required": false, "content": {"application/json": {"schema": array}}},
+        "responses": responses(m, schemas),
+    });
+    (get, post)
+}
+
+fn responses(m: &'static RestMethod, schemas: &mut Map<String, Value>) -> Value {
+    let status = if m.status == 0 { 200 } else { m.status };
+    let mut ok = json!({"description": "the result"});
+    if status != 204 && m.returns != "()" {
+        let produces: Vec<&str> = if m.produces.is_empty() {
+            vec!["application/json"]
+        } else {
+            m.produces.to_vec()
+        };
+        let schema = schema_of(m.returns, schemas);
+        let content: Map<String, Value> = produces
+            .iter()
+            .map(|p| ((*p).to_owned(), json!({"schema": schema})))
+            .collect();
+        ok["content"] = Value::Object(content);
+    }
+    let error = json!({
+        "description": "an error: {\"status\": \"...\", \"message\": \"...\"}",
+        "content": {"application/json": {"schema": {
+            "type": "object",
+            "properties": {
+                "status": {"type": "string"},
+                "message": {"type": "string"},
+                "exception": {"type": "string"},
+            },
+        }}},
+    });
+    json!({ status.to_string(): ok, "default": error })
+}
+
+fn with_default(mut schema: Value, p: &RestParam) -> Value {
+    if let (Some(d), Some(obj)) = (p.default, schema.as_object_mut()) {
+        if !obj.contains_key("$ref") {
+            let typed = match obj.get("type").and_then(Value::as_str) {
+                Some("integer") => d.parse::<i64>().map(Value::from).ok(),
+                Some("number") => d.parse::<f64>().ok().map(Value::from),
+                Some("boolean") => d.parse::<bool>().ok().map(Value::from),
+                _ => Some(Value::from(d)),
+            };
+            if let Some(v) = typed {
+                obj.insert("default".to_owned(), v);
+            }
+        }
+    }
+    schema
+}
+
+/// The generic arguments of `Name<A, B>`, split at top-level commas.
+fn generic_args(ty: &str) -> Option<(&str, Vec<&str>)> {
+    let open = ty.find('<')?;
+    let inner = ty[open + 1..].strip_suffix('>')?;
+    let mut args = Vec::new();
+    let (mut depth, mut start) = (0usize, 0usize);
+    for (i, c) in inner.char_indices() {
+        match c {
+            '<' | '(' | '[' => depth += 1,
+            '>' | ')' | ']' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                args.push(inner[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    args.push(inner[start..].trim());
+    Some((&ty[..open], args))
+}
+
+/// The JSON schema of a Rust type written as the mapping records it (`Option<Vec<User>>`).
+fn schema_of(ty: &str, schemas: &mut Map<String, Value>) -> Value {
+    let ty = ty.trim();
+    if let Some((name, args)) = generic_args(ty) {
+        let last = name.rsplit("::").next().unwrap_or(name);
+        return match (last, args.as_slice()) {
+            ("Option", [t]) => {
+                let mut s = schema_of(t, schemas);
+                match s.as_object_mut() {
+                    Some(o) if !o.contains_key("$ref") => {
+                        o.insert("nullable".to_owned(), Value::Bool(true));
+                        s
+                    }
+                    _ => json!({"allOf": [s], "nullable": true}),
+                }
+            }
+            ("Vec" | "VecDeque" | "HashSet" | "BTreeSet", [t]) => {
+                json!({"type": "array", "items": schema_of(t, schemas)})
+            }
+            ("HashMap" | "BTreeMap", [_, v]) => {
+                json!({"type": "object", "additionalProperties": schema_of(v, schemas)})
+            }
+            ("Box" | "Arc", [t]) => schema_of(t, schemas),
+            _ => named(last, schemas),
+        };
+    }
+    let last = ty.rsplit("::").next().unwrap_or(ty);
+    match last {
+        "i8" | "i16" | "i32" | "u8" | "u16" => json!({"type": "integer", "format": "int32"}),
+        "i64" | "u32" | "u64" | "i128" | "u128" | "isize" | "usize" => {
+            json!({"type": "integer", "format": "int64"})
+        }
+        "f32" => json!({"type": "number", "format": "float"}),
+        "f64" | "BigDecimal" => json!({"type": "number", "format": "double"}),
+        "bool" => json!({"type": "boolean"}),
+        "String" | "char" | "str" => json!({"type": "string"}),
+        "ByteBuf" | "Bytes" => {
+            json!({"type": "array", "items": {"type": "integer", "format": "int32"}})
+        }
+        "Date" => {
+            json!({"type": "integer", "format": "int64", "description": "epoch milliseconds"})
+        }
+        "()" => json!({}),
+        other => named(other, schemas),
+    }
+}
+
+fn named(name: &str, schemas: &mut Map<String, Value>) -> Value {
+    let name: String = name
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect();
+    schemas
+        .entry(name.clone())
+        .or_insert_with(|| json!({"type": "object", "title": name.clone()}));
+    json!({"$ref": format!("#/components/schemas/{name}")})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_and_schemas() {
+        assert_eq!(openapi_path(r"/v/{n:\d{2}}/x"), "/v/{n}/x");
+        assert_eq!(openapi_path("/raw/{*rest}"), "/raw/{rest}");
+        assert_eq!(openapi_path("/users/{id}"), "/users/{id}");
+        let mut s = Map::new();
+        assert_eq!(
+            schema_of("Option<Vec<User>>", &mut s),
+            json!({"type": "array", "items": {"$ref": "#/components/schemas/User"}, "nullable": true})
+        );
+        assert!(s.contains_key("User"));
+        assert_eq!(
+            schema_of("HashMap<String,i32>", &mut s),
+            json!({"type": "object", "additionalProperties": {"type": "integer", "format": "int32"}})
+        );
+        assert_eq!(
+            schema_of("Option<crate::User>", &mut s),
+            json!({"allOf": [{"$ref": "#/components/schemas/User"}], "nullable": true})
+        );
+    }
+}

@@ -1,0 +1,120 @@
+# REST on the Triple port (CONTRACT.md §5): curl over HTTP/1.1 and h2c and Python `requests`
+# against every row of the UserResource table and InteropService's default mapping, then bad
+# input (malformed JSON, a wrong path variable type, a huge body, an unknown route, a wrong
+# verb) with the server still serving, the provider's filters applied to REST calls, and the
+# OpenAPI document checked by openapi-spec-validator.
+# Sourced by scripts/test.sh, which provides step, start_server, stop_server, free_port,
+# python_setup, PY, WORK and TARGET_DIR.
+
+# One request: rest_expect STATUS BODY_REGEX [HEADER_REGEX] -- CURL_ARGS...; checks the status
+# and that the body (and, if given, a response header line) match. $REST_BASE is the URL
+# prefix and $REST_CURL extra curl flags (--http2-prior-knowledge).
+rest_expect() {
+  local want=$1 body_re=$2 header_re=
+  shift 2
+  if [ "$1" != -- ]; then header_re=$1; shift; fi
+  shift
+  local code
+  code=$(curl -sS ${REST_CURL:-} -o "$WORK/rest.body" -D "$WORK/rest.head" -w '%{http_code}' "$@") || return 1
+  local body
+  body=$(cat "$WORK/rest.body")
+  echo "  $* -> $code $body"
+  [ "$code" = "$want" ] || { echo "  expected HTTP $want"; return 1; }
+  grep -Eq -- "$body_re" <<<"$body" || [ -z "$body_re$body" ] || { echo "  body does not match $body_re"; return 1; }
+  if [ -n "$header_re" ]; then
+    tr -d '\r' <"$WORK/rest.head" | grep -Eiq -- "$header_re" || { echo "  no header matching $header_re"; return 1; }
+  fi
+}
+
+# Every row of the table, and the default mapping of InteropService.
+rest_rows() {
+  local b=$REST_BASE rc=0
+  local user7='^\{"id":7,"name":"user-7","age":27,"tags":\["t7"\],"attrs":\{"k":"v7"\}\}$'
+  rest_expect 200 "$user7" '^content-type: application/json' -- "$b/users/7" || rc=1
+  rest_expect 200 '^\[\{"id":1,"name":"user-1".*\{"id":10,"name":"user-10".*\{"id":11,"name":"user-11","age":31,"tags":\["t11"\],"attrs":\{"k":"v11"\}\}\]$' -- \
+    "$b/users?limit=3&prefix=user-1" || rc=1
+  # Defaults: 10 users from user-0.
+  rest_expect 200 '^\[\{"id":0,"name":"user-0",.*\},\{"id":9,"name":"user-9","age":29,"tags":\["t9"\],"attrs":\{"k":"v9"\}\}\]$' -- "$b/users" || rc=1
+  rest_expect 201 '^\{"id":42,"name":"new","age":33,"tags":\["a"\],"attrs":\{"x":"y"\}\}$' '^location: /users/42$' -- \
+    -H 'Content-Type: application/json' -d '{"id":42,"name":"new","age":33,"tags":["a"],"attrs":{"x":"y"}}' "$b/users" || rc=1
+  rest_expect 200 '^\{"id":3,"name":"bob","age":40,"tags":null,"attrs":null\}$' -- \
+    --data-urlencode id=3 --data-urlencode name=bob --data-urlencode age=40 "$b/users/form" || rc=1
+  rest_expect 200 '^Bonjour user-5$' '^content-type: text/plain' -- -H 'Accept-Language: fr' "$b/users/5/greeting" || rc=1
+  rest_expect 200 '^Hello user-5$' '^content-type: text/plain' -- "$b/users/5/greeting" || rc=1
+  rest_expect 404 '"message":"no user with id -3"' -- "$b/users/-3" || rc=1
+  rest_expect 204 '' -- -X DELETE "$b/users/8" || rc=1
+  [ -z "$(cat "$WORK/rest.body")" ] || { echo "  204 with a body"; rc=1; }
+  local iface=$b/org.apache.dubbo.interop.InteropService
+  rest_expect 200 '^"Hello world"$' -- -H 'Content-Type: application/json' -d '["world"]' "$iface/sayHello" || rc=1
+  rest_expect 200 '^"Hello world"$' -- "$iface/sayHello?name=world" || rc=1
+  # Named parameters in an object body; version chosen by header; text by Accept or ?format=.
+  rest_expect 200 '^5$' -- -H 'Content-Type: application/json' -d '{"a":2,"b":3}' "$iface/addInt" || rc=1
+  rest_expect 200 '^"Hello v2 world"$' -- -H 'rest-service-version: 2.0.0' "$iface/sayHello?name=world" || rc=1
+  rest_expect 200 '^Hello world$' -- -H 'Accept: text/plain' "$iface/sayHello?name=world" || rc=1
+  rest_expect 200 '^Hello world$' -- "$iface/sayHello?name=world&format=text" || rc=1
+  return $rc
+}
+
+# Bad input, each answered with its status and a JSON body saying why; the server keeps serving.
+rest_bad_input() {
+  local b=$REST_BASE rc=0
+  rest_expect 400 '"message":"malformed JSON body' -- -H 'Content-Type: application/json' -d '{"id":' "$b/users" || rc=1
+  rest_expect 400 '"message":".*\\"abc\\" is not a long' -- "$b/users/abc" || rc=1
+  rest_expect 400 '"message":"missing form parameter \\"age\\""' -- -d 'id=1&name=x' "$b/users/form" || rc=1
+  head -c $((9 * 1024 * 1024)) /dev/zero | tr '\0' '1' >"$WORK/rest.huge"
+  rest_expect 413 '"message":"request body over' -- -H 'Content-Type: application/json' --data-binary "@$WORK/rest.huge" "$b/users" || rc=1
+  rest_expect 404 '"message":"no route for GET /no/such/route' -- "$b/no/such/route" || rc=1
+  rest_expect 405 '"message":"PUT is not served at /users/1' '^allow: GET, DELETE$' -- -X PUT "$b/users/1" || rc=1
+  rest_expect 415 '"status":"415"' -- -H 'Content-Type: image/png' -d 'x' "$b/users" || rc=1
+  rest_expect 406 '"status":"406"' -- -H 'Accept: application/xml' "$b/users/1" || rc=1
+  # Still serving, on a new connection.
+  rest_expect 200 '"name":"user-1"' -- "$b/users/1" || rc=1
+  return $rc
+}
+
+# The provider's filters see REST calls: with --token, a call without the token is refused
+# (403) and one with it (the `token` header, read as the attachment) answered.
+rest_token() {
+  local port rc=0
+  port=$(free_port)
+  start_server rest_token_server "$TARGET_DIR/debug/interop-server" --dubbo-port "$(free_port)" \
+    --tri-port "$port" --token s3cret || return 1
+  REST_BASE=http://127.0.0.1:$port rest_expect 403 '"status":"403"' -- "http://127.0.0.1:$port/users/1" || rc=1
+  REST_BASE=http://127.0.0.1:$port rest_expect 200 '"name":"user-1"' -- -H 'token: s3cret' "http://127.0.0.1:$port/users/1" || rc=1
+  stop_server rest_token_server || rc=1
+  return $rc
+}
+
+# The default /{interface}/{method} form of a Java Dubbo 3.3 provider (its triple rest) and of
+# the Rust provider answer the same requests alike (interop/python/rest_compare.py).
+rest_java_default_form() {
+  local tri rc=0
+  tri=$(free_port)
+  DUBBO_IP_TO_BIND=::ffff:127.0.0.1 DUBBO_IP_TO_REGISTRY=::ffff:127.0.0.1 \
+    start_server rest_java_provider java -cp "$INTEROP_JAVA_DUBBO_JAR" org.apache.dubbo.interop.Provider \
+    --dubbo-port "$(free_port)" --tri-port "$tri" || return 1
+  "$PY" interop/python/rest_compare.py "http://127.0.0.1:$tri" "$REST_BASE" || rc=1
+  stop_server rest_java_provider || rc=1
+  return $rc
+}
+
+rest_steps() {
+  local port
+  port=$(free_port)
+  step "Python venv with requests and openapi-spec-validator (PyPI)" python_setup
+  step "start Rust interop server (REST)" start_server rest_server "$TARGET_DIR/debug/interop-server" \
+    --dubbo-port "$(free_port)" --tri-port "$port"
+  REST_BASE=http://127.0.0.1:$port
+  REST_CURL= step "curl HTTP/1.1 -> Rust provider: every row of the REST table, the default mapping" rest_rows
+  REST_CURL=--http2-prior-knowledge step "curl h2c -> Rust provider: every row of the REST table, the default mapping" rest_rows
+  step "Python requests -> Rust provider: every row of the REST table, the default mapping" \
+    "$PY" interop/python/rest_client.py "$REST_BASE"
+  step "OpenAPI document: openapi-spec-validator (PyPI) accepts it, every row documented, answers fit its schemas" \
+    "$PY" interop/python/openapi_check.py "$REST_BASE"
+  REST_CURL= step "REST bad input over HTTP/1.1: 400 malformed JSON, 400 wrong path type, 413, 404, 405, 415, 406; still serving" rest_bad_input
+  REST_CURL=--http2-prior-knowledge step "REST bad input over h2c: the same answers; still serving" rest_bad_input
+  step "the default form, Java Dubbo 3.3 provider and Rust provider: the same requests get the same answers" \
+    rest_java_default_form
+  step "Rust interop server (REST) exits cleanly on SIGTERM" stop_server rest_server
+  step "REST calls pass the provider's filters: token refused (403) without it, answered with it" rest_token
+}
