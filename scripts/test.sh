@@ -1854,6 +1854,7 @@ if [ "$QUICK" -eq 0 ]; then
   tracing_steps
   governance_steps
   faults_steps
+  grpc_tools_steps
   rest_steps
 fi
 
