@@ -3,8 +3,8 @@
 //! an operator needs to see when a setting seems not to apply.
 //!
 //! Types have Java's names (`ApplicationConfig`, `ProtocolConfig`, `ServiceConfig`, ...); the
-//! values are printed as the YAML keys this application reads. Secrets (`token`, `password`)
-//! are masked.
+//! values are printed as the YAML keys this application reads. Secrets (`token`, `password`,
+//! the secret access key as `secret-access-key` or a `.secretAccessKey` parameter) are masked.
 
 use serde_yaml_ng::{Mapping, Value};
 
@@ -26,7 +26,12 @@ const TYPES: &[(&str, &[&str])] = &[
 ];
 
 /// Keys whose values are not shown.
-const SECRETS: &[&str] = &["token", "password"];
+const SECRETS: &[&str] = &[
+    "token",
+    "password",
+    "secret-access-key",
+    dubbo_core::filters::auth::SECRET_ACCESS_KEY_KEY,
+];
 
 /// The answer to `getConfig` with `args`.
 pub(crate) fn run(app_name: &str, config: &DubboConfig, args: &[String]) -> String {

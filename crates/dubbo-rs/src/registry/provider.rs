@@ -596,13 +596,28 @@ fn registers_with(url: &Url, id: &str) -> bool {
 
 /// The URL registered for an export: Java's registered form, without where the provider binds.
 pub(crate) fn registered_url(url: &Url) -> Url {
-    let url = url
+    let url = without_credentials(url)
         .without_parameters(NOT_REGISTERED.iter().copied())
         .without_parameter(crate::module::REGISTRY_IDS);
     url.with_parameter_if_absent("dynamic", "true")
         .with_parameter_if_absent("deprecated", "false")
         .with_parameter_if_absent("generic", "false")
         .with_parameter_if_absent("service-name-mapping", "true")
+}
+
+/// `url` without credentials, which never leave the process: Java's hidden keys
+/// (`.accessKeyId`, `.secretAccessKey`, any key starting with `.`) and the HTTP Basic
+/// `password`.
+pub(crate) fn without_credentials(url: &Url) -> Url {
+    let hidden: Vec<&str> = url
+        .params()
+        .keys()
+        .filter(|k| k.starts_with('.') || *k == dubbo_core::filters::auth::PASSWORD_KEY)
+        .collect();
+    if hidden.is_empty() {
+        return url.clone();
+    }
+    url.without_parameters(hidden.iter().copied())
 }
 
 /// How often an instance that failed to register is tried again.

@@ -252,6 +252,7 @@ pub fn http_status_of(e: &RpcError) -> StatusCode {
         Some(ErrorCode::PayloadTooLarge) => StatusCode::PAYLOAD_TOO_LARGE,
         Some(ErrorCode::LimitExceeded) => StatusCode::TOO_MANY_REQUESTS,
         Some(ErrorCode::Forbidden) => StatusCode::FORBIDDEN,
+        Some(ErrorCode::Unauthenticated) => StatusCode::UNAUTHORIZED,
         Some(
             ErrorCode::ThreadPoolExhausted
             | ErrorCode::ShuttingDown
@@ -278,5 +279,13 @@ pub(crate) fn json_error(status: http::StatusCode, message: &str) -> http::Respo
         http::header::CONTENT_TYPE,
         http::HeaderValue::from_static("application/json"),
     );
+    // RFC 9110: a 401 names the scheme the client should answer with (HTTP Basic here, the
+    // only credentials the HTTP forms take).
+    if status == StatusCode::UNAUTHORIZED {
+        resp.headers_mut().insert(
+            http::header::WWW_AUTHENTICATE,
+            http::HeaderValue::from_static("Basic realm=\"dubbo\""),
+        );
+    }
     resp
 }
