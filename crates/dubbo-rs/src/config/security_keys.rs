@@ -22,6 +22,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::lenient;
+
 use dubbo_core::filters::auth::{
     ACCESS_KEY_ID_KEY, PASSWORD_KEY, SECRET_ACCESS_KEY_KEY, TIMESTAMP_WINDOW_KEY, USERNAME_KEY,
 };
@@ -44,21 +46,21 @@ pub struct SecurityConfig {
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct AuthConfig {
     /// The access key id (`authenticator=accesskey`), URL key `.accessKeyId`.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::text")]
     pub access_key_id: Option<String>,
     /// The secret access key, URL key `.secretAccessKey`; masked by `getConfig`.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::text")]
     pub secret_access_key: Option<String>,
     /// The HTTP Basic user name (`authenticator=basic`), URL key `username`.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::text")]
     pub username: Option<String>,
     /// The HTTP Basic password, URL key `password`; masked by `getConfig`.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::text")]
     pub password: Option<String>,
     /// How far, in ms, an access-key call's timestamp may be from the provider's clock
     /// (default 300000, 0 for no check), URL key `auth.timestamp.window`.
-    #[serde(default)]
-    pub timestamp_window: Option<String>,
+    #[serde(default, deserialize_with = "lenient::number")]
+    pub timestamp_window: Option<u64>,
 }
 
 /// `dubbo.security.serialize`: Java's `dubbo.security.serialize.*` class lists, for the
@@ -68,10 +70,20 @@ pub struct AuthConfig {
 pub struct SerializeConfig {
     /// Comma-separated class-name prefixes a generic call may name; when set, any other class
     /// is refused.
-    #[serde(default, rename = "allowedClassList", alias = "allowed-class-list")]
+    #[serde(
+        default,
+        rename = "allowedClassList",
+        alias = "allowed-class-list",
+        deserialize_with = "lenient::text"
+    )]
     pub allowed_class_list: Option<String>,
     /// Comma-separated class-name prefixes a generic call may not name.
-    #[serde(default, rename = "blockedClassList", alias = "blocked-class-list")]
+    #[serde(
+        default,
+        rename = "blockedClassList",
+        alias = "blocked-class-list",
+        deserialize_with = "lenient::text"
+    )]
     pub blocked_class_list: Option<String>,
 }
 
@@ -81,12 +93,13 @@ impl SecurityConfig {
     pub(crate) fn url_parameters(&self) -> Vec<(&'static str, String)> {
         let a = &self.auth;
         let s = &self.serialize;
+        let window = a.timestamp_window.map(|w| w.to_string());
         [
             (ACCESS_KEY_ID_KEY, &a.access_key_id),
             (SECRET_ACCESS_KEY_KEY, &a.secret_access_key),
             (USERNAME_KEY, &a.username),
             (PASSWORD_KEY, &a.password),
-            (TIMESTAMP_WINDOW_KEY, &a.timestamp_window),
+            (TIMESTAMP_WINDOW_KEY, &window),
             (ALLOWED_CLASS_LIST_KEY, &s.allowed_class_list),
             (BLOCKED_CLASS_LIST_KEY, &s.blocked_class_list),
         ]

@@ -625,3 +625,32 @@ const REPUBLISH_PERIOD: Duration = Duration::from_secs(5);
 
 /// How long consumers get to see a withdrawal before the provider stops taking calls.
 pub(crate) const UNREGISTER_WAIT: Duration = Duration::from_millis(1500);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn credentials_are_never_registered() {
+        let url = Url::parse(
+            "dubbo://127.0.0.1:20880/a.B?interface=a.B&auth=true&authenticator=accesskey&.accessKeyId=ak&.secretAccessKey=sk&username=u&password=pw&timeout=3",
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let registered = registered_url(&url).to_full_string();
+        for gone in [".accessKeyId", ".secretAccessKey", "password", "=sk", "=pw"] {
+            assert!(!registered.contains(gone), "{gone} in {registered}");
+        }
+        // What consumers need to sign is still there (as in Java), the secret is not.
+        for kept in [
+            "auth=true",
+            "authenticator=accesskey",
+            "username=u",
+            "timeout=3",
+        ] {
+            assert!(
+                registered.contains(kept),
+                "{kept} missing from {registered}"
+            );
+        }
+    }
+}
