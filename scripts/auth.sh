@@ -1,7 +1,8 @@
 # Authentication (sourced by scripts/test.sh; `bash scripts/test.sh --only auth`): Java Dubbo's
 # access-key signature (dubbo-auth) in both directions with a real Java 3.3 peer carrying the
 # dubbo-auth 3.3.1 plugin, the replay window dubbo-rs adds, HTTP Basic on the Triple port's
-# HTTP/1.1 JSON form with curl and on HTTP/2 with the Rust client (docs/security-auth.md).
+# HTTP/1.1 JSON form with curl, on HTTP/2 with the Rust client and both protocols with Java's
+# BasicAuthenticator (docs/security-auth.md).
 #
 # Uses test.sh's step, start_server, stop_server, rust_client, $WORK and $TARGET_DIR, and
 # $INTEROP_JAVA_AUTH_JAR from build_java.
@@ -140,5 +141,9 @@ auth_steps() {
   step "curl JSON with -u user:password -> Rust provider (basic): 200" auth_basic_curl right
   step "Rust client -> Rust provider (basic), tri:// (authorization header on HTTP/2): served" \
     rust_client --url "tri://127.0.0.1:$AUTH_RUST_TRI" --auth basic --user "$AUTH_USER" --password "$AUTH_PASSWORD"
+  step "Java 3.3 consumer (dubbo-auth, basic) -> Rust provider (basic), dubbo://: served" \
+    java_auth_consumer --url "dubbo://127.0.0.1:$AUTH_RUST_DUBBO" --auth basic --user "$AUTH_USER" --password "$AUTH_PASSWORD"
+  step "Java 3.3 consumer (dubbo-auth, basic) -> Rust provider (basic), tri://, wrong password refused" \
+    java_auth_consumer --url "tri://127.0.0.1:$AUTH_RUST_TRI" --auth basic --user "$AUTH_USER" --password wrong --expect-forbidden
   step "Rust server with --auth basic exits cleanly on SIGTERM" stop_server auth_basic_server
 }
