@@ -85,25 +85,6 @@ async fn signed_through_a_registry_with_credentials_from_configuration() {
     let registry = dir.url();
     let p = provider(&registry, "").await;
 
-    // Nothing secret was registered: the registry directory holds no trace of the secret.
-    let mut stack = vec![std::path::PathBuf::from(dir.path())];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).into_owned();
-                assert!(!text.contains(SK), "secret in {}", path.display());
-                assert!(
-                    !text.contains("secretAccessKey"),
-                    "key in {}",
-                    path.display()
-                );
-            }
-        }
-    }
-
     let right = consumer(
         &registry,
         &format!("  security:\n    auth: {{ access-key-id: vault-ak, secret-access-key: {SK} }}\n"),
@@ -135,6 +116,31 @@ async fn signed_through_a_registry_with_credentials_from_configuration() {
         assert_eq!(e.code(), Some(ErrorCode::Config), "{protocol}: {e}");
         assert!(e.message().contains(".accessKeyId"), "{protocol}: {e}");
     }
+    // Nothing secret was registered, by the provider or the consumers: the registry directory
+    // holds no trace of a secret.
+    let mut stack = vec![std::path::PathBuf::from(dir.path())];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).into_owned();
+                assert!(!text.contains(SK), "secret in {}", path.display());
+                assert!(
+                    !text.contains("guess"),
+                    "consumer secret in {}",
+                    path.display()
+                );
+                assert!(
+                    !text.contains("secretAccessKey"),
+                    "key in {}",
+                    path.display()
+                );
+            }
+        }
+    }
+
     for app in [right, wrong, none, p] {
         app.shutdown().await;
     }
