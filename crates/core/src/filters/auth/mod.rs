@@ -131,6 +131,13 @@ impl AuthError {
     }
 }
 
+/// A call attribute marking a call as already authenticated, Java's `auth.success`: the
+/// provider check lets it through. Only code in the process can set it (attributes never come
+/// off the wire); the QoS `invoke` command does, as it adds the service's token, since whoever
+/// may run `invoke` is trusted with the service.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Authenticated;
+
 /// The authentication scheme a URL asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Authenticator {

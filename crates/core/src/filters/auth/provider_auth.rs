@@ -7,7 +7,7 @@ use std::sync::Arc;
 use dubbo_url::Url;
 
 use super::consumer_sign::signed_method_name;
-use super::{colon_separated_key, now_millis, refusal, AuthError, Authenticator};
+use super::{colon_separated_key, now_millis, refusal, AuthError, Authenticated, Authenticator};
 use crate::error::{ErrorCode, RpcError};
 use crate::filter::{Filter, Next};
 use crate::invocation::Invocation;
@@ -53,8 +53,10 @@ impl Filter for ProviderAuthFilter {
                 &owned
             }
         };
+        let trusted = invocation.context().get::<Authenticated>().is_some();
         let checked = match &resolved.auth {
             Ok(None) => Ok(()),
+            Ok(Some(_)) if trusted => Ok(()),
             Ok(Some(Authenticator::AccessKey(a))) => a.authenticate(
                 &resolved.service,
                 signed_method_name(&invocation),
