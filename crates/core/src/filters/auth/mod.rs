@@ -180,7 +180,7 @@ pub fn check_auth_settings(url: &Url) -> Result<(), AuthError> {
 /// Java's `ProviderAuthHeaderFilter` answers. Over dubbo:// it is a SERVICE_ERROR response with
 /// the message rather than Java's [`RPC_AUTHENTICATION_EXCEPTION`] object: a Java 3.3 consumer
 /// refuses to decode that class under its default STRICT serialization check (and a Java
-/// provider fails to encode it, answering SERVER_ERROR), so the message would be lost.
+/// provider fails to encode it, answering BAD_RESPONSE), so the message would be lost.
 pub fn refusal(error: &AuthError) -> RpcError {
     RpcError::framework(ErrorCode::Unauthenticated, error.to_string())
 }
