@@ -3,6 +3,7 @@
 # last line "N passed, N failed"; exits 0 only if none failed.
 #
 #   scripts/interop-client.sh --url dubbo://HOST:PORT | --url tri://HOST:PORT | --url "URL1;URL2" | --registry URL
+#                             [--auth accesskey --ak ID --sk SECRET | --auth basic --user U --password P]
 #   scripts/interop-client.sh --url "URL1;URL2;..." --load N [--concurrency C] [--loadbalance NAME]
 #                             [--cluster NAME] [--retries R]
 #

@@ -5,7 +5,10 @@
 #
 #   scripts/interop-server.sh [--dubbo-port P] [--tri-port Q] [--registry URL] [--app NAME]
 #                             [--token T] [--delay-ms D]
+#                             [--auth accesskey --ak ID --sk SECRET | --auth basic --user U --password P]
 #
+# --auth requires Java dubbo-auth's access-key signature (or HTTP Basic) on every call
+# (docs/security-auth.md).
 # --delay-ms D makes sayHello wait D ms before it answers (a slow provider).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -15,6 +15,8 @@
 #                             (org.apache.dubbo.extensions:dubbo-registry-etcd3 3.2.0) on the classpath
 #   INTEROP_JAVA_TRACING_JAR  the Java Dubbo 3.3 Consumer with Micrometer Tracing's OpenTelemetry
 #                             bridge on the classpath (run with -Ddubbo.tracing.enabled=true)
+#   INTEROP_JAVA_AUTH_JAR     the Java Dubbo 3.3 Provider/Consumer with Dubbo's auth plugin
+#                             (org.apache.dubbo:dubbo-auth 3.3.1) on the classpath, for --auth
 #   INTEROP_JAVA_OLD_OPTS     JVM flags the 3.2, 2.7 and 2.6 jars need on Java 17 (--add-opens: their
 #                             javassist and hessian-lite reflect into java.base)
 #   INTEROP_JAVA_BENCH_JAR    java -jar "$INTEROP_JAVA_BENCH_JAR" [--dubbo-port P] [--tri-port Q]
@@ -36,6 +38,7 @@ dubbo27_jar="$here/dubbo-interop-27/target/dubbo-interop-27.jar"
 dubbo26_jar="$here/dubbo-interop-26/target/dubbo-interop-26.jar"
 etcd_jar="$here/dubbo-interop-etcd/target/dubbo-interop-etcd.jar"
 tracing_jar="$here/dubbo-interop-tracing/target/dubbo-interop-tracing.jar"
+auth_jar="$here/dubbo-interop-auth/target/dubbo-interop-auth.jar"
 proto_dir="$(cd "$here/.." && pwd)/proto"
 # BenchService of the benchmark suite (compiled into bench-provider).
 bench_proto_dir="$(cd "$here/../.." && pwd)/bench/proto"
@@ -58,6 +61,7 @@ up_to_date() {
   [[ -f "$dubbo32_jar" && -f "$dubbo27_jar" && -f "$etcd_jar" && -f "$tracing_jar" ]] || return 1
   [[ -f "$dubbo26_jar" && -d "$here/dubbo-interop-26/target/lib" ]] || return 1
   [[ -d "$here/dubbo-interop-tracing/target/lib" ]] || return 1
+  [[ -f "$auth_jar" && -d "$here/dubbo-interop-auth/target/lib" ]] || return 1
   [[ -d "$here/dubbo-interop-etcd/target/lib" ]] || return 1
   [[ -d "$here/dubbo-interop-32/target/lib" && -d "$here/dubbo-interop-27/target/lib" ]] || return 1
   [[ -d "$here/hessian-golden/target/lib" && -d "$here/dubbo-interop/target/lib" ]] || return 1
@@ -70,6 +74,7 @@ up_to_date() {
   [[ "$dubbo26_jar" -ot "$oldest" ]] && oldest="$dubbo26_jar"
   [[ "$etcd_jar" -ot "$oldest" ]] && oldest="$etcd_jar"
   [[ "$tracing_jar" -ot "$oldest" ]] && oldest="$tracing_jar"
+  [[ "$auth_jar" -ot "$oldest" ]] && oldest="$auth_jar"
   local newer
   newer="$(find "$here" -path '*/target' -prune -o -type f \( -name 'pom.xml' -o -path '*/src/*' \) \
             -newer "$oldest" -print -quit)"
@@ -88,7 +93,7 @@ if [[ $force -eq 1 ]] || ! up_to_date; then
   fi
   rm -f "$here/.build-offline.log"
   # maven-jar-plugin may leave an unchanged jar alone; mark both as fresh for the check above.
-  touch "$golden_jar" "$dubbo_jar" "$bench_jar" "$dubbo32_jar" "$dubbo27_jar" "$dubbo26_jar" "$etcd_jar" "$tracing_jar"
+  touch "$golden_jar" "$dubbo_jar" "$bench_jar" "$dubbo32_jar" "$dubbo27_jar" "$dubbo26_jar" "$etcd_jar" "$tracing_jar" "$auth_jar"
 else
   log "up to date"
 fi
@@ -101,5 +106,6 @@ echo "INTEROP_JAVA_DUBBO27_JAR=$dubbo27_jar"
 echo "INTEROP_JAVA_DUBBO26_JAR=$dubbo26_jar"
 echo "INTEROP_JAVA_ETCD_JAR=$etcd_jar"
 echo "INTEROP_JAVA_TRACING_JAR=$tracing_jar"
+echo "INTEROP_JAVA_AUTH_JAR=$auth_jar"
 # Quoted so that eval keeps it one value.
 echo "INTEROP_JAVA_OLD_OPTS='--add-opens java.base/java.lang=ALL-UNNAMED --add-opens java.base/java.math=ALL-UNNAMED --add-opens java.base/java.util=ALL-UNNAMED'"

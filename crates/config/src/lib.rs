@@ -36,6 +36,7 @@ mod lookup;
 mod model;
 mod protocol_keys;
 mod pushgateway_keys;
+mod security_keys;
 mod tracing_keys;
 mod unsupported;
 mod validate;
@@ -64,6 +65,7 @@ pub const ID_SECTIONS: [&str; 5] = [
     "modules",
 ];
 pub use model::*;
+pub use security_keys::{AuthConfig, SecurityConfig, SerializeConfig};
 
 /// A configuration that could not be loaded. The message always names the key or the file.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

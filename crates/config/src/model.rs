@@ -197,6 +197,10 @@ pub struct DubboConfig {
     /// `dubbo.tracing`: spans of consumer and provider calls, exported over OTLP.
     #[serde(default)]
     pub tracing: Option<TracingConfig>,
+    /// `dubbo.security`: credentials for authentication and the classes generic calls may
+    /// name (docs/security-auth.md).
+    #[serde(default)]
+    pub security: super::SecurityConfig,
     /// Deployment variables that are not configuration keys (`DUBBO_IP_TO_REGISTRY`,
     /// `DUBBO_PORT_TO_BIND`, ...): the `DUBBO_*` and `*_DUBBO_*` pairs of the environment the
     /// configuration was loaded with ([`from_file`](Self::from_file): the process environment;

@@ -28,6 +28,9 @@ pub enum ErrorCode {
     BadRequest,
     /// The caller is not allowed to make the call (token, auth).
     Forbidden,
+    /// The caller did not prove who it is: credentials missing or wrong (access-key signature,
+    /// HTTP Basic). Triple's `UNAUTHENTICATED`, HTTP 401.
+    Unauthenticated,
     /// The call was cancelled before completing.
     Cancelled,
     /// The provider is shutting down and accepts no new calls.
@@ -42,7 +45,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code, for tables and parsers.
-    pub const ALL: [ErrorCode; 16] = [
+    pub const ALL: [ErrorCode; 17] = [
         ErrorCode::Timeout,
         ErrorCode::NoProvider,
         ErrorCode::LimitExceeded,
@@ -54,6 +57,7 @@ impl ErrorCode {
         ErrorCode::PayloadTooLarge,
         ErrorCode::BadRequest,
         ErrorCode::Forbidden,
+        ErrorCode::Unauthenticated,
         ErrorCode::Cancelled,
         ErrorCode::ShuttingDown,
         ErrorCode::Config,
@@ -80,6 +84,7 @@ impl ErrorCode {
             ErrorCode::PayloadTooLarge => "payload_too_large",
             ErrorCode::BadRequest => "bad_request",
             ErrorCode::Forbidden => "forbidden",
+            ErrorCode::Unauthenticated => "unauthenticated",
             ErrorCode::Cancelled => "cancelled",
             ErrorCode::ShuttingDown => "shutting_down",
             ErrorCode::Config => "config",

@@ -333,6 +333,19 @@ async fn invoke_over_http() {
 }
 
 #[tokio::test]
+async fn invoke_is_trusted_by_the_services_own_authentication() {
+    let (app, urls) = echo_app(
+        "  provider:\n    parameters: { auth: 'true', authenticator: accesskey, .accessKeyId: a, .secretAccessKey: s }\n",
+    )
+    .await;
+    assert_eq!(urls[0].parameter("auth"), Some("true"));
+    let (status, body) = get(&app, "/invoke?call=org.example.Echo.echo(%22trusted%22)").await;
+    assert_eq!(status, 200);
+    assert!(body.contains("result: \"trusted\""), "{body}");
+    app.shutdown().await;
+}
+
+#[tokio::test]
 async fn graceful_shutdown_sends_readonly_and_takes_services_offline() {
     let (app, urls) = echo_app("").await;
     let consumer = build("").unwrap();

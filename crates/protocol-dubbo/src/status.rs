@@ -1,5 +1,6 @@
 //! The response status byte, and how it maps to and from [`RpcError`].
 
+use dubbo_core::filters::auth::RPC_AUTHENTICATION_EXCEPTION;
 use dubbo_core::filters::is_token_refusal;
 use dubbo_core::{ErrorCode, RpcError};
 
@@ -114,6 +115,11 @@ pub fn error_for_status(status: u8, message: Option<String>, context: &str) -> R
             code_of_service_error(&message)
         }
         Some(Status::ThreadPoolExhausted) => ErrorCode::ThreadPoolExhausted,
+        // A Java provider with dubbo-auth fails to encode its RpcAuthenticationException under
+        // Java's STRICT serialization check and answers BAD_RESPONSE naming it.
+        Some(Status::BadResponse) if message.contains(RPC_AUTHENTICATION_EXCEPTION) => {
+            ErrorCode::Unauthenticated
+        }
         Some(Status::SerializationError) if message.contains("Data length too large") => {
             ErrorCode::PayloadTooLarge
         }
@@ -139,6 +145,8 @@ fn code_of_service_error(message: &str) -> ErrorCode {
         ErrorCode::ServiceNotFound
     } else if is_token_refusal(message) {
         ErrorCode::Forbidden
+    } else if message.contains(RPC_AUTHENTICATION_EXCEPTION) {
+        ErrorCode::Unauthenticated
     } else if message.contains(EXECUTES_EXCEEDED) {
         ErrorCode::LimitExceeded
     } else if message.contains("Not found method") || message.contains("NoSuchMethodException") {
@@ -186,6 +194,7 @@ mod tests {
             ErrorCode::Forbidden,
             ErrorCode::Internal,
             ErrorCode::ShuttingDown,
+            ErrorCode::Unauthenticated,
         ] {
             let (status, msg) = status_for_error(code, "nope");
             assert_eq!(status, Status::ServiceError);
@@ -207,6 +216,18 @@ mod tests {
         assert_eq!(msg, format!("org.apache.dubbo.rpc.RpcException: {m}"));
         let e = error_for_status(status.as_u8(), Some(msg), "call");
         assert_eq!(e.code(), Some(ErrorCode::Forbidden));
+    }
+
+    #[test]
+    fn java_auth_refusal_is_unauthenticated() {
+        // What a Java 3.3 provider with dubbo-auth answers a wrong signature with (trimmed).
+        let m = "Failed to send response: Response [id=1, version=2.0.2, status=20, event=false, error=null, result=AppResponse [value=null, exception=org.apache.dubbo.auth.exception.RpcAuthenticationException: Failed to authenticate, signature is not correct]], cause: java.io.IOException: ...";
+        let e = error_for_status(50, Some(m.into()), "call");
+        assert_eq!(e.code(), Some(ErrorCode::Unauthenticated));
+        assert_eq!(
+            error_for_status(50, Some("boom".into()), "call").code(),
+            Some(ErrorCode::Codec)
+        );
     }
 
     #[test]

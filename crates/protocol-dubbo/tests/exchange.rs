@@ -582,9 +582,13 @@ async fn malformed_bodies_get_bad_request_and_connection_stays() {
     s.write_all(&frame).await.unwrap();
     let (h, body) = read_frame(&mut s).await;
     assert_eq!((h.id, h.status, h.serialization_id()), (14, 40, 2));
-    assert!(body::decode_status_message(2, &body)
-        .unwrap()
-        .contains("serialization"));
+    let message = body::decode_status_message(2, &body).unwrap();
+    assert!(
+        message.contains("Unexpected serialization id:8 ")
+            && message.contains("kryo is not permitted")
+            && message.contains("hessian2 (2) only"),
+        "{message}"
+    );
 
     // The same connection still serves a good request.
     let frame = body::encode_request(15, &call("sayHello", vec!["x".into()]), None, true).unwrap();

@@ -360,6 +360,7 @@ mod rpc_error {
             ErrorCode::Codec | ErrorCode::Internal => Code::Internal,
             ErrorCode::Cancelled => Code::Cancelled,
             ErrorCode::Forbidden => Code::PermissionDenied,
+            ErrorCode::Unauthenticated => Code::Unauthenticated,
             ErrorCode::Config => Code::FailedPrecondition,
             _ => Code::Unknown,
         }
@@ -385,7 +386,8 @@ mod rpc_error {
             Code::InvalidArgument => ErrorCode::BadRequest,
             Code::Internal | Code::DataLoss => ErrorCode::Codec,
             Code::Cancelled => ErrorCode::Cancelled,
-            Code::PermissionDenied | Code::Unauthenticated => ErrorCode::Forbidden,
+            Code::PermissionDenied => ErrorCode::Forbidden,
+            Code::Unauthenticated => ErrorCode::Unauthenticated,
             _ => ErrorCode::Unknown,
         }
     }

@@ -1,5 +1,6 @@
 //! The refusal check of Dubbo's token: a call without the provider's token (or with another
-//! one) must be refused with [`ErrorCode::Forbidden`].
+//! one) must be refused with [`ErrorCode::Forbidden`]; with `--auth`, a call signed with the
+//! wrong secret (or not at all) must be refused as Java's `dubbo-auth` refuses it.
 
 use dubbo_rs::prelude::*;
 
@@ -27,8 +28,23 @@ pub async fn check_forbidden(
         Some(t) => format!("sayHello refused with token {t:?}"),
         None => "sayHello refused without a token".to_owned(),
     };
+    // With --auth the call is signed (with --sk's secret) and must be refused as Java's
+    // dubbo-auth refuses it: RpcAuthenticationException over dubbo://, UNAUTHENTICATED over
+    // tri://.
+    let name = if flags.signs() {
+        "sayHello refused as unauthenticated".to_owned()
+    } else {
+        name
+    };
+    let refused = |e: &RpcError| {
+        if flags.signs() {
+            dubbo_rs::core::filters::auth::is_auth_refusal(e)
+        } else {
+            e.code() == Some(ErrorCode::Forbidden)
+        }
+    };
     match c.say_hello(Some("intruder".into())).await {
-        Err(e) if e.code() == Some(ErrorCode::Forbidden) => {
+        Err(e) if refused(&e) => {
             report.check(&name, true, String::new);
             println!("  refusal: {}", e.message().lines().next().unwrap_or(""));
         }

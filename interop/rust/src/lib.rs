@@ -4,6 +4,7 @@
 #![warn(missing_docs)]
 
 pub mod args;
+pub mod auth_flags;
 pub mod cases;
 pub mod forbidden;
 pub mod load;

@@ -1,4 +1,5 @@
-//! The client's flags that shape every reference and call: `--token T`, `--timeout MS`,
+//! The client's flags that shape every reference and call: `--token T`, `--auth …` (see
+//! [`auth_flags`](crate::auth_flags)), `--timeout MS`,
 //! `--param K=V` (a parameter on the reference) and `--attachment K=V` (an attachment on every
 //! call, through a consumer filter).
 
@@ -43,7 +44,11 @@ impl ReferenceFlags {
                 }
                 None => None,
             },
-            params: owned(args.pairs("param")?),
+            // --auth and its credentials first, so that a --param can still override them.
+            params: crate::auth_flags::auth_params(args)?
+                .into_iter()
+                .chain(owned(args.pairs("param")?))
+                .collect(),
             attachments: owned(args.pairs("attachment")?),
         })
     }
@@ -63,6 +68,11 @@ impl ReferenceFlags {
             options = options.parameter(k, v);
         }
         options
+    }
+
+    /// Whether `--auth` asks the references to sign their calls.
+    pub fn signs(&self) -> bool {
+        self.params.iter().any(|(k, v)| k == "auth" && v == "true")
     }
 
     /// A framework whose consumers put the attachments on every call, when there are any.

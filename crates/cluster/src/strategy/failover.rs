@@ -59,10 +59,16 @@ async fn failover(call: ClusterCall, first: Arc<dyn Invoker>, invocation: Invoca
 }
 
 /// Whether a failed attempt may be sent again, the one rule of every strategy that retries:
-/// not a business exception (the provider's own answer), and not a cancelled call (its
-/// caller has gone). Any other failure is, timeouts included, as in Java.
+/// not a business exception (the provider's own answer), not a cancelled call (its caller has
+/// gone), and not a refusal of the consumer's credentials (the same credentials are refused
+/// again; Java retries those too, only to fail the same way). Any other failure is, timeouts
+/// included, as in Java.
 pub(crate) fn may_retry(e: &RpcError) -> bool {
-    !e.is_business() && e.code() != Some(ErrorCode::Cancelled)
+    !e.is_business()
+        && !matches!(
+            e.code(),
+            Some(ErrorCode::Cancelled | ErrorCode::Unauthenticated)
+        )
 }
 
 /// The attempts after a first one on `first` failed with `last_error`.

@@ -59,6 +59,7 @@ impl Filter for GenericFilter {
                 Some(Value::Null) | None => Vec::new(),
                 Some(other) => vec![other],
             };
+            super::class_check::check_generic_classes(next.url(), &real_args)?;
             if real_args.len() != types.len() {
                 return Err(RpcError::framework(
                     ErrorCode::BadRequest,

@@ -2,7 +2,9 @@
 
 mod access_log;
 mod active_limit;
+pub mod auth;
 mod call_counts;
+mod class_check;
 mod consumer_context;
 mod consumer_token;
 mod context;
@@ -18,6 +20,7 @@ pub use access_log::{
     AccessLogFilter, ACCESS_LOG_KEY, ACCESS_LOG_QUEUE_CAPACITY, ACCESS_LOG_TARGET,
 };
 pub use active_limit::{ActiveLimitFilter, ACTIVES_KEY};
+pub use class_check::{check_generic_classes, ALLOWED_CLASS_LIST_KEY, BLOCKED_CLASS_LIST_KEY};
 pub use consumer_context::ConsumerContextFilter;
 pub use consumer_token::ConsumerTokenFilter;
 pub use context::{ContextFilter, ServerAttachments, FRAMEWORK_ATTACHMENTS};
@@ -76,6 +79,22 @@ pub fn builtin_filters() -> Vec<Arc<FilterSpec>> {
             &[Stage::Provider],
             Arc::new(ExceptionFilter),
         ),
+        // Java's order for both (-10000): the provider checks credentials before the service's
+        // own filters; echo (-110000) and generic (-20000) run before, as in Java.
+        FilterSpec::new(
+            "providerauth",
+            -10_000,
+            &[Stage::Provider],
+            Arc::new(auth::ProviderAuthFilter::default()),
+        )
+        .when_url_has(&[auth::AUTH_KEY]),
+        FilterSpec::new(
+            "consumersign",
+            -10_000,
+            &[Stage::Consumer],
+            Arc::new(auth::ConsumerSignFilter::default()),
+        )
+        .when_url_has(&[auth::AUTH_KEY]),
         FilterSpec::new("token", 0, &[Stage::Provider], Arc::new(TokenFilter))
             .when_url_has(&["token"]),
         FilterSpec::new(

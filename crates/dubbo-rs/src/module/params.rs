@@ -40,9 +40,10 @@ pub(super) fn put_address(params: &mut BTreeMap<String, String>, address: &Provi
 }
 
 /// The exported URL as it is advertised: `bind.ip` and `bind.port` only where they differ
-/// from the URL's host and port.
+/// from the URL's host and port, and no credentials (what export returns, logs, registers and
+/// the MetadataService lists).
 pub(super) fn advertised_url(url: &Url) -> Url {
-    let mut url = url.clone();
+    let mut url = crate::registry::without_credentials(url);
     if url.parameter("bind.ip").is_some() && url.parameter("bind.ip") == url.host() {
         url = url.without_parameter("bind.ip");
     }
@@ -136,6 +137,7 @@ pub(super) fn provider_params(
     params.insert("release".into(), crate::RELEASE.into());
     params.insert("pid".into(), std::process::id().to_string());
     params.insert("timestamp".into(), now_millis());
+    put_security(&mut params, &config.security);
     // Java's ServiceConfig: `token=true|default` becomes a random token, `false` none.
     if let Some(setting) = params.remove("token") {
         if let Some(token) = dubbo_core::filters::resolve_token(&setting) {
@@ -207,7 +209,16 @@ pub(super) fn reference_params(
     params.insert("dubbo".into(), DUBBO_PROTOCOL_VERSION.into());
     params.insert("release".into(), crate::RELEASE.into());
     params.insert("timestamp".into(), now_millis());
+    put_security(&mut params, &config.security);
     params
+}
+
+/// The application's credentials and class lists (`dubbo.security`) where the service or
+/// reference sets none of its own.
+fn put_security(params: &mut BTreeMap<String, String>, security: &crate::config::SecurityConfig) {
+    for (k, v) in security.url_parameters() {
+        params.entry(k.to_owned()).or_insert(v);
+    }
 }
 
 /// A setting as URL text.
@@ -257,10 +268,18 @@ pub(super) fn build_url(
     for (key, value) in params {
         builder = builder.param(key.as_str(), value.as_str());
     }
-    builder.build().map_err(|e| DubboError::Url {
+    let url = builder.build().map_err(|e| DubboError::Url {
         url: format!("{scheme}://{host}:{port}/{interface}"),
         reason: e.to_string(),
-    })
+    })?;
+    // Authentication settings fail here, at export or refer, not on every call.
+    dubbo_core::filters::auth::check_auth_settings(&url).map_err(|e| {
+        crate::config::ConfigError::invalid(
+            format!("the authentication of {interface}"),
+            e.to_string(),
+        )
+    })?;
+    Ok(url)
 }
 
 #[cfg(test)]

@@ -3,8 +3,8 @@
 //! an operator needs to see when a setting seems not to apply.
 //!
 //! Types have Java's names (`ApplicationConfig`, `ProtocolConfig`, `ServiceConfig`, ...); the
-//! values are printed as the YAML keys this application reads. Secrets (`token`, `password`)
-//! are masked.
+//! values are printed as the YAML keys this application reads. Secrets (`token`, `password`,
+//! the secret access key as `secret-access-key` or a `.secretAccessKey` parameter) are masked.
 
 use serde_yaml_ng::{Mapping, Value};
 
@@ -23,10 +23,17 @@ const TYPES: &[(&str, &[&str])] = &[
     ("ReferenceConfig", &["references"]),
     ("MetricsConfig", &["metrics"]),
     ("TracingConfig", &["tracing"]),
+    // dubbo-rs's own: the credentials of `auth=true` (secrets masked) and the class lists.
+    ("SecurityConfig", &["security"]),
 ];
 
 /// Keys whose values are not shown.
-const SECRETS: &[&str] = &["token", "password"];
+const SECRETS: &[&str] = &[
+    "token",
+    "password",
+    "secret-access-key",
+    dubbo_core::filters::auth::SECRET_ACCESS_KEY_KEY,
+];
 
 /// The answer to `getConfig` with `args`.
 pub(crate) fn run(app_name: &str, config: &DubboConfig, args: &[String]) -> String {
@@ -157,6 +164,21 @@ mod tests {
         );
         assert!(!out.contains("s3cret"), "{out}");
         assert!(!out.contains("ReferenceConfig"), "{out}");
+    }
+
+    #[test]
+    fn credentials_are_masked() {
+        let c = DubboConfig::from_yaml(
+            "application: {name: shop}\nprovider: {parameters: {auth: 'true', authenticator: accesskey, .secretAccessKey: sk-in-params}}\nsecurity: {auth: {access-key-id: shop-ak, secret-access-key: sk-in-security, password: pw-in-security}}\n",
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let out = run("shop", &c, &[]);
+        for secret in ["sk-in-params", "sk-in-security", "pw-in-security"] {
+            assert!(!out.contains(secret), "{secret} shown: {out}");
+        }
+        assert!(out.contains("SecurityConfig:\n"), "{out}");
+        assert!(out.contains("shop-ak"), "{out}");
+        assert!(out.contains("authenticator: accesskey"), "{out}");
     }
 
     #[test]

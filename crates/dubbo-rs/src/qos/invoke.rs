@@ -346,6 +346,10 @@ async fn call(
     if let Some(token) = local.service.url.parameter("token") {
         attachments.insert("token", token);
     }
+    // The same trust for `auth=true` (Java's telnet `invoke` calls the implementation directly).
+    invocation
+        .context_mut()
+        .insert(dubbo_core::filters::auth::Authenticated);
     let started = Instant::now();
     match local.chain.invoke(invocation).await {
         Ok(response) => match response.value.into_value() {

@@ -360,8 +360,8 @@ impl Shared {
                 listener,
                 CoalesceConfig::from_url(&r.url),
             ));
-            let subscribe_url = ctx
-                .consumer
+            // Registries see the consumer URL without its credentials (docs/security-auth.md).
+            let subscribe_url = super::without_credentials(&ctx.consumer)
                 .with_parameter("category", "providers,configurators,routers");
             let started = Instant::now();
             let result = conn
@@ -380,8 +380,7 @@ impl Shared {
             } else {
                 lock(&self.subscription.interface).push((r.clone(), listener));
             }
-            let consumer_url = ctx
-                .consumer
+            let consumer_url = super::without_credentials(&ctx.consumer)
                 .with_parameter("category", "consumers")
                 .with_parameter("check", "false");
             if r.register && conn.registry.register(&consumer_url).await.is_ok() {

@@ -29,7 +29,7 @@ pub(crate) use migration::Mode;
 pub use modes::{MigrationStep, RegisterMode};
 pub(crate) use online::Switch;
 pub(crate) use provider::{
-    colon_key, Event, ExportWatcher, OverrideScope, Registrar, UNREGISTER_WAIT,
+    colon_key, without_credentials, Event, ExportWatcher, OverrideScope, Registrar, UNREGISTER_WAIT,
 };
 pub(crate) use registries::{from_config, AppRegistry};
 

@@ -595,7 +595,7 @@ fn registers_with(url: &Url, id: &str) -> bool {
 
 /// The URL registered for an export: Java's registered form, without where the provider binds.
 pub(crate) fn registered_url(url: &Url) -> Url {
-    let url = url
+    let url = without_credentials(url)
         .without_parameters(NOT_REGISTERED.iter().copied())
         .without_parameter(REGISTRY_IDS);
     url.with_parameter_if_absent("dynamic", "true")
@@ -604,8 +604,52 @@ pub(crate) fn registered_url(url: &Url) -> Url {
         .with_parameter_if_absent("service-name-mapping", "true")
 }
 
+/// `url` without credentials, which never leave the process: Java's hidden keys
+/// (`.accessKeyId`, `.secretAccessKey`, any key starting with `.`) and the HTTP Basic
+/// `password`.
+pub(crate) fn without_credentials(url: &Url) -> Url {
+    let hidden: Vec<&str> = url
+        .params()
+        .keys()
+        .filter(|k| k.starts_with('.') || *k == dubbo_core::filters::auth::PASSWORD_KEY)
+        .collect();
+    if hidden.is_empty() {
+        return url.clone();
+    }
+    url.without_parameters(hidden.iter().copied())
+}
+
 /// How often an instance that failed to register is tried again.
 const REPUBLISH_PERIOD: Duration = Duration::from_secs(5);
 
 /// How long consumers get to see a withdrawal before the provider stops taking calls.
 pub(crate) const UNREGISTER_WAIT: Duration = Duration::from_millis(1500);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn credentials_are_never_registered() {
+        let url = Url::parse(
+            "dubbo://127.0.0.1:20880/a.B?interface=a.B&auth=true&authenticator=accesskey&.accessKeyId=ak&.secretAccessKey=sk&username=u&password=pw&timeout=3",
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let registered = registered_url(&url).to_full_string();
+        for gone in [".accessKeyId", ".secretAccessKey", "password", "=sk", "=pw"] {
+            assert!(!registered.contains(gone), "{gone} in {registered}");
+        }
+        // What consumers need to sign is still there (as in Java), the secret is not.
+        for kept in [
+            "auth=true",
+            "authenticator=accesskey",
+            "username=u",
+            "timeout=3",
+        ] {
+            assert!(
+                registered.contains(kept),
+                "{kept} missing from {registered}"
+            );
+        }
+    }
+}

@@ -519,9 +519,11 @@ async fn on_frame(shared: &Arc<ServerShared>, conn: &Arc<Conn>, f: Frame) {
                 h.id,
                 Status::BadRequest,
                 &format!(
-                    "Fail to decode request due to: unsupported serialization {} (id {}); this provider accepts hessian2 (2) only",
-                    crate::header::serialization_name(h.serialization_id()).unwrap_or("unknown"),
-                    h.serialization_id()
+                    // Java's permitted-serialization refusal (DecodeableRpcInvocation), then
+                    // what this provider permits: it speaks hessian2 only.
+                    "Fail to decode request due to: java.io.IOException: Unexpected serialization id:{} received from network, please check if the peer send the right id. ({} is not permitted; this provider accepts hessian2 (2) only)",
+                    h.serialization_id(),
+                    crate::header::serialization_name(h.serialization_id()).unwrap_or("unknown")
                 ),
             ))
             .await;

@@ -19,7 +19,7 @@ use dubbo_triple_greeter::{run_client_cases, GreeterClient};
 /// The Greeter's full service name (`package.Service` of interop/proto/greeter.proto).
 const GREETER_SERVICE: &str = "org.apache.dubbo.interop.tri.Greeter";
 
-const USAGE: &str = "usage: interop-client --url dubbo://HOST:PORT | --url tri://HOST:PORT | --url \"URL1;URL2;...\" | --registry URL [--protocol dubbo|tri] [--migration STEP] [--provided-by APPS] [--greeter-only] [--no-greeter] [--token T] [--expect-forbidden] [--timeout MS] [--param K=V]... [--attachment K=V]... [--worker-threads N | --current-thread]
+const USAGE: &str = "usage: interop-client --url dubbo://HOST:PORT | --url tri://HOST:PORT | --url \"URL1;URL2;...\" | --registry URL [--protocol dubbo|tri] [--migration STEP] [--provided-by APPS] [--greeter-only] [--no-greeter] [--token T] [--expect-forbidden] [--auth accesskey --ak ID --sk SECRET | --auth basic --user U --password P] [--timeout MS] [--param K=V]... [--attachment K=V]... [--worker-threads N | --current-thread]
        interop-client --url \"URL1;URL2;...\" --load N [--concurrency C] [--loadbalance NAME] [--cluster NAME] [--retries R] [--duration S] [--tag T]
 
   --no-greeter         over tri://, skip the Greeter cases (for a provider without the IDL
@@ -47,6 +47,11 @@ const USAGE: &str = "usage: interop-client --url dubbo://HOST:PORT | --url tri:/
   --token T            send Dubbo's token T with every call, Greeter's included
   --expect-forbidden   instead of the cases, call sayHello once (with --token's token, or none)
                        and pass only if the provider refuses it as forbidden (ErrorCode::Forbidden)
+  --auth accesskey --ak ID --sk SECRET
+                       sign every call as Java's dubbo-auth does (HMAC-SHA256 access key);
+                       with --expect-forbidden the refusal must be an authentication one
+  --auth basic --user U --password P
+                       send HTTP Basic credentials (the authorization attachment / header)
   --timeout MS         the references' timeout in milliseconds (default 10000; Greeter's 5000)
   --param K=V          a parameter on the references (repeatable), e.g. --param retries=0
   --attachment K=V     an attachment on every call (repeatable), Greeter's included
@@ -66,6 +71,11 @@ const FLAGS: &[&str] = &[
     "no-greeter",
     "token",
     "expect-forbidden",
+    "auth",
+    "ak",
+    "sk",
+    "user",
+    "password",
     "load",
     "concurrency",
     "loadbalance",

@@ -17,7 +17,7 @@ use dubbo_rs::prelude::*;
 use dubbo_triple_greeter::{ContractGreeter, GreeterServer};
 
 const USAGE: &str =
-    "usage: interop-server [--dubbo-port P] [--tri-port Q] [--registry URL] [--app NAME] [--token T] [--delay-ms D] [--qos-port Q] [--param KEY=VALUE] [--pushgateway URL] [--otlp URL] [--metrics-service]";
+    "usage: interop-server [--dubbo-port P] [--tri-port Q] [--registry URL] [--app NAME] [--token T] [--auth accesskey --ak ID --sk SECRET | --auth basic --user U --password P] [--delay-ms D] [--qos-port Q] [--param KEY=VALUE] [--pushgateway URL] [--otlp URL] [--metrics-service]";
 
 #[tokio::main]
 async fn main() -> ExitCode {
@@ -37,6 +37,11 @@ async fn main() -> ExitCode {
                 | "registry"
                 | "app"
                 | "token"
+                | "auth"
+                | "ak"
+                | "sk"
+                | "user"
+                | "password"
                 | "delay-ms"
                 | "qos-port"
                 | "param"
@@ -115,11 +120,18 @@ async fn run(args: &Args) -> Result<(), String> {
         ),
         None => None,
     };
+    // --auth accesskey|basic and its credentials: every call must be signed as Java's
+    // dubbo-auth signs it (the provider URLs get auth=true, authenticator and the credentials
+    // under Java's keys, which are never registered).
+    let auth = dubbo_interop::auth_flags::auth_params(args)?;
     // --token T: every call must carry Dubbo's token T (the provider URLs get token=T).
     let options = |version: &str| {
         let mut options = ServiceOptions::new().version(version);
         if let Some(token) = args.get("token") {
             options = options.parameter("token", token);
+        }
+        for (k, v) in &auth {
+            options = options.parameter(k, v);
         }
         if let Some((k, v)) = param {
             options = options.parameter(k, v);
@@ -149,10 +161,13 @@ async fn run(args: &Args) -> Result<(), String> {
         )
         .await
         .map_err(|e| e.to_string())?;
-    let options_idl = match args.get("token") {
+    let mut options_idl = match args.get("token") {
         Some(token) => ServiceOptions::new().parameter("token", token),
         None => ServiceOptions::new(),
     };
+    for (k, v) in &auth {
+        options_idl = options_idl.parameter(k, v);
+    }
     module
         .export_idl(GreeterServer::new(ContractGreeter), options_idl)
         .await

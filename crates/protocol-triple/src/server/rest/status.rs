@@ -57,6 +57,14 @@ pub(crate) fn json_error(status: StatusCode, message: &str) -> http::Response<By
         http::header::CONTENT_TYPE,
         http::HeaderValue::from_static("application/json"),
     );
+    // RFC 9110: a 401 names the scheme the client should answer with (HTTP Basic here, the
+    // only credentials the HTTP forms take).
+    if status == StatusCode::UNAUTHORIZED {
+        resp.headers_mut().insert(
+            http::header::WWW_AUTHENTICATE,
+            http::HeaderValue::from_static("Basic realm=\"dubbo\""),
+        );
+    }
     resp
 }
 

@@ -81,6 +81,7 @@ public final class Consumer {
 
     static final String USAGE = "usage: Consumer --url dubbo://HOST:PORT|tri://HOST:PORT [--only CASE1,CASE2] "
             + "[--timeout MS] [--list yes] [--token T] [--expect-forbidden] [--oversize-then-call] "
+            + AuthFlags.USAGE + " "
             + "[--known-client-bug CASE[,CASE]]...\n"
             + "       Consumer --registry zookeeper://HOST:PORT [--protocol dubbo|tri] "
             + "[--migration FORCE_INTERFACE|APPLICATION_FIRST|FORCE_APPLICATION] [--app NAME] "
@@ -124,6 +125,7 @@ public final class Consumer {
     private int timeoutMs;
     private boolean loadMode; // --load: sayHello N times through Dubbo's default cluster
     private String token; // --token: Dubbo's token to send, or null
+    private java.util.Map<String, String> auth = java.util.Map.of(); // --auth: reference parameters that sign calls
     private Set<String> knownClientBugs = Set.of(); // --known-client-bug: cases reported as SKIP
     private String registry; // --registry: the registry address, or null for a direct --url
     private String migration; // --migration: the step asked for, or null (Dubbo's default)
@@ -140,7 +142,8 @@ public final class Consumer {
         }
         Args args = Args.parse(argv, Set.of("url", "only", "timeout", "list", "token", "expect-forbidden",
                 "oversize-then-call", "known-client-bug", "registry", "protocol", "migration", "app",
-                "wait-providers", "load", "concurrency", "duration"), Set.of("expect-forbidden", "oversize-then-call"), USAGE);
+                "wait-providers", "load", "concurrency", "duration", "auth", "ak", "sk", "user", "password"),
+                Set.of("expect-forbidden", "oversize-then-call"), USAGE);
         Consumer consumer = new Consumer();
         consumer.defineCases();
         if (args.get("list", null) != null) {
@@ -196,6 +199,7 @@ public final class Consumer {
         int waitProviders = args.getInt("wait-providers", 30000, USAGE);
         String app = args.get("app", "interop-consumer-java");
         consumer.token = args.get("token", null);
+        consumer.auth = AuthFlags.params(args, USAGE);
         boolean expectForbidden = args.get("expect-forbidden", null) != null;
         boolean oversize = args.get("oversize-then-call", null) != null;
         long load = args.getInt("load", 0, USAGE);
@@ -248,7 +252,15 @@ public final class Consumer {
         ref.setTimeout(timeout);
         ref.setRetries(0); // failover would otherwise retry timeouts and failures twice
         ref.setCheck(false);
+        withAuth(ref);
         return ref;
+    }
+
+    /** Signs the calls of {@code ref} as --auth says (Dubbo's ConsumerSignFilter reads these). */
+    private void withAuth(ReferenceConfig<?> ref) {
+        if (!auth.isEmpty()) {
+            ref.setParameters(new java.util.HashMap<>(auth));
+        }
     }
 
     /**
@@ -323,6 +335,7 @@ public final class Consumer {
         ReferenceConfig<?> greeterRef = null;
         if (triple && token == null) {
             greeterRef = greeterCases.reference(url, timeout);
+            withAuth(greeterRef);
         }
 
         awaited.addAll(List.of(main, fast, second, gen));
@@ -513,14 +526,15 @@ public final class Consumer {
      * tri:// TokenHeaderFilter answers PERMISSION_DENIED (RpcException FORBIDDEN_EXCEPTION here).
      */
     private int checkForbidden() {
-        String name = token == null ? "sayHello refused without a token" : "sayHello refused with token " + token;
+        String name = !auth.isEmpty() ? "sayHello refused as unauthenticated"
+                : token == null ? "sayHello refused without a token" : "sayHello refused with token " + token;
         int code;
         try {
             Object r = svc.sayHello("intruder");
             out.println("FAIL " + name + ": served: " + show(r));
             code = 1;
         } catch (Throwable t) {
-            if (isTokenRefusal(t)) {
+            if (auth.isEmpty() ? isTokenRefusal(t) : AuthFlags.isAuthRefusal(t)) {
                 out.println("PASS " + name);
                 out.println("  refusal: " + describe(t));
                 code = 0;

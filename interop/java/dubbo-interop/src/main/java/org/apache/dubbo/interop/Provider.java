@@ -44,7 +44,7 @@ import org.apache.dubbo.config.bootstrap.DubboBootstrap;
  */
 public final class Provider {
 
-    static final String USAGE = "usage: Provider [--dubbo-port P] [--tri-port Q] [--app NAME] [--shutdown-wait MS] [--token T] "
+    static final String USAGE = "usage: Provider [--dubbo-port P] [--tri-port Q] [--app NAME] [--shutdown-wait MS] [--token T] " + AuthFlags.USAGE + " "
             + "[--registry zookeeper://HOST:PORT]";
     /**
      * Dubbo 3.3 treats every "127.*" / "localhost" address as "no host configured": it then binds
@@ -62,11 +62,15 @@ public final class Provider {
         if (System.getProperty("java.net.preferIPv4Stack") == null) {
             System.setProperty("java.net.preferIPv4Stack", "true");
         }
-        Args args = Args.parse(argv, Set.of("dubbo-port", "tri-port", "app", "shutdown-wait", "token", "registry"), USAGE);
+        Set<String> known = new java.util.HashSet<>(Set.of("dubbo-port", "tri-port", "app", "shutdown-wait", "token", "registry"));
+        known.addAll(AuthFlags.FLAGS);
+        Args args = Args.parse(argv, known, USAGE);
         int dubboPort = args.getInt("dubbo-port", 20880, USAGE);
         int triPort = args.getInt("tri-port", 0, USAGE);
         String app = args.get("app", "interop-provider-java");
         String token = args.get("token", null);
+        // --auth ...: Dubbo's auth plugin checks every call (parameters of every service).
+        auth = AuthFlags.params(args, USAGE);
         String registry = args.get("registry", null);
         // Graceful-shutdown wait: Dubbo's default is 10000 ms (a SIGTERM then takes ~6 s to exit);
         // 2000 ms keeps test teardown quick and still goes through the same graceful steps.
@@ -129,10 +133,24 @@ public final class Provider {
         new CountDownLatch(1).await(); // the signal handler exits the JVM
     }
 
-    /** Requires Dubbo's token {@code token} on {@code service}, when one is given. */
+    /** The service parameters of --auth (empty without it). */
+    private static java.util.Map<String, String> auth = java.util.Map.of();
+
+    /**
+     * Requires Dubbo's token {@code token} on {@code service}, when one is given, and the
+     * credentials of --auth, when given.
+     */
     static <T extends ServiceConfig<?>> T withToken(T service, String token) {
         if (token != null) {
             service.setToken(token);
+        }
+        if (!auth.isEmpty()) {
+            java.util.Map<String, String> p = new java.util.HashMap<>();
+            if (service.getParameters() != null) {
+                p.putAll(service.getParameters());
+            }
+            p.putAll(auth);
+            service.setParameters(p);
         }
         return service;
     }
