@@ -90,7 +90,7 @@ pub struct SerializeConfig {
 impl SecurityConfig {
     /// The URL parameters these settings give every service and reference that does not set
     /// them itself.
-    pub(crate) fn url_parameters(&self) -> Vec<(&'static str, String)> {
+    pub fn url_parameters(&self) -> Vec<(&'static str, String)> {
         let a = &self.auth;
         let s = &self.serialize;
         let window = a.timestamp_window.map(|w| w.to_string());
@@ -116,7 +116,7 @@ impl SecurityConfig {
 
 #[cfg(test)]
 mod tests {
-    use crate::config::DubboConfig;
+    use crate::DubboConfig;
 
     #[test]
     fn credentials_come_from_yaml_and_the_environment() {
