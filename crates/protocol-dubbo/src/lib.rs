@@ -57,6 +57,7 @@ pub mod header;
 pub mod invoker;
 pub mod protocol;
 pub mod status;
+pub mod tls;
 
 pub use codec::{Frame, FrameDecoder, Inbound, DEFAULT_PAYLOAD};
 pub use config::{ClientConfig, Dispatcher, ServerConfig};

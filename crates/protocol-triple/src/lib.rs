@@ -62,3 +62,9 @@ pub use protocol::TripleProtocol;
 pub use server::{IdlService, MethodKind, ServerCall, ServerReply, TripleServer};
 pub use status::{Code, Status, TriStatus};
 pub use streaming::Streaming;
+
+/// ALPN a Triple server offers over TLS: HTTP/2 (gRPC, Triple) first, then HTTP/1.1 (the JSON
+/// form), as Java Dubbo's Triple port does.
+pub const SERVER_ALPN: &[&[u8]] = &[dubbo_tls::ALPN_H2, dubbo_tls::ALPN_HTTP1];
+/// ALPN a Triple client offers over TLS.
+pub const CLIENT_ALPN: &[&[u8]] = &[dubbo_tls::ALPN_H2];

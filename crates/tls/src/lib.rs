@@ -20,6 +20,8 @@ pub mod pem;
 pub mod reload;
 pub mod server;
 pub mod settings;
+#[cfg(feature = "testing")]
+pub mod testing;
 pub mod validity;
 
 use std::sync::Arc;
