@@ -49,6 +49,7 @@ pub struct ApplicationBuilder {
     qos_port: Option<u16>,
     pushgateway: Option<crate::config::PushgatewayConfig>,
     metrics_service: bool,
+    ssl: Option<crate::config::SslConfig>,
 }
 
 /// A protocol added from code.
@@ -71,6 +72,7 @@ impl ApplicationBuilder {
             qos_port: None,
             pushgateway: None,
             metrics_service: false,
+            ssl: None,
         }
     }
 
@@ -115,6 +117,13 @@ impl ApplicationBuilder {
     /// `dubbo.metrics.export-metrics-service: true` would.
     pub fn metrics_service(mut self) -> Self {
         self.metrics_service = true;
+        self
+    }
+
+    /// TLS for the application's ports and connections, as `dubbo.ssl` would set it
+    /// (replacing a configured `dubbo.ssl`).
+    pub fn ssl(mut self, ssl: crate::config::SslConfig) -> Self {
+        self.ssl = Some(ssl);
         self
     }
 
@@ -224,6 +233,9 @@ impl ApplicationBuilder {
         if self.metrics_service {
             config.metrics.export_metrics_service = Some(true);
         }
+        if let Some(ssl) = self.ssl {
+            config.ssl = Some(ssl);
+        }
         if let Some(env) = self.env {
             config.environment = env;
         } else if !given {
@@ -295,7 +307,9 @@ impl ApplicationBuilder {
                 .as_ref()
                 .map_or(&[][..], |l| l.registries.as_slice()),
         )?;
+        let tls = crate::config::ssl::AppTls::load(&config)?;
         let inner = Arc::new(AppInner {
+            tls,
             name,
             framework,
             config,
@@ -367,6 +381,8 @@ pub(crate) struct AppInner {
     qos_address: std::sync::OnceLock<std::net::SocketAddr>,
     #[cfg(feature = "triple")]
     triple: std::sync::OnceLock<Arc<dubbo_protocol_triple::TripleProtocol>>,
+    /// `dubbo.ssl`, loaded at start.
+    tls: crate::config::ssl::AppTls,
 }
 
 /// An application (Dubbo's `ApplicationModel`): a name, its protocols and servers, and modules
@@ -564,6 +580,18 @@ impl Application {
             protocols.insert(name.to_owned(), tri.clone());
             return Ok(tri);
         }
+        #[cfg(feature = "dubbo")]
+        if name == "dubbo"
+            && (self.inner.tls.dubbo_server.is_some() || self.inner.tls.dubbo_client.is_some())
+        {
+            // With `dubbo.ssl`, the built-in dubbo:// carries the application's TLS.
+            let p: Arc<dyn Protocol> = Arc::new(dubbo_protocol_dubbo::DubboProtocol::with_tls(
+                self.inner.tls.dubbo_server.clone(),
+                self.inner.tls.dubbo_client.clone(),
+            ));
+            protocols.insert(name.to_owned(), p.clone());
+            return Ok(p);
+        }
         let p = self.inner.framework.create_protocol(name).ok_or_else(|| {
             ConfigError::invalid(
                 "dubbo.protocols",
@@ -581,7 +609,11 @@ impl Application {
             .triple
             .get_or_init(|| {
                 Arc::new(dubbo_protocol_triple::TripleProtocol::new(
-                    dubbo_protocol_triple::TripleConfig::default(),
+                    dubbo_protocol_triple::TripleConfig {
+                        server_tls: self.inner.tls.tri_server.clone(),
+                        client_tls: self.inner.tls.tri_client.clone(),
+                        ..Default::default()
+                    },
                 ))
             })
             .clone()

@@ -27,6 +27,7 @@ mod lenient;
 mod lookup;
 mod model;
 mod protocol_keys;
+pub(crate) mod ssl;
 mod tracing_keys;
 mod unsupported;
 pub(crate) mod validate;
@@ -51,6 +52,7 @@ pub(crate) const ID_SECTIONS: [&str; 5] = [
     "modules",
 ];
 pub use model::*;
+pub use ssl::SslConfig;
 
 /// A configuration that could not be loaded. The message always names the key or the file.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

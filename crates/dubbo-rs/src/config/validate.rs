@@ -7,6 +7,7 @@ const PROTOCOLS: &[&str] = &["dubbo", "tri", "triple"];
 pub(crate) fn validate(config: &DubboConfig) -> Result<(), ConfigError> {
     crate::pushgateway::settings(config)?;
     super::tracer_config(config)?;
+    super::ssl::validate(config)?;
     if let Some(name) = &config.application.name {
         if name.trim().is_empty() {
             return Err(ConfigError::invalid(
