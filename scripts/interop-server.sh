@@ -5,8 +5,11 @@
 #
 #   scripts/interop-server.sh [--dubbo-port P] [--tri-port Q] [--registry URL] [--app NAME]
 #                             [--token T] [--delay-ms D]
+#                             [--tls-cert FILE --tls-key FILE [--tls-ca FILE] [--tls-optional]]
 #
 # --delay-ms D makes sayHello wait D ms before it answers (a slow provider).
+# --tls-cert/--tls-key serve TLS on both ports (PEM); --tls-ca also requires client certificates
+# signed by that CA; --tls-optional serves plaintext beside TLS (docs/security.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --quiet --release -p dubbo-interop --bin interop-server >&2

@@ -565,6 +565,11 @@ impl Application {
         }
     }
 
+    /// The TLS loaded from `dubbo.ssl` at start.
+    pub(crate) fn tls(&self) -> &crate::config::ssl::AppTls {
+        &self.inner.tls
+    }
+
     /// This application's instance of protocol `name`, created on first use.
     pub(crate) fn protocol(&self, name: &str) -> Result<Arc<dyn Protocol>, DubboError> {
         let name = dubbo_url::canonical_protocol(name);

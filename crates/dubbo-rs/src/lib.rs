@@ -62,6 +62,7 @@ mod pushgateway;
 mod qos;
 pub mod registry;
 mod tasks;
+mod tls_metrics;
 mod tracing_setup;
 mod view;
 

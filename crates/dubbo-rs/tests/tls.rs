@@ -202,3 +202,43 @@ fn bad_ssl_keys_are_refused_at_start_naming_the_key() {
     ));
     assert_eq!(ok, "started");
 }
+
+#[tokio::test]
+async fn certificate_gauges_on_the_qos_port() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let k = pki("gauge");
+    let app = Application::builder("gauge-provider")
+        .protocol("dubbo", 0)
+        .host("127.0.0.1")
+        .qos_port(0)
+        .ssl(dubbo_rs::config::SslConfig {
+            server_key_cert_chain_path: Some(p(&k.server_cert)),
+            server_private_key_path: Some(p(&k.server_key)),
+            ..Default::default()
+        })
+        .build()
+        .unwrap();
+    let mut s = tokio::net::TcpStream::connect(app.qos_address().unwrap())
+        .await
+        .unwrap();
+    s.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .await
+        .unwrap();
+    let mut text = String::new();
+    s.read_to_string(&mut text).await.unwrap();
+    let line = |name: &str, protocol: &str| {
+        text.lines()
+            .find(|l| l.starts_with(name) && l.contains(&format!("protocol=\"{protocol}\"")))
+            .map(str::to_owned)
+            .unwrap_or_else(|| panic!("no {name} for {protocol} in\n{text}"))
+    };
+    for protocol in ["dubbo", "tri"] {
+        let expiry = line("dubbo_tls_certificate_expiry_seconds{", protocol);
+        assert!(expiry.contains("subject=\"CN=server\""), "{expiry}");
+        let secs: i64 = expiry.rsplit(' ').next().unwrap().parse().unwrap();
+        // rcgen's default validity runs to 4096; the test PKI's is a year.
+        assert!(secs > 300 * 86_400, "{expiry}");
+        assert!(line("dubbo_tls_certificate_valid{", protocol).ends_with(" 1"));
+    }
+    app.shutdown().await;
+}

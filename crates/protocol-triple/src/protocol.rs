@@ -171,14 +171,16 @@ impl TripleProtocol {
         let mut config = self.config.clone();
         match url.parameter(SSL_ENABLED) {
             Some("false") => config.client_tls = None,
-            Some("true") if config.client_tls.is_none() => return Err(RpcError::framework(
-                ErrorCode::Config,
-                format!(
+            Some("true") if config.client_tls.is_none() => {
+                return Err(RpcError::framework(
+                    ErrorCode::Config,
+                    format!(
                     "{} asks for TLS ({SSL_ENABLED}=true) but no client TLS is configured (set {})",
                     url.address(),
                     dubbo_tls::keys::CLIENT_TRUST_CERT_COLLECTION_PATH
                 ),
-            )),
+                ))
+            }
             _ => {}
         }
         Ok(config)

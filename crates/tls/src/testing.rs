@@ -44,6 +44,9 @@ impl TestPki {
         let leaf = |cn: &str| -> Result<(String, String), TestPkiError> {
             let mut p = CertificateParams::new(vec!["localhost".into(), "127.0.0.1".into()])?;
             p.distinguished_name.push(DnType::CommonName, cn);
+            let now = time::OffsetDateTime::now_utc();
+            p.not_before = now - time::Duration::days(1);
+            p.not_after = now + time::Duration::days(365);
             let key = KeyPair::generate()?;
             let cert = p.signed_by(&key, &ca_cert, &ca_key)?;
             Ok((cert.pem(), key.serialize_pem()))

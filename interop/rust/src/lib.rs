@@ -11,4 +11,5 @@ pub mod provider;
 pub mod reference_flags;
 pub mod report;
 pub mod service;
+pub mod tls_flags;
 pub mod tracing_flag;

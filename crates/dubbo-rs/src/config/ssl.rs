@@ -230,6 +230,14 @@ fn tls_error(e: dubbo_tls::TlsError) -> ConfigError {
 }
 
 impl AppTls {
+    /// The server TLS of each protocol that has one.
+    pub(crate) fn servers(&self) -> Vec<(&'static str, &dubbo_tls::ServerTls)> {
+        [("dubbo", &self.dubbo_server), ("tri", &self.tri_server)]
+            .into_iter()
+            .filter_map(|(p, t)| Some((p, t.as_ref()?)))
+            .collect()
+    }
+
     /// Loads every certificate and key `dubbo.ssl` names; a file that cannot be used fails the
     /// start with an error naming its key. Expired or not yet valid certificates are logged.
     pub(crate) fn load(config: &DubboConfig) -> Result<AppTls, ConfigError> {
