@@ -13,6 +13,9 @@
 //!   Dubbo's non-protobuf interfaces use it; business exceptions travel with
 //!   `tri-exception-code` ([`wrapper`], [`TripleProtocol`], [`TripleInvoker`]).
 //! - Graceful shutdown with the two-phase GOAWAY.
+//! - TLS ([`TripleConfig::server_tls`], [`TripleConfig::client_tls`], `dubbo-tls`): ALPN `h2`
+//!   and `http/1.1` on the port, plaintext beside TLS only when allowed, gRPC and the JSON form
+//!   told apart by their first bytes over TLS as without it.
 //!
 //! ```no_run
 //! use std::time::Duration;
