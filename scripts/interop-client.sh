@@ -6,6 +6,7 @@
 #                             [--auth accesskey --ak ID --sk SECRET | --auth basic --user U --password P]
 #   scripts/interop-client.sh --url "URL1;URL2;..." --load N [--concurrency C] [--loadbalance NAME]
 #                             [--cluster NAME] [--retries R]
+#   ... [--tls-ca FILE [--tls-cert FILE --tls-key FILE]]   dial TLS (with a client certificate)
 #
 # Load mode calls sayHello("load") N times from C callers (default 8), prints
 # "provider HOST:PORT calls K" per provider that answered, then "N passed, N failed" (calls).

@@ -6,10 +6,13 @@
 #   scripts/interop-server.sh [--dubbo-port P] [--tri-port Q] [--registry URL] [--app NAME]
 #                             [--token T] [--delay-ms D]
 #                             [--auth accesskey --ak ID --sk SECRET | --auth basic --user U --password P]
+#                             [--tls-cert FILE --tls-key FILE [--tls-ca FILE] [--tls-optional]]
 #
 # --auth requires Java dubbo-auth's access-key signature (or HTTP Basic) on every call
 # (docs/security-auth.md).
 # --delay-ms D makes sayHello wait D ms before it answers (a slow provider).
+# --tls-cert/--tls-key serve TLS on both ports (PEM); --tls-ca also requires client certificates
+# signed by that CA; --tls-optional serves plaintext beside TLS (docs/security.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --quiet --release -p dubbo-interop --bin interop-server >&2

@@ -5,7 +5,7 @@
 #
 #   bash scripts/test.sh            # everything
 #   bash scripts/test.sh --quick    # Rust suites only (no Java, no Python)
-#   bash scripts/test.sh --only registry|etcd|older_registry|older_java|metrics|tracing|governance|faults|grpc_tools|rest|auth   # one group of interop steps, for development
+#   bash scripts/test.sh --only registry|etcd|older_registry|older_java|metrics|tracing|governance|faults|grpc_tools|rest|auth|tls   # one group of interop steps, for development
 #
 # The full run builds the Java peers before `cargo test` and runs it with
 # DUBBO_RS_REQUIRE_PEERS=1, so a Rust test that needs Java (URL differential test, dubbo://
@@ -22,7 +22,7 @@ TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 QUICK=0
 ONLY=
 [ "${1:-}" = "--quick" ] && QUICK=1
-[ "${1:-}" = "--only" ] && ONLY=${2:?--only needs a group: registry, etcd, older_registry, older_java, metrics, tracing, governance, faults, grpc_tools, rest or auth}
+[ "${1:-}" = "--only" ] && ONLY=${2:?--only needs a group: registry, etcd, older_registry, older_java, metrics, tracing, governance, faults, grpc_tools, rest, auth or tls}
 
 # A fresh build gains nothing from incremental state, which would add gigabytes of disk per
 # crate; a developer's own `cargo test` keeps it.
@@ -1771,6 +1771,8 @@ source scripts/grpc-tools.sh
 source scripts/rest.sh
 # Access-key and HTTP Basic authentication against Java 3.3 with dubbo-auth, curl (auth_steps).
 source scripts/auth.sh
+# TLS and mutual TLS on both protocols with Java, grpcio and curl; certificate rotation (tls_steps).
+source scripts/tls.sh
 
 grpc_tools_steps() {
   step "install grpcurl (Go module proxy)" install_grpcurl
@@ -1848,6 +1850,7 @@ if [ "$QUICK" -eq 0 ]; then
     step "Rust client -> 3 Java providers, $scheme://, restarted provider answers again" cluster_load_all_answer "$scheme"
   done
   cluster_java_all_down
+  tls_steps
   registry_steps
   etcd_steps
   older_registry_steps

@@ -1,6 +1,9 @@
 """Calls org.apache.dubbo.interop.tri.Greeter with grpcio: all four call kinds.
 
-Usage: python greeter_client.py HOST:PORT
+Usage: python greeter_client.py HOST:PORT [--ca FILE [--cert FILE --key FILE]]
+
+With --ca the channel uses TLS, trusting the CA certificates of FILE (PEM); with --cert and --key
+it also presents that client certificate (mutual TLS).
 Prints PASS/FAIL per case and `N passed, N failed`; exits non-zero on any failure.
 """
 import sys
@@ -10,6 +13,26 @@ import grpc
 import _stubs
 
 pb2, pb2_grpc = _stubs.load()
+
+
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def channel_for(target, args):
+    """A plaintext channel, or a TLS one when --ca is given."""
+    opts = dict(zip(args[::2], args[1::2]))
+    if len(args) % 2 or set(opts) - {"--ca", "--cert", "--key"}:
+        sys.exit(f"usage: greeter_client.py HOST:PORT [--ca FILE [--cert FILE --key FILE]]; got {args}")
+    if "--ca" not in opts:
+        return grpc.insecure_channel(target)
+    creds = grpc.ssl_channel_credentials(
+        root_certificates=read(opts["--ca"]),
+        private_key=read(opts["--key"]) if "--key" in opts else None,
+        certificate_chain=read(opts["--cert"]) if "--cert" in opts else None,
+    )
+    return grpc.secure_channel(target, creds)
 
 
 def main():
@@ -27,7 +50,7 @@ def main():
             results.append(False)
             print(f"FAIL greeter.{name}: {e!r}")
 
-    with grpc.insecure_channel(target) as channel:
+    with channel_for(target, sys.argv[2:]) as channel:
         stub = pb2_grpc.GreeterStub(channel)
 
         def unary():

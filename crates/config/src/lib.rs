@@ -37,6 +37,7 @@ mod model;
 mod protocol_keys;
 mod pushgateway_keys;
 mod security_keys;
+mod ssl;
 mod tracing_keys;
 mod unsupported;
 mod validate;
@@ -66,6 +67,7 @@ pub const ID_SECTIONS: [&str; 5] = [
 ];
 pub use model::*;
 pub use security_keys::{AuthConfig, SecurityConfig, SerializeConfig};
+pub use ssl::SslConfig;
 
 /// A configuration that could not be loaded. The message always names the key or the file.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

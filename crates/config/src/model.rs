@@ -201,6 +201,9 @@ pub struct DubboConfig {
     /// name (docs/security-auth.md).
     #[serde(default)]
     pub security: super::SecurityConfig,
+    /// `dubbo.ssl`: TLS for the application's ports and connections (see [`SslConfig`]).
+    #[serde(default)]
+    pub ssl: Option<super::SslConfig>,
     /// Deployment variables that are not configuration keys (`DUBBO_IP_TO_REGISTRY`,
     /// `DUBBO_PORT_TO_BIND`, ...): the `DUBBO_*` and `*_DUBBO_*` pairs of the environment the
     /// configuration was loaded with ([`from_file`](Self::from_file): the process environment;
@@ -381,6 +384,10 @@ pub struct ProtocolConfig {
     /// Preferred serializations advertised to consumers; only `hessian2` is accepted.
     #[serde(default, deserialize_with = "lenient::text")]
     pub prefer_serialization: Option<String>,
+    /// `ssl-enabled`: `false` keeps this protocol's port plaintext while `dubbo.ssl` configures
+    /// TLS; `true` requires the `dubbo.ssl` server keys. Absent: TLS when they are set.
+    #[serde(default, deserialize_with = "lenient::flag")]
+    pub ssl_enabled: Option<bool>,
     /// Extra URL parameters.
     #[serde(default, deserialize_with = "lenient::text_map")]
     pub parameters: BTreeMap<String, String>,

@@ -16,6 +16,7 @@ fn known_protocol(name: &str) -> bool {
 pub fn validate(config: &DubboConfig) -> Result<(), ConfigError> {
     super::pushgateway_target(config)?;
     super::tracer_config(config)?;
+    super::ssl::validate(config)?;
     if let Some(name) = &config.application.name {
         if name.trim().is_empty() {
             return Err(ConfigError::invalid(

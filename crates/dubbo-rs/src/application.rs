@@ -39,6 +39,8 @@ pub(crate) struct AppInner {
     qos_address: std::sync::OnceLock<std::net::SocketAddr>,
     #[cfg(feature = "triple")]
     triple: std::sync::OnceLock<Arc<dubbo_protocol_triple::TripleProtocol>>,
+    /// `dubbo.ssl`, loaded at start.
+    tls: crate::app_tls::AppTls,
 }
 
 /// An application (Dubbo's `ApplicationModel`): a name, its protocols and servers, and modules
@@ -60,8 +62,10 @@ impl Application {
         config: DubboConfig,
         registry: Option<Arc<crate::registry::RegistryLayer>>,
         config_center: Option<Arc<crate::governance::ConfigCenter>>,
+        tls: crate::app_tls::AppTls,
     ) -> Application {
         let inner = Arc::new(AppInner {
+            tls,
             name,
             framework,
             config,
@@ -257,6 +261,11 @@ impl Application {
         }
     }
 
+    /// The TLS loaded from `dubbo.ssl` at start.
+    pub(crate) fn tls(&self) -> &crate::app_tls::AppTls {
+        &self.inner.tls
+    }
+
     /// This application's instance of protocol `name`, created on first use.
     pub(crate) fn protocol(&self, name: &str) -> Result<Arc<dyn Protocol>, DubboError> {
         let name = dubbo_url::canonical_protocol(name);
@@ -271,6 +280,18 @@ impl Application {
             let tri = self.triple();
             protocols.insert(name.to_owned(), tri.clone());
             return Ok(tri);
+        }
+        #[cfg(feature = "dubbo")]
+        if name == "dubbo"
+            && (self.inner.tls.dubbo_server.is_some() || self.inner.tls.dubbo_client.is_some())
+        {
+            // With `dubbo.ssl`, the built-in dubbo:// carries the application's TLS.
+            let p: Arc<dyn Protocol> = Arc::new(dubbo_protocol_dubbo::DubboProtocol::with_tls(
+                self.inner.tls.dubbo_server.clone(),
+                self.inner.tls.dubbo_client.clone(),
+            ));
+            protocols.insert(name.to_owned(), p.clone());
+            return Ok(p);
         }
         let p = self.inner.framework.create_protocol(name).ok_or_else(|| {
             ConfigError::invalid(
@@ -289,7 +310,11 @@ impl Application {
             .triple
             .get_or_init(|| {
                 Arc::new(dubbo_protocol_triple::TripleProtocol::new(
-                    dubbo_protocol_triple::TripleConfig::default(),
+                    dubbo_protocol_triple::TripleConfig {
+                        server_tls: self.inner.tls.tri_server.clone(),
+                        client_tls: self.inner.tls.tri_client.clone(),
+                        ..Default::default()
+                    },
                 ))
             })
             .clone()

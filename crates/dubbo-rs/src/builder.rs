@@ -41,6 +41,7 @@ pub struct ApplicationBuilder {
     qos_port: Option<u16>,
     pushgateway: Option<crate::config::PushgatewayConfig>,
     metrics_service: bool,
+    ssl: Option<crate::config::SslConfig>,
 }
 
 /// A protocol added from code.
@@ -63,6 +64,7 @@ impl ApplicationBuilder {
             qos_port: None,
             pushgateway: None,
             metrics_service: false,
+            ssl: None,
         }
     }
 
@@ -107,6 +109,13 @@ impl ApplicationBuilder {
     /// `dubbo.metrics.export-metrics-service: true` would.
     pub fn metrics_service(mut self) -> Self {
         self.metrics_service = true;
+        self
+    }
+
+    /// TLS for the application's ports and connections, as `dubbo.ssl` would set it
+    /// (replacing a configured `dubbo.ssl`).
+    pub fn ssl(mut self, ssl: crate::config::SslConfig) -> Self {
+        self.ssl = Some(ssl);
         self
     }
 
@@ -216,6 +225,9 @@ impl ApplicationBuilder {
         if self.metrics_service {
             config.metrics.export_metrics_service = Some(true);
         }
+        if let Some(ssl) = self.ssl {
+            config.ssl = Some(ssl);
+        }
         if let Some(env) = self.env {
             config.environment = env;
         } else if !given {
@@ -287,7 +299,8 @@ impl ApplicationBuilder {
                 .as_ref()
                 .map_or(&[][..], |l| l.registries.as_slice()),
         )?;
-        let app = Application::new(name, framework, config, registry_layer, config_center);
+        let tls = crate::app_tls::AppTls::load(&config)?;
+        let app = Application::new(name, framework, config, registry_layer, config_center, tls);
         if let Some(layer) = app.registry_layer() {
             crate::registry::install(&app, layer);
         }

@@ -63,6 +63,8 @@ mod qos;
 pub mod registry;
 mod sync;
 mod tasks;
+mod app_tls;
+mod tls_metrics;
 mod tracing_setup;
 mod view;
 
@@ -97,6 +99,8 @@ pub use dubbo_protocol_dubbo as protocol_dubbo;
 pub use dubbo_protocol_triple as protocol_triple;
 /// Registries and application-level discovery (`dubbo-registry`).
 pub use dubbo_registry as registries;
+/// TLS (rustls): settings, certificate loading and reloading, port unification.
+pub use dubbo_tls as tls;
 /// Tracing: spans, W3C trace context, OTLP export.
 pub use dubbo_tracing as trace;
 /// Dubbo's URL model.

@@ -60,5 +60,6 @@ pub(crate) fn render(app: &Application, host: &HostLabels) -> String {
         })
         .collect();
     text.push_str(&prometheus::render_connections(&servers, app.name(), host));
+    text.push_str(&crate::tls_metrics::render(app.tls(), app.name(), host));
     text
 }

@@ -150,6 +150,7 @@ impl Module {
             put(&mut p, "payload", pc.payload.map(|t| t.to_string()));
             put(&mut p, "heartbeat", pc.heartbeat.map(|t| t.to_string()));
             put(&mut p, "accepts", pc.accepts.map(|t| t.to_string()));
+            put(&mut p, "ssl-enabled", pc.ssl_enabled.map(|t| t.to_string()));
             p.insert(
                 "serialization".into(),
                 pc.serialization

@@ -53,6 +53,9 @@ pub struct ClientConfig {
     pub reconnect_backoff: Duration,
     /// Longest wait between connect attempts.
     pub reconnect_backoff_max: Duration,
+    /// TLS on every connection (the handshake counts against `connect_timeout`); `None`:
+    /// plaintext.
+    pub tls: Option<dubbo_tls::ClientTls>,
 }
 
 impl Default for ClientConfig {
@@ -67,6 +70,7 @@ impl Default for ClientConfig {
             timeout: DEFAULT_TIMEOUT,
             reconnect_backoff: Duration::from_millis(100),
             reconnect_backoff_max: Duration::from_secs(3),
+            tls: None,
         }
     }
 }
@@ -113,6 +117,8 @@ pub struct ServerConfig {
     pub accepts: usize,
     /// How long shutdown waits for in-flight calls (`shutdown.timeout`, default 10 s).
     pub shutdown_timeout: Duration,
+    /// TLS on the port (with port unification when it allows plaintext); `None`: plaintext.
+    pub tls: Option<dubbo_tls::ServerTls>,
 }
 
 impl Default for ServerConfig {
@@ -126,6 +132,7 @@ impl Default for ServerConfig {
             queues: 0,
             accepts: 0,
             shutdown_timeout: DEFAULT_SHUTDOWN_TIMEOUT,
+            tls: None,
         }
     }
 }
@@ -165,6 +172,7 @@ impl ServerConfig {
             queues: param::<usize>(url, "queues").unwrap_or(0),
             accepts: param::<usize>(url, "accepts").unwrap_or(0),
             shutdown_timeout: millis(url, "shutdown.timeout").unwrap_or(d.shutdown_timeout),
+            tls: None,
         }
     }
 }

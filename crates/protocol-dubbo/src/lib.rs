@@ -13,6 +13,8 @@
 //!   inline), answers heartbeats, closes idle connections and shuts down gracefully.
 //! - [`DubboInvoker`] and [`DubboProtocol`]: core's [`Invoker`](dubbo_core::Invoker) and
 //!   [`Protocol`](dubbo_core::Protocol) on top.
+//! - TLS ([`ServerConfig::tls`], [`ClientConfig::tls`], [`DubboProtocol::with_tls`], and
+//!   [`tls`] for the URL's `ssl-enabled`): connections through `dubbo-tls`, the frames the same.
 //!
 //! # Example
 //!
@@ -57,6 +59,7 @@ pub mod header;
 pub mod invoker;
 pub mod protocol;
 pub mod status;
+pub mod tls;
 
 pub use codec::{Frame, FrameDecoder, Inbound, DEFAULT_PAYLOAD};
 pub use config::{ClientConfig, Dispatcher, ServerConfig};

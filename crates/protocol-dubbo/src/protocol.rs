@@ -30,8 +30,14 @@ pub const DEFAULT_PORT: u16 = 20880;
 /// picks a free port; [`server_addr`](Self::server_addr) tells which, and so does the
 /// exporter's URL: its `bind.port` is the bound port, and so is its port unless the URL named
 /// another one to advertise.
+///
+/// **TLS** ([`with_tls`](Self::with_tls)). Servers serve TLS when the protocol has a server
+/// TLS configuration, unless the first URL exported on the address says `ssl-enabled=false`.
+/// Clients dial TLS when the protocol has a client TLS configuration, unless the reference's
+/// URL says `ssl-enabled=false`; a URL that says `ssl-enabled=true` without one fails to refer.
 #[derive(Default)]
 pub struct DubboProtocol {
+    tls: crate::tls::ProtocolTls,
     servers: Mutex<HashMap<String, Arc<DubboServer>>>,
     binding: tokio::sync::Mutex<()>,
     clients: Mutex<HashMap<String, Weak<ClientInner>>>,
@@ -57,6 +63,17 @@ impl DubboProtocol {
         Self::default()
     }
 
+    /// A protocol whose servers use `server` and whose clients use `client` for TLS.
+    pub fn with_tls(
+        server: Option<dubbo_tls::ServerTls>,
+        client: Option<dubbo_tls::ClientTls>,
+    ) -> Self {
+        Self {
+            tls: crate::tls::ProtocolTls { server, client },
+            ..Self::default()
+        }
+    }
+
     /// The address actually bound for the server `url` exports on, once it is open.
     pub fn server_addr(&self, url: &Url) -> Option<SocketAddr> {
         let key = bind_address(url);
@@ -79,7 +96,8 @@ impl DubboProtocol {
                 return Ok(s);
             }
         }
-        let config = ServerConfig::from_url(url);
+        let mut config = ServerConfig::from_url(url);
+        config.tls = self.tls.server_for(url);
         let server = DubboServer::bind(key.as_str(), config, ExportTable::new())
             .await
             .map_err(|e| {
@@ -99,14 +117,20 @@ impl DubboProtocol {
         let Ok(mut clients) = self.clients.lock() else {
             return DubboClient::new(address, config);
         };
-        if let Some(c) = clients.get(address).and_then(DubboClient::upgrade) {
+        // A TLS and a plaintext reference to one address do not share connections.
+        let key = if config.tls.is_some() {
+            format!("tls:{address}")
+        } else {
+            address.to_owned()
+        };
+        if let Some(c) = clients.get(&key).and_then(DubboClient::upgrade) {
             if !c.is_closed() {
                 return c;
             }
         }
         clients.retain(|_, w| w.strong_count() > 0);
         let c = DubboClient::new(address, config);
-        clients.insert(address.to_owned(), c.downgrade());
+        clients.insert(key, c.downgrade());
         c
     }
 }
@@ -163,7 +187,8 @@ impl Protocol for DubboProtocol {
     fn refer(&self, url: Url) -> BoxFuture<'_, Result<Arc<dyn Invoker>, RpcError>> {
         Box::pin(async move {
             let address = client_address(&url);
-            let config = ClientConfig::from_url(&url);
+            let mut config = ClientConfig::from_url(&url);
+            config.tls = self.tls.client_for(&url)?;
             let lazy = config.lazy;
             let dedicated = url
                 .parameter("connections")

@@ -52,6 +52,13 @@ pub struct TripleConfig {
     pub reconnect_backoff: Duration,
     /// Client: the longest wait between connect attempts. Default 3 s.
     pub reconnect_backoff_max: Duration,
+    /// Server: TLS on the port, offering ALPN `h2` and `http/1.1` (build it with
+    /// [`SERVER_ALPN`](crate::SERVER_ALPN)); plaintext too when it allows it. `None`: plaintext.
+    pub server_tls: Option<dubbo_tls::ServerTls>,
+    /// Client: TLS on every connection, offering ALPN `h2` (build it with
+    /// [`CLIENT_ALPN`](crate::CLIENT_ALPN)); requests then say `:scheme https`. `None`:
+    /// plaintext.
+    pub client_tls: Option<dubbo_tls::ClientTls>,
 }
 
 impl Default for TripleConfig {
@@ -69,6 +76,8 @@ impl Default for TripleConfig {
             max_http1_body: MIB_8 as usize,
             reconnect_backoff: Duration::from_millis(100),
             reconnect_backoff_max: Duration::from_secs(3),
+            server_tls: None,
+            client_tls: None,
         }
     }
 }

@@ -13,6 +13,9 @@
 //!   Dubbo's non-protobuf interfaces use it; business exceptions travel with
 //!   `tri-exception-code` ([`wrapper`], [`TripleProtocol`], [`TripleInvoker`]).
 //! - Graceful shutdown with the two-phase GOAWAY.
+//! - TLS ([`TripleConfig::server_tls`], [`TripleConfig::client_tls`], `dubbo-tls`): ALPN `h2`
+//!   and `http/1.1` on the port, plaintext beside TLS only when allowed, gRPC and the JSON form
+//!   told apart by their first bytes over TLS as without it.
 //!
 //! ```no_run
 //! use std::time::Duration;
@@ -62,3 +65,9 @@ pub use protocol::TripleProtocol;
 pub use server::{IdlService, MethodKind, ServerCall, ServerReply, TripleServer};
 pub use status::{Code, Status, TriStatus};
 pub use streaming::Streaming;
+
+/// ALPN a Triple server offers over TLS: HTTP/2 (gRPC, Triple) first, then HTTP/1.1 (the JSON
+/// form), as Java Dubbo's Triple port does.
+pub const SERVER_ALPN: &[&[u8]] = &[dubbo_tls::ALPN_H2, dubbo_tls::ALPN_HTTP1];
+/// ALPN a Triple client offers over TLS.
+pub const CLIENT_ALPN: &[&[u8]] = &[dubbo_tls::ALPN_H2];

@@ -13,6 +13,10 @@ use crate::client::{TripleChannel, TripleClient};
 use crate::config::TripleConfig;
 use crate::server::TripleServer;
 
+/// The URL parameter that turns TLS off (`false`) or demands it (`true`) for one export or
+/// reference (Java's `ssl-enabled` protocol key).
+pub const SSL_ENABLED: &str = "ssl-enabled";
+
 /// Triple's default port.
 pub const DEFAULT_PORT: u16 = 50051;
 
@@ -106,11 +110,14 @@ impl TripleProtocol {
             .ok_or_else(|| {
                 RpcError::framework(ErrorCode::Config, format!("bad bind address {addr}"))
             })?;
-        let server = TripleServer::bind(sock, self.config.clone())
-            .await
-            .map_err(|e| {
-                RpcError::framework(ErrorCode::Network, format!("cannot bind {addr}: {e}"))
-            })?;
+        let mut config = self.config.clone();
+        // `ssl-enabled=false` on the first export of an address keeps its port plaintext.
+        if url.parameter(SSL_ENABLED) == Some("false") {
+            config.server_tls = None;
+        }
+        let server = TripleServer::bind(sock, config).await.map_err(|e| {
+            RpcError::framework(ErrorCode::Network, format!("cannot bind {addr}: {e}"))
+        })?;
         // `accepts` belongs to the bind address: the first export on it sets it, as in Java.
         let accepts = url
             .parameter("accepts")
@@ -133,18 +140,50 @@ impl TripleProtocol {
     /// The channel shared by every reference to `addr` (`host:port`) while one is in use; a
     /// new (lazy) channel when none is.
     pub fn channel_for(&self, addr: &str) -> TripleChannel {
-        let Ok(mut channels) = self.channels.lock() else {
-            return TripleChannel::lazy(addr, self.config.clone());
+        self.channel_with(addr, self.config.clone())
+    }
+
+    /// The shared channel to `addr` with `config` (TLS and plaintext channels to one address
+    /// are kept apart).
+    fn channel_with(&self, addr: &str, config: TripleConfig) -> TripleChannel {
+        let key = if config.client_tls.is_some() {
+            format!("tls:{addr}")
+        } else {
+            addr.to_owned()
         };
-        if let Some(c) = channels.get(addr).and_then(TripleChannel::upgrade) {
+        let Ok(mut channels) = self.channels.lock() else {
+            return TripleChannel::lazy(addr, config);
+        };
+        if let Some(c) = channels.get(&key).and_then(TripleChannel::upgrade) {
             if !c.is_closed() {
                 return c;
             }
         }
         channels.retain(|_, w| w.strong_count() > 0);
-        let c = TripleChannel::lazy(addr, self.config.clone());
-        channels.insert(addr.to_owned(), c.downgrade());
+        let c = TripleChannel::lazy(addr, config);
+        channels.insert(key, c.downgrade());
         c
+    }
+
+    /// The client settings of a reference to `url`: the protocol's, without TLS when the URL
+    /// says `ssl-enabled=false`; `ssl-enabled=true` without client TLS is an error.
+    fn client_config(&self, url: &Url) -> Result<TripleConfig, RpcError> {
+        let mut config = self.config.clone();
+        match url.parameter(SSL_ENABLED) {
+            Some("false") => config.client_tls = None,
+            Some("true") if config.client_tls.is_none() => {
+                return Err(RpcError::framework(
+                    ErrorCode::Config,
+                    format!(
+                    "{} asks for TLS ({SSL_ENABLED}=true) but no client TLS is configured (set {})",
+                    url.address(),
+                    dubbo_tls::keys::CLIENT_TRUST_CERT_COLLECTION_PATH
+                ),
+                ))
+            }
+            _ => {}
+        }
+        Ok(config)
     }
 
     /// How many channels are in use (held by some invoker or client), for monitoring.
@@ -196,7 +235,7 @@ impl Protocol for TripleProtocol {
     fn refer(&self, url: Url) -> BoxFuture<'_, Result<Arc<dyn Invoker>, RpcError>> {
         Box::pin(async move {
             let addr = client_address(&url);
-            let channel = self.channel_for(&addr);
+            let channel = self.channel_with(&addr, self.client_config(&url)?);
             // Connects now unless `lazy`; with `check` (the default) an unreachable provider
             // fails the refer, with `check=false` calls fail until it is up, as in Java.
             if !url.parameter_bool_or("lazy", false) {

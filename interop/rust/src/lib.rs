@@ -13,4 +13,5 @@ pub mod reference_flags;
 pub mod report;
 pub mod rest;
 pub mod service;
+pub mod tls_flags;
 pub mod tracing_flag;

@@ -60,6 +60,12 @@ struct Backoff {
     last_error: String,
 }
 
+/// A connected socket, before it is split between the reader and the writer.
+enum Transport {
+    Plain(TcpStream),
+    Tls(Box<dubbo_tls::ClientTlsStream<TcpStream>>),
+}
+
 /// One TCP connection.
 struct Connection {
     tx: mpsc::Sender<Bytes>,
@@ -468,8 +474,20 @@ impl Connection {
                 format!("Failed to connect to server {address}: {e}"),
             )
         };
-        let stream =
-            match tokio::time::timeout(config.connect_timeout, TcpStream::connect(address)).await {
+        // The TLS handshake, when there is one, counts against the connect timeout too.
+        let connected = async {
+            let stream = TcpStream::connect(address).await?;
+            let _ = stream.set_nodelay(true);
+            let peer = stream.peer_addr().ok();
+            let local = stream.local_addr().ok();
+            let stream = match &config.tls {
+                None => Transport::Plain(stream),
+                Some(tls) => Transport::Tls(Box::new(tls.connect(address, stream).await?)),
+            };
+            Ok::<_, std::io::Error>((stream, peer, local))
+        };
+        let (stream, peer, local) =
+            match tokio::time::timeout(config.connect_timeout, connected).await {
                 Ok(Ok(s)) => s,
                 Ok(Err(e)) => return Err(connect_error(&e)),
                 Err(_) => {
@@ -479,24 +497,31 @@ impl Connection {
                     )))
                 }
             };
-        let _ = stream.set_nodelay(true);
-        let peer = stream.peer_addr().ok();
-        let local = stream.local_addr().ok();
-        let (rd, wr) = stream.into_split();
         let (tx, rx) = mpsc::channel(WRITE_QUEUE);
         let state = Arc::new(ConnState {
             pending: PendingCalls::new(),
             close: CancellationToken::new(),
             flags: ConnFlags::open(availability.clone()),
         });
-        tokio::spawn(write_loop(wr, rx, state.close.clone()));
-        tokio::spawn(read_loop(
-            rd,
+        let reader = (
             tx.clone(),
             state.clone(),
             config.clone(),
             address.to_owned(),
-        ));
+        );
+        match stream {
+            // Plaintext keeps the socket's own halves: no lock between reader and writer.
+            Transport::Plain(stream) => {
+                let (rd, wr) = stream.into_split();
+                tokio::spawn(write_loop(wr, rx, state.close.clone()));
+                tokio::spawn(read_loop(rd, reader.0, reader.1, reader.2, reader.3));
+            }
+            Transport::Tls(stream) => {
+                let (rd, wr) = tokio::io::split(*stream);
+                tokio::spawn(write_loop(wr, rx, state.close.clone()));
+                tokio::spawn(read_loop(rd, reader.0, reader.1, reader.2, reader.3));
+            }
+        }
         tracing::debug!(provider = address, ?local, "connected");
         Ok(Arc::new(Connection { tx, state, peer }))
     }
@@ -527,13 +552,15 @@ impl Connection {
 /// Reads frames until the connection ends: completes waiting calls, answers the provider's
 /// heartbeats, records readonly events, sends heartbeats when idle and closes a connection
 /// that stays silent past the idle timeout.
-async fn read_loop(
-    rd: tokio::net::tcp::OwnedReadHalf,
+async fn read_loop<R>(
+    rd: R,
     tx: mpsc::Sender<Bytes>,
     state: Arc<ConnState>,
     config: ClientConfig,
     address: String,
-) {
+) where
+    R: tokio::io::AsyncRead + Unpin + Send + 'static,
+{
     let mut frames = FramedRead::with_capacity(
         rd,
         FrameDecoder::skipping_oversize(config.payload),

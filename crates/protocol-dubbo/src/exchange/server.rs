@@ -290,7 +290,7 @@ async fn accept_loop(listener: TcpListener, shared: Arc<ServerShared>) {
                 shared.open.fetch_add(1, Ordering::AcqRel);
                 let guard = OpenGuard(shared.clone());
                 tokio::spawn(async move {
-                    serve_connection(guard.0.clone(), stream, peer).await;
+                    start_connection(guard.0.clone(), stream, peer).await;
                     drop(guard);
                 });
             }
@@ -346,10 +346,39 @@ impl Drop for InflightGuard {
     }
 }
 
-async fn serve_connection(shared: Arc<ServerShared>, stream: TcpStream, peer: SocketAddr) {
+/// Serves one accepted connection: plaintext as is (its own read and write halves), or through
+/// the port's TLS (port unification: the first byte says which; refused ones are logged and
+/// closed by [`ServerTls::accept`](dubbo_tls::ServerTls::accept)).
+async fn start_connection(shared: Arc<ServerShared>, stream: TcpStream, peer: SocketAddr) {
     let _ = stream.set_nodelay(true);
     let local = stream.local_addr().unwrap_or(shared.local_addr);
-    let (rd, wr) = stream.into_split();
+    let Some(tls) = &shared.config.tls else {
+        let (rd, wr) = stream.into_split();
+        return serve_connection(shared, rd, wr, peer, local).await;
+    };
+    match tls.accept(stream, peer).await {
+        Some(dubbo_tls::Accepted::Plain(stream)) => {
+            let (rd, wr) = stream.into_split();
+            serve_connection(shared, rd, wr, peer, local).await
+        }
+        Some(dubbo_tls::Accepted::Tls(stream)) => {
+            let (rd, wr) = tokio::io::split(*stream);
+            serve_connection(shared, rd, wr, peer, local).await
+        }
+        None => {}
+    }
+}
+
+async fn serve_connection<R, W>(
+    shared: Arc<ServerShared>,
+    rd: R,
+    wr: W,
+    peer: SocketAddr,
+    local: SocketAddr,
+) where
+    R: tokio::io::AsyncRead + Unpin + Send + 'static,
+    W: tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
     let (tx, rx) = mpsc::channel(WRITE_QUEUE);
     let close = shared.stop_connections.child_token();
     let conn_id = shared.next_conn.fetch_add(1, Ordering::Relaxed);

@@ -14,6 +14,37 @@ use super::backoff::Backoff;
 use crate::config::TripleConfig;
 use crate::status::Status;
 
+/// A connected socket, before HTTP/2 runs on it.
+enum Transport {
+    Plain(TcpStream),
+    Tls(Box<dubbo_tls::ClientTlsStream<TcpStream>>),
+}
+
+/// Runs the HTTP/2 handshake over `io` and spawns the connection's driver, which marks `alive`
+/// false when the connection ends.
+async fn h2_handshake<IO>(
+    builder: &h2::client::Builder,
+    io: IO,
+    addr: &str,
+    alive: Arc<AtomicBool>,
+) -> Result<(SendRequest<Bytes>, tokio::task::JoinHandle<()>), Status>
+where
+    IO: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let (send, connection) = builder
+        .handshake::<_, Bytes>(io)
+        .await
+        .map_err(|e| Status::unavailable(format!("HTTP/2 handshake with {addr}: {e}")))?;
+    let addr = addr.to_owned();
+    let task = tokio::spawn(async move {
+        if let Err(e) = connection.await {
+            tracing::debug!(%addr, "HTTP/2 connection ended: {e}");
+        }
+        alive.store(false, Ordering::Release);
+    });
+    Ok((send, task))
+}
+
 struct Conn {
     gen: u64,
     send: SendRequest<Bytes>,
@@ -141,11 +172,20 @@ impl TripleChannel {
 
     async fn open(&self) -> Result<Conn, Status> {
         let cfg = &self.inner.config;
-        let tcp = tokio::time::timeout(cfg.connect_timeout, TcpStream::connect(&self.inner.addr))
+        let addr = &self.inner.addr;
+        // The TLS handshake, when there is one, counts against the connect timeout too.
+        let connected = async {
+            let tcp = TcpStream::connect(addr).await?;
+            let _ = tcp.set_nodelay(true);
+            match &cfg.client_tls {
+                None => Ok::<_, std::io::Error>(Transport::Plain(tcp)),
+                Some(tls) => Ok(Transport::Tls(Box::new(tls.connect(addr, tcp).await?))),
+            }
+        };
+        let transport = tokio::time::timeout(cfg.connect_timeout, connected)
             .await
-            .map_err(|_| Status::unavailable(format!("connect to {} timed out", self.inner.addr)))?
-            .map_err(|e| Status::unavailable(format!("connect to {}: {e}", self.inner.addr)))?;
-        let _ = tcp.set_nodelay(true);
+            .map_err(|_| Status::unavailable(format!("connect to {addr} timed out")))?
+            .map_err(|e| Status::unavailable(format!("connect to {addr}: {e}")))?;
         let mut builder = h2::client::Builder::new();
         builder
             .initial_window_size(cfg.initial_stream_window)
@@ -154,18 +194,11 @@ impl TripleChannel {
             .max_header_list_size(cfg.max_header_list_size)
             .max_send_buffer_size(cfg.max_frame_size as usize * 4)
             .enable_push(false);
-        let (send, connection) = builder.handshake::<_, Bytes>(tcp).await.map_err(|e| {
-            Status::unavailable(format!("HTTP/2 handshake with {}: {e}", self.inner.addr))
-        })?;
         let alive = Arc::new(AtomicBool::new(true));
-        let alive2 = alive.clone();
-        let addr = self.inner.addr.clone();
-        let task = tokio::spawn(async move {
-            if let Err(e) = connection.await {
-                tracing::debug!(%addr, "HTTP/2 connection ended: {e}");
-            }
-            alive2.store(false, Ordering::Release);
-        });
+        let (send, task) = match transport {
+            Transport::Plain(io) => h2_handshake(&builder, io, addr, alive.clone()).await?,
+            Transport::Tls(io) => h2_handshake(&builder, *io, addr, alive.clone()).await?,
+        };
         let gen = self.inner.next_gen.fetch_add(1, Ordering::Relaxed);
         Ok(Conn {
             gen,

@@ -103,7 +103,11 @@ impl TripleClient {
         timeout: Option<Duration>,
     ) -> Result<http::Request<()>, Status> {
         let uri = http::Uri::builder()
-            .scheme("http")
+            .scheme(if self.channel.config().client_tls.is_some() {
+                "https"
+            } else {
+                "http"
+            })
             .authority(self.channel.addr())
             .path_and_query(path)
             .build()

@@ -367,12 +367,41 @@ async fn accept_loop(
     shutdown::drain(&mut connections, grace).await;
 }
 
+/// Serves one accepted connection: as is, or through the port's TLS (port unification: the
+/// first byte says which; refused ones are logged and closed by
+/// [`ServerTls::accept`](dubbo_tls::ServerTls::accept)). Over TLS the same classification by
+/// the first bytes follows, so ALPN `h2`, ALPN `http/1.1` and no ALPN (Java's TLS clients
+/// offer none) all work.
 async fn serve_connection(
-    mut stream: TcpStream,
+    stream: TcpStream,
     remote: SocketAddr,
     shared: Arc<ServerShared>,
     shutdown: tokio::sync::watch::Receiver<bool>,
 ) {
+    let local = stream.local_addr().ok();
+    let Some(tls) = shared.config.server_tls.clone() else {
+        return serve_stream(stream, remote, local, shared, shutdown).await;
+    };
+    match tls.accept(stream, remote).await {
+        Some(dubbo_tls::Accepted::Plain(s)) => {
+            serve_stream(s, remote, local, shared, shutdown).await
+        }
+        Some(dubbo_tls::Accepted::Tls(s)) => {
+            serve_stream(*s, remote, local, shared, shutdown).await
+        }
+        None => {}
+    }
+}
+
+async fn serve_stream<S>(
+    mut stream: S,
+    remote: SocketAddr,
+    local: Option<SocketAddr>,
+    shared: Arc<ServerShared>,
+    shutdown: tokio::sync::watch::Receiver<bool>,
+) where
+    S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
     let mut head = Vec::with_capacity(H2_PREFACE.len());
     let mut buf = [0u8; 24];
     let is_h2 = loop {
@@ -391,7 +420,6 @@ async fn serve_connection(
             break true;
         }
     };
-    let local = stream.local_addr().ok();
     let io = Rewind::new(Bytes::from(head), stream);
     if is_h2 {
         grpc::serve_h2(io, shared, Some(remote), local, shutdown).await;

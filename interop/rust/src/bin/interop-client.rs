@@ -19,7 +19,7 @@ use dubbo_triple_greeter::{run_client_cases, GreeterClient};
 /// The Greeter's full service name (`package.Service` of interop/proto/greeter.proto).
 const GREETER_SERVICE: &str = "org.apache.dubbo.interop.tri.Greeter";
 
-const USAGE: &str = "usage: interop-client --url dubbo://HOST:PORT | --url tri://HOST:PORT | --url \"URL1;URL2;...\" | --registry URL [--protocol dubbo|tri] [--migration STEP] [--provided-by APPS] [--greeter-only] [--no-greeter] [--token T] [--expect-forbidden] [--auth accesskey --ak ID --sk SECRET | --auth basic --user U --password P] [--timeout MS] [--param K=V]... [--attachment K=V]... [--worker-threads N | --current-thread]
+const USAGE: &str = "usage: interop-client --url dubbo://HOST:PORT | --url tri://HOST:PORT | --url \"URL1;URL2;...\" | --registry URL [--protocol dubbo|tri] [--migration STEP] [--provided-by APPS] [--greeter-only] [--no-greeter] [--token T] [--expect-forbidden] [--auth accesskey --ak ID --sk SECRET | --auth basic --user U --password P] [--timeout MS] [--param K=V]... [--attachment K=V]... [--worker-threads N | --current-thread] [--tls-ca FILE [--tls-cert FILE --tls-key FILE]]
        interop-client --url \"URL1;URL2;...\" --load N [--concurrency C] [--loadbalance NAME] [--cluster NAME] [--retries R] [--duration S] [--tag T]
 
   --no-greeter         over tri://, skip the Greeter cases (for a provider without the IDL
@@ -56,6 +56,10 @@ const USAGE: &str = "usage: interop-client --url dubbo://HOST:PORT | --url tri:/
   --param K=V          a parameter on the references (repeatable), e.g. --param retries=0
   --attachment K=V     an attachment on every call (repeatable), Greeter's included
 
+  --tls-ca FILE        dial TLS, trusting the CA certificates of FILE (PEM)
+  --tls-cert FILE      with --tls-ca and --tls-key: present this certificate (mutual TLS)
+  --tls-key FILE       the private key of --tls-cert
+
   --worker-threads N   run on a multi-thread runtime with N worker threads (default: one per
                        core)
   --current-thread     run on a current-thread runtime (everything on the main thread)";
@@ -90,6 +94,9 @@ const FLAGS: &[&str] = &[
     "attachment",
     "worker-threads",
     "current-thread",
+    "tls-ca",
+    "tls-cert",
+    "tls-key",
 ];
 
 /// The flags that take no value.
@@ -190,6 +197,10 @@ async fn run(args: &Args, report: &mut Report) -> Result<(), String> {
         if let Some(step) = args.get("migration") {
             builder = builder.migration_step(step);
         }
+    }
+    // --tls-ca [--tls-cert --tls-key]: every connection uses TLS (dubbo.ssl client keys).
+    if let Some(ssl) = dubbo_interop::tls_flags::client_ssl(args)? {
+        builder = builder.ssl(ssl);
     }
     let flags = ReferenceFlags::from_args(args)?;
     if let Some(framework) = flags.framework() {

@@ -17,12 +17,15 @@ use dubbo_rs::prelude::*;
 use dubbo_triple_greeter::{ContractGreeter, GreeterServer};
 
 const USAGE: &str =
-    "usage: interop-server [--dubbo-port P] [--tri-port Q] [--registry URL] [--app NAME] [--token T] [--auth accesskey --ak ID --sk SECRET | --auth basic --user U --password P] [--delay-ms D] [--qos-port Q] [--param KEY=VALUE] [--pushgateway URL] [--otlp URL] [--metrics-service]";
+    "usage: interop-server [--dubbo-port P] [--tri-port Q] [--registry URL] [--app NAME] [--token T] [--auth accesskey --ak ID --sk SECRET | --auth basic --user U --password P] [--delay-ms D] [--qos-port Q] [--param KEY=VALUE] [--pushgateway URL] [--otlp URL] [--metrics-service] [--tls-cert FILE --tls-key FILE [--tls-ca FILE] [--tls-optional]]";
 
 #[tokio::main]
 async fn main() -> ExitCode {
     init_logging();
-    let args = match Args::parse(std::env::args().skip(1), &["metrics-service"]) {
+    let args = match Args::parse(
+        std::env::args().skip(1),
+        &["metrics-service", "tls-optional"],
+    ) {
         Ok(a) => a,
         Err(e) => {
             eprintln!("{e}\n{USAGE}");
@@ -48,6 +51,10 @@ async fn main() -> ExitCode {
                 | "pushgateway"
                 | "otlp"
                 | "metrics-service"
+                | "tls-cert"
+                | "tls-key"
+                | "tls-ca"
+                | "tls-optional"
         )
     }) {
         eprintln!("unknown flag --{unknown}\n{USAGE}");
@@ -98,6 +105,10 @@ async fn run(args: &Args) -> Result<(), String> {
     // the application's name as job (dubbo.metrics.prometheus.pushgateway.*).
     if let Some(url) = args.get("pushgateway") {
         builder = builder.pushgateway(url, app_name, 1);
+    }
+    // --tls-cert/--tls-key [--tls-ca] [--tls-optional]: TLS on both ports (dubbo.ssl).
+    if let Some(ssl) = dubbo_interop::tls_flags::server_ssl(args)? {
+        builder = builder.ssl(ssl);
     }
     // With a registry that can serve as a config centre, its `dubbo.properties` (global and
     // the application's own) applies at start, as in a Java provider.

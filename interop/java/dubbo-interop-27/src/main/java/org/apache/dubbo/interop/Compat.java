@@ -24,6 +24,12 @@ final class Compat {
     static void strictSerializeCheck(ApplicationConfig application) {
     }
 
+    /** The TLS flags need the Dubbo 3 builds of the interop programs. */
+    static void ssl(Object bootstrap, String serverCert, String serverKey, String serverTrust,
+            String clientCert, String clientKey, String clientTrust) {
+        throw new UnsupportedOperationException("the --tls-* flags need the Dubbo 3 interop build");
+    }
+
     static void setClientAttachment(String key, String value) {
         RpcContext.getContext().setAttachment(key, value);
     }

@@ -82,7 +82,7 @@ public final class Consumer {
     static final String USAGE = "usage: Consumer --url dubbo://HOST:PORT|tri://HOST:PORT [--only CASE1,CASE2] "
             + "[--timeout MS] [--list yes] [--token T] [--expect-forbidden] [--oversize-then-call] "
             + AuthFlags.USAGE + " "
-            + "[--known-client-bug CASE[,CASE]]...\n"
+            + "[--known-client-bug CASE[,CASE]]... [--tls-ca FILE --tls-cert FILE --tls-key FILE]\n"
             + "       Consumer --registry zookeeper://HOST:PORT [--protocol dubbo|tri] "
             + "[--migration FORCE_INTERFACE|APPLICATION_FIRST|FORCE_APPLICATION] [--app NAME] "
             + "[--wait-providers MS] [options above but --url]\n"
@@ -126,6 +126,9 @@ public final class Consumer {
     private boolean loadMode; // --load: sayHello N times through Dubbo's default cluster
     private String token; // --token: Dubbo's token to send, or null
     private java.util.Map<String, String> auth = java.util.Map.of(); // --auth: reference parameters that sign calls
+    private String tlsCa; // --tls-ca / --tls-cert / --tls-key: TLS (all three), or null
+    private String tlsCert;
+    private String tlsKey;
     private Set<String> knownClientBugs = Set.of(); // --known-client-bug: cases reported as SKIP
     private String registry; // --registry: the registry address, or null for a direct --url
     private String migration; // --migration: the step asked for, or null (Dubbo's default)
@@ -142,7 +145,8 @@ public final class Consumer {
         }
         Args args = Args.parse(argv, Set.of("url", "only", "timeout", "list", "token", "expect-forbidden",
                 "oversize-then-call", "known-client-bug", "registry", "protocol", "migration", "app",
-                "wait-providers", "load", "concurrency", "duration", "auth", "ak", "sk", "user", "password"),
+                "wait-providers", "load", "concurrency", "duration", "auth", "ak", "sk", "user", "password",
+                "tls-ca", "tls-cert", "tls-key"),
                 Set.of("expect-forbidden", "oversize-then-call"), USAGE);
         Consumer consumer = new Consumer();
         consumer.defineCases();
@@ -200,6 +204,23 @@ public final class Consumer {
         String app = args.get("app", "interop-consumer-java");
         consumer.token = args.get("token", null);
         consumer.auth = AuthFlags.params(args, USAGE);
+        // --tls-ca with --tls-cert/--tls-key: dial TLS (dubbo.ssl client keys). Java's consumer
+        // uses TLS only with a client certificate and key, so all three go together.
+        consumer.tlsCa = args.get("tls-ca", null);
+        consumer.tlsCert = args.get("tls-cert", null);
+        consumer.tlsKey = args.get("tls-key", null);
+        if ((consumer.tlsCa != null || consumer.tlsCert != null || consumer.tlsKey != null)
+                && (consumer.tlsCa == null || consumer.tlsCert == null || consumer.tlsKey == null)) {
+            Args.die("--tls-ca, --tls-cert and --tls-key go together (Java dials TLS only with a client certificate)", USAGE);
+        }
+        if (consumer.tlsCa != null
+                && System.getProperty("io.netty.handler.ssl.defaultEndpointVerificationAlgorithm") == null) {
+            // Dubbo 3.3.6's SslClientTlsHandler makes its SSLEngine without the peer's host, and
+            // netty 4.2 checks the host name by default, so every handshake would fail with
+            // "Hostname or IP address is undefined". The certificate chain is still checked
+            // against --tls-ca.
+            System.setProperty("io.netty.handler.ssl.defaultEndpointVerificationAlgorithm", "NONE");
+        }
         boolean expectForbidden = args.get("expect-forbidden", null) != null;
         boolean oversize = args.get("oversize-then-call", null) != null;
         long load = args.getInt("load", 0, USAGE);
@@ -352,6 +373,9 @@ public final class Consumer {
                 .reference(gen);
         if (greeterRef != null) {
             bootstrap.reference(greeterRef);
+        }
+        if (tlsCa != null) {
+            Compat.ssl(bootstrap, null, null, null, tlsCert, tlsKey, tlsCa);
         }
         bootstrap.start();
         if (greeterRef != null) {

@@ -17,8 +17,13 @@ import org.apache.dubbo.config.bootstrap.DubboBootstrap;
  *
  * <pre>
  *   Provider [--dubbo-port P] [--tri-port Q] [--app NAME] [--shutdown-wait MS] [--token T]
- *            [--registry zookeeper://HOST:PORT]
+ *            [--registry zookeeper://HOST:PORT] [--tls-cert FILE --tls-key FILE [--tls-ca FILE]]
  * </pre>
+ *
+ * <p>With {@code --tls-cert}/{@code --tls-key} both ports serve TLS (Dubbo's {@code dubbo.ssl}
+ * server keys, PEM); with {@code --tls-ca} too, clients must present a certificate signed by that
+ * CA. Java's dubbo:// port then refuses plaintext; its tri:// port (port unification) still
+ * takes plaintext beside TLS.
  *
  * <p>With {@code --registry URL} it registers with Java Dubbo's defaults for a plain registry
  * address (register-mode {@code all}): every service URL, per protocol, under
@@ -45,7 +50,7 @@ import org.apache.dubbo.config.bootstrap.DubboBootstrap;
 public final class Provider {
 
     static final String USAGE = "usage: Provider [--dubbo-port P] [--tri-port Q] [--app NAME] [--shutdown-wait MS] [--token T] " + AuthFlags.USAGE + " "
-            + "[--registry zookeeper://HOST:PORT]";
+            + "[--registry zookeeper://HOST:PORT] [--tls-cert FILE --tls-key FILE [--tls-ca FILE]]";
     /**
      * Dubbo 3.3 treats every "127.*" / "localhost" address as "no host configured": it then binds
      * 0.0.0.0 (anyhost) and advertises the machine's first non-loopback address, and refuses such a
@@ -62,7 +67,8 @@ public final class Provider {
         if (System.getProperty("java.net.preferIPv4Stack") == null) {
             System.setProperty("java.net.preferIPv4Stack", "true");
         }
-        Set<String> known = new java.util.HashSet<>(Set.of("dubbo-port", "tri-port", "app", "shutdown-wait", "token", "registry"));
+        Set<String> known = new java.util.HashSet<>(Set.of("dubbo-port", "tri-port", "app", "shutdown-wait", "token", "registry",
+                "tls-cert", "tls-key", "tls-ca"));
         known.addAll(AuthFlags.FLAGS);
         Args args = Args.parse(argv, known, USAGE);
         int dubboPort = args.getInt("dubbo-port", 20880, USAGE);
@@ -117,6 +123,17 @@ public final class Provider {
             for (ServiceConfig<?> s : IdlServices.tripleOnlyServices(tri)) {
                 bootstrap.service(withToken(s, token));
             }
+        }
+
+        String tlsCert = args.get("tls-cert", null);
+        String tlsKey = args.get("tls-key", null);
+        if (tlsCert != null || tlsKey != null) {
+            if (tlsCert == null || tlsKey == null) {
+                Args.die("--tls-cert and --tls-key go together", USAGE);
+            }
+            Compat.ssl(bootstrap, tlsCert, tlsKey, args.get("tls-ca", null), null, null, null);
+        } else if (args.get("tls-ca", null) != null) {
+            Args.die("--tls-ca needs --tls-cert and --tls-key", USAGE);
         }
 
         installSignalHandlers(bootstrap);

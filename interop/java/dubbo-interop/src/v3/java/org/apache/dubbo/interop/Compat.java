@@ -5,6 +5,8 @@ import java.util.List;
 import java.util.Map;
 
 import org.apache.dubbo.config.ApplicationConfig;
+import org.apache.dubbo.config.SslConfig;
+import org.apache.dubbo.config.bootstrap.DubboBootstrap;
 import org.apache.dubbo.rpc.RpcContext;
 
 /**
@@ -22,6 +24,24 @@ final class Compat {
     /** STRICT is the default from Dubbo 3.2 on; say so explicitly (User is in the signatures). */
     static void strictSerializeCheck(ApplicationConfig application) {
         application.setSerializeCheckStatus("STRICT");
+    }
+
+    /**
+     * TLS through Dubbo's {@code dubbo.ssl} keys ({@link SslConfig}); null leaves a key unset.
+     * Java's consumer dials TLS only when both client-key-cert-chain-path and
+     * client-private-key-path are set; its provider requires a client certificate when
+     * server-trust-cert-collection-path is set.
+     */
+    static void ssl(DubboBootstrap bootstrap, String serverCert, String serverKey, String serverTrust,
+            String clientCert, String clientKey, String clientTrust) {
+        SslConfig ssl = new SslConfig();
+        ssl.setServerKeyCertChainPath(serverCert);
+        ssl.setServerPrivateKeyPath(serverKey);
+        ssl.setServerTrustCertCollectionPath(serverTrust);
+        ssl.setClientKeyCertChainPath(clientCert);
+        ssl.setClientPrivateKeyPath(clientKey);
+        ssl.setClientTrustCertCollectionPath(clientTrust);
+        bootstrap.ssl(ssl);
     }
 
     static void setClientAttachment(String key, String value) {
