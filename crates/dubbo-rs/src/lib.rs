@@ -46,6 +46,7 @@
 #![warn(missing_docs)]
 
 mod address;
+mod app_tls;
 mod application;
 mod builder;
 mod error;
@@ -63,7 +64,6 @@ mod qos;
 pub mod registry;
 mod sync;
 mod tasks;
-mod app_tls;
 mod tls_metrics;
 mod tracing_setup;
 mod view;
