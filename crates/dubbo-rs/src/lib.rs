@@ -79,6 +79,8 @@ pub use view::{ExportedService, ReferredService};
 
 /// The service macro: see the crate documentation.
 pub use dubbo_macros::service;
+/// `#[derive(JavaTypeDefinition)]`: a class's fields in service definitions.
+pub use dubbo_macros::JavaTypeDefinition;
 
 /// The core abstractions (`dubbo-core`).
 pub use dubbo_core as core;

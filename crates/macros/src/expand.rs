@@ -14,11 +14,14 @@ pub fn expand(service: &Service) -> TokenStream {
     let signatures = signatures(service, &names);
     let server = server(service, &names);
     let client = client(service, &names);
+    let definition =
+        crate::definition::service_definition(service, &names.core, &names.hessian, &names.client);
     quote! {
         #service_trait
         #signatures
         #server
         #client
+        #definition
     }
 }
 
@@ -290,6 +293,10 @@ fn server(service: &Service, names: &Names) -> TokenStream {
 
             fn methods(&self) -> &[::std::sync::Arc<#core::MethodSignature>] {
                 #client::method_signatures()
+            }
+
+            fn definition(&self) -> ::std::option::Option<#core::ServiceDefinition> {
+                ::std::option::Option::Some(::std::clone::Clone::clone(#client::service_definition()))
             }
 
             fn call<'a>(

@@ -7,6 +7,7 @@ use proc_macro::TokenStream;
 use quote::quote;
 use syn::parse_macro_input;
 
+mod definition;
 mod expand;
 mod model;
 mod names;
@@ -119,6 +120,26 @@ pub fn service(attr: TokenStream, item: TokenStream) -> TokenStream {
     parse_macro_input!(attr with parser);
     let item = parse_macro_input!(item as syn::ItemTrait);
     expand_service(args, item).into()
+}
+
+/// Describes a class for service definitions: implements
+/// `hessian2::java::JavaTypeDefinition` with the type's Java name (from its `JavaType` impl)
+/// and its fields as properties, named as serde names them (`#[serde(rename)]` honoured,
+/// `#[serde(skip)]` fields left out). `#[java(crate = "path")]` names the facade (default
+/// `::dubbo_rs`).
+///
+/// ```ignore
+/// #[derive(serde::Serialize, serde::Deserialize, dubbo_rs::JavaTypeDefinition)]
+/// #[serde(rename = "org.apache.dubbo.interop.User")]
+/// pub struct User { pub id: i64, pub name: Option<String> }
+/// dubbo_rs::hessian2::java_type!(User => "org.apache.dubbo.interop.User");
+/// ```
+#[proc_macro_derive(JavaTypeDefinition, attributes(java))]
+pub fn derive_java_type_definition(item: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(item as syn::DeriveInput);
+    definition::derive(&input)
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
 }
 
 /// The expansion, on `proc_macro2` tokens so that it can be unit-tested.

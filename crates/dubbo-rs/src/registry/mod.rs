@@ -6,6 +6,7 @@
 //! MetadataService's state, and the metadata consumers fetched.
 
 mod consumer;
+mod definitions;
 mod hooks;
 mod metadata_service;
 mod migration;
@@ -20,7 +21,9 @@ use tokio::sync::{mpsc, oneshot};
 
 pub(crate) use consumer::{subscribe, MetadataCache, ReferFn, SubscribeContext, Subscription};
 pub(crate) use hooks::install;
-pub(crate) use metadata_service::{MetadataServiceHandler, MetadataState, INTERFACE, VERSION};
+pub(crate) use metadata_service::{
+    java_service_key, MetadataServiceHandler, MetadataState, INTERFACE, VERSION,
+};
 pub(crate) use migration::Mode;
 pub use modes::{MigrationStep, RegisterMode};
 pub(crate) use online::Switch;
