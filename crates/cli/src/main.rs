@@ -31,15 +31,11 @@
 //! 2026-12-01T02:30:00.123Z Modified configVersion: v3.0 (+7 lines)
 //! ```
 
-mod args;
-mod centre;
-mod commands;
-mod event_line;
-
 use std::process::ExitCode;
 
-use args::Request;
-use commands::Outcome;
+use dubbo_cli::args::{self, Request};
+use dubbo_cli::centre;
+use dubbo_cli::commands::{self, Outcome};
 use dubbo_config_center::ConfigCenterError;
 
 fn main() -> ExitCode {
