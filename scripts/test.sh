@@ -5,7 +5,7 @@
 #
 #   bash scripts/test.sh            # everything
 #   bash scripts/test.sh --quick    # Rust suites only (no Java, no Python)
-#   bash scripts/test.sh --only registry|etcd|older_registry|older_java|metrics|tracing|governance|faults|grpc_tools   # one group of interop steps, for development
+#   bash scripts/test.sh --only registry|etcd|older_registry|older_java|metrics|tracing|governance|faults|grpc_tools|cli   # one group of interop steps, for development
 #
 # The full run builds the Java peers before `cargo test` and runs it with
 # DUBBO_RS_REQUIRE_PEERS=1, so a Rust test that needs Java (URL differential test, dubbo://
@@ -22,7 +22,7 @@ TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 QUICK=0
 ONLY=
 [ "${1:-}" = "--quick" ] && QUICK=1
-[ "${1:-}" = "--only" ] && ONLY=${2:?--only needs a group: registry, etcd, older_registry, older_java, metrics, tracing, governance, faults or grpc_tools}
+[ "${1:-}" = "--only" ] && ONLY=${2:?--only needs a group: registry, etcd, older_registry, older_java, metrics, tracing, governance, faults, grpc_tools or cli}
 
 # A fresh build gains nothing from incremental state, which would add gigabytes of disk per
 # crate; a developer's own `cargo test` keeps it.
@@ -1767,6 +1767,8 @@ governance_steps() {
 source scripts/faults.sh
 # grpcurl through server reflection and grpc.health.v1 on the Triple port (grpc_tools_steps).
 source scripts/grpc-tools.sh
+# The `dubbo` command-line tool against ZooKeeper and Java and Rust providers (cli_steps).
+source scripts/cli.sh
 
 grpc_tools_steps() {
   step "install grpcurl (Go module proxy)" install_grpcurl
@@ -1852,6 +1854,7 @@ if [ "$QUICK" -eq 0 ]; then
   tracing_steps
   governance_steps
   faults_steps
+  cli_steps
 fi
 
 echo

@@ -1,0 +1,240 @@
+# The `dubbo` command-line tool against real peers: ZooKeeper (scripts/zookeeper.sh), a Java
+# Dubbo 3.3 provider and a dubbo-rs provider of the interop services registered there. Sourced by
+# scripts/test.sh, which provides step, start_server, stop_server, zookeeper_up, WORK, ZK_URL,
+# TARGET_DIR and INTEROP_JAVA_DUBBO_JAR; `bash scripts/test.sh --only cli` runs these steps.
+
+CLI_JAVA_DUBBO=22997
+CLI_JAVA_TRI=12997
+CLI_JAVA_APP=cli-provider-java
+CLI_RUST_DUBBO=21997
+CLI_RUST_TRI=11997
+CLI_RUST_APP=cli-provider-rust
+CLI_IFACE=org.apache.dubbo.interop.InteropService
+
+dubbo_tool() {
+  "$TARGET_DIR/debug/dubbo" "$@"
+}
+
+cli_providers_up() {
+  DUBBO_IP_TO_BIND=::ffff:127.0.0.1 DUBBO_IP_TO_REGISTRY=::ffff:127.0.0.1 \
+    start_server cli_java_provider java -Djava.net.preferIPv4Stack=true -cp "$INTEROP_JAVA_DUBBO_JAR" \
+    org.apache.dubbo.interop.Provider --dubbo-port $CLI_JAVA_DUBBO --tri-port $CLI_JAVA_TRI \
+    --app "$CLI_JAVA_APP" --registry "$ZK_URL" || return 1
+  start_server cli_rust_provider "$TARGET_DIR/debug/interop-server" --dubbo-port $CLI_RUST_DUBBO \
+    --tri-port $CLI_RUST_TRI --registry "$ZK_URL" --app "$CLI_RUST_APP"
+}
+
+# `dubbo ls` (services, apps, instances) as JSON lists both applications, the interop services
+# over both protocols at the ports they serve, and an instance of each with both endpoints.
+# Registration is asynchronous, so the listing is read until it is complete (10 s at most).
+cli_ls() {
+  local i
+  for i in $(seq 1 50); do
+    dubbo_tool ls --registry "$ZK_URL" -o json >"$WORK/cli-ls.json" &&
+      dubbo_tool ls apps --registry "$ZK_URL" -o json >"$WORK/cli-apps.json" &&
+      dubbo_tool ls instances --registry "$ZK_URL" -o json >"$WORK/cli-instances.json" &&
+      python3 - "$WORK" "$CLI_JAVA_APP" "$CLI_RUST_APP" "$CLI_JAVA_DUBBO" "$CLI_JAVA_TRI" \
+        "$CLI_RUST_DUBBO" "$CLI_RUST_TRI" <<'EOF' && { dubbo_tool ls --registry "$ZK_URL"; dubbo_tool ls instances --registry "$ZK_URL"; return 0; }
+import json, sys
+work, japp, rapp = sys.argv[1:4]
+jd, jt, rd, rt = sys.argv[4:8]
+services = json.load(open(work + "/cli-ls.json"))["services"]
+have = {(s["application"], s["service"], s["protocol"], s["address"].rsplit(":", 1)[1], s["version"])
+        for s in services}
+want = set()
+for app, d, t in ((japp, jd, jt), (rapp, rd, rt)):
+    want |= {(app, "org.apache.dubbo.interop.InteropService", "dubbo", d, "1.0.0"),
+             (app, "org.apache.dubbo.interop.InteropService", "tri", t, "1.0.0"),
+             (app, "org.apache.dubbo.interop.tri.Greeter", "tri", t, "")}
+missing = want - have
+apps = {a["application"]: a["instances"] for a in json.load(open(work + "/cli-apps.json"))["applications"]}
+instances = {i["application"]: sorted((e["protocol"], str(e["port"])) for e in i["endpoints"])
+             for i in json.load(open(work + "/cli-instances.json"))["instances"]}
+ok = not missing and apps.get(japp) == 1 and apps.get(rapp) == 1 \
+    and instances.get(japp) == [("dubbo", jd), ("tri", jt)] \
+    and instances.get(rapp) == [("dubbo", rd), ("tri", rt)]
+if not ok:
+    print("missing services:", sorted(missing), "apps:", apps, "instances:", instances)
+sys.exit(0 if ok else 1)
+EOF
+    sleep 0.2
+  done
+  cat "$WORK/cli-ls.json"
+  return 1
+}
+
+# `dubbo describe` shows the methods of both providers' definitions (read from the metadata
+# report at Java's path), in the table and as JSON.
+cli_describe() {
+  local app out rc=0
+  for app in "$CLI_JAVA_APP" "$CLI_RUST_APP"; do
+    out=$(dubbo_tool describe "$CLI_IFACE" --registry "$ZK_URL" --version 1.0.0 --app "$app") || return 1
+    echo "$out" | head -n 24
+    for m in sayHello addInt echoMap echoUser listUsers getAttachment; do
+      grep -q "^$m " <<<"$out" || { echo "$app: no method $m"; rc=1; }
+    done
+    grep -q "^org.apache.dubbo.interop.User  *tags  *List<String>" <<<"$out" ||
+      { echo "$app: User.tags not shown"; rc=1; }
+    dubbo_tool describe "$CLI_IFACE" --registry "$ZK_URL" --version 1.0.0 --app "$app" -o json \
+      >"$WORK/cli-def-$app.json" || return 1
+  done
+  return $rc
+}
+
+# The differential check: the FullServiceDefinition the Rust provider published against the one
+# Java 3.3 published for the same interface, as JSON. Compared: canonicalName, annotations, every
+# method's name, parameterTypes and returnType (as a set: Java lists methods in reflection order,
+# which the JVM does not fix), every type's type, items, enums and properties (as a set).
+# Ignored, because they cannot match: codeSource and uniqueId (the jar vs the Rust crate a service
+# comes from), parameters (the exported URL's: pid, timestamp, release, ports), and the methods'
+# deprecated `parameters` list (empty on both sides, checked to be empty).
+cli_definitions_match() {
+  python3 - "$WORK/cli-def-$CLI_JAVA_APP.json" "$WORK/cli-def-$CLI_RUST_APP.json" <<'EOF'
+import json, sys
+def load(path):
+    defs = json.load(open(path))["definitions"]
+    assert len(defs) == 1, f"{path}: {len(defs)} definitions"
+    return defs[0]["definition"]
+java, rust = load(sys.argv[1]), load(sys.argv[2])
+def methods(d):
+    for m in d["methods"]:
+        assert m["parameters"] == [], m
+    return {(m["name"], tuple(m["parameterTypes"]), m["returnType"]) for m in d["methods"]}
+def types(d):
+    return {(t["type"], tuple(t["items"]), tuple(t["enums"]), tuple(sorted(t["properties"].items())))
+            for t in d["types"]}
+ok = True
+for field in ("canonicalName", "annotations"):
+    if java[field] != rust[field]:
+        print(f"{field}: Java {java[field]!r}, Rust {rust[field]!r}"); ok = False
+for name, f in (("methods", methods), ("types", types)):
+    j, r = f(java), f(rust)
+    if j != r:
+        print(f"{name} only in Java: {sorted(j - r)}"); print(f"{name} only in Rust: {sorted(r - j)}"); ok = False
+    else:
+        print(f"{name}: {len(j)} equal")
+print("ignored: codeSource", (java["codeSource"], rust["codeSource"]), "uniqueId, parameters")
+sys.exit(0 if ok else 1)
+EOF
+}
+
+# `dubbo call` $1 (a target) $2 (extra flags...): sayHello("cli") answers "Hello cli".
+cli_call_hello() {
+  local target=$1 out
+  shift
+  out=$(dubbo_tool call "$target" "$CLI_IFACE.sayHello" '["cli"]' --version 1.0.0 -o json "$@") ||
+    { echo "$out"; return 1; }
+  echo "$out"
+  python3 -c 'import json,sys; d=json.load(sys.stdin); sys.exit(0 if d["result"] == "Hello cli" and d["elapsedMs"] > 0 else 1)' <<<"$out"
+}
+
+# Attachments travel: getAttachment("k") with --attachment k=v answers "v"; a typed User goes
+# there and back through the registry with the parameter types of the published definition.
+cli_call_more() {
+  local target=$1 out
+  shift
+  out=$(dubbo_tool call "$target" "$CLI_IFACE.getAttachment" '["k"]' --version 1.0.0 \
+    --attachment k=from-cli -o json "$@") || { echo "$out"; return 1; }
+  echo "$out"
+  python3 -c 'import json,sys; sys.exit(0 if json.load(sys.stdin)["result"] == "from-cli" else 1)' <<<"$out" || return 1
+  out=$(dubbo_tool call "$target" "$CLI_IFACE.echoUser" \
+    '[{"id": 7, "name": "seven", "age": 27, "tags": ["a"], "attrs": {"k": "v"}}]' --version 1.0.0 -o json "$@") ||
+    { echo "$out"; return 1; }
+  echo "$out"
+  python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+u = d["result"]
+ok = d["parameterTypes"] == ["org.apache.dubbo.interop.User"] and u["id"] == 7 and u["name"] == "seven" \
+    and u["tags"] == ["a"] and u["attrs"] == {"k": "v"}
+sys.exit(0 if ok else 1)' <<<"$out"
+}
+
+# Waits (10 s at most) until every registered URL of app $1 does ($2 = yes) or does not ($2 = no)
+# carry timeout=4321, read with `dubbo ls -o json`.
+cli_wait_rule_seen() {
+  local app=$1 want=$2 i
+  for i in $(seq 1 50); do
+    if dubbo_tool ls --registry "$ZK_URL" -o json | python3 -c '
+import json, sys
+app, want = sys.argv[1], sys.argv[2] == "yes"
+urls = [s["url"] for s in json.load(sys.stdin)["services"] if s["application"] == app and s["protocol"] == "dubbo"]
+seen = [("timeout=4321" in u) for u in urls]
+sys.exit(0 if urls and all(s == want for s in seen) else 1)' "$app" "$want"; then
+      echo "$app: timeout=4321 $( [ "$want" = yes ] && echo in || echo out of) its registered dubbo:// URLs"
+      return 0
+    fi
+    sleep 0.2
+  done
+  echo "$app: the rule was not seen as expected ($want)"
+  return 1
+}
+
+# `dubbo rules set/get/delete` round-trips an override rule (Dubbo Admin's v3.0 format) for each
+# provider application; each provider applies it (its registered URLs carry the new timeout) and
+# drops it once deleted, after which `rules get` finds nothing (exit 1).
+cli_rules_roundtrip() {
+  local app rule out
+  for app in "$CLI_RUST_APP" "$CLI_JAVA_APP"; do
+    rule="$WORK/cli-rule-$app.yaml"
+    printf 'configVersion: v3.0\nscope: application\nkey: %s\nenabled: true\nconfigs:\n  - side: provider\n    parameters:\n      timeout: 4321\n' \
+      "$app" >"$rule"
+    dubbo_tool rules set --registry "$ZK_URL" --app "$app" --kind override --file "$rule" || return 1
+    out=$(dubbo_tool rules get --registry "$ZK_URL" --app "$app" --kind override -o json) || return 1
+    python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+ok = d["key"] == sys.argv[1] + ".configurators" and d["group"] == "dubbo" and d["content"] == open(sys.argv[2]).read()
+sys.exit(0 if ok else 1)' "$app" "$rule" <<<"$out" || { echo "rules get: $out"; return 1; }
+    cli_wait_rule_seen "$app" yes || return 1
+    dubbo_tool rules delete --registry "$ZK_URL" --app "$app" --kind override || return 1
+    if dubbo_tool rules get --registry "$ZK_URL" --app "$app" --kind override; then
+      echo "the rule is still there after delete"
+      return 1
+    fi
+    cli_wait_rule_seen "$app" no || return 1
+  done
+}
+
+# The Rust provider's MetadataService answers getServiceDefinition(interface, version, group)
+# with the same definition it published (called with `dubbo call`, as any Dubbo consumer would).
+cli_metadata_service_definition() {
+  local out
+  out=$(dubbo_tool call "dubbo://127.0.0.1:$CLI_RUST_DUBBO" org.apache.dubbo.metadata.MetadataService.getServiceDefinition \
+    "[\"$CLI_IFACE\", \"1.0.0\", \"\"]" --group "$CLI_RUST_APP" --version 1.0.0 -o json) || { echo "$out"; return 1; }
+  python3 -c '
+import json, sys
+served = json.loads(json.load(sys.stdin)["result"])
+published = json.load(open(sys.argv[1]))["definitions"][0]["definition"]
+same = all(served[k] == published[k] for k in ("canonicalName", "methods", "types"))
+print("MetadataService definition:", len(served["methods"]), "methods,", "same as published" if same else "DIFFERENT")
+sys.exit(0 if same else 1)' "$WORK/cli-def-$CLI_RUST_APP.json" <<<"$out"
+}
+
+cli_completions() {
+  local out
+  out=$(dubbo_tool completions bash) || return 1
+  grep -q 'describe' <<<"$out" && grep -q -- '--attachment' <<<"$out" && echo "bash completions: $(wc -l <<<"$out") lines"
+}
+
+cli_steps() {
+  step "start ZooKeeper (dubbo tool)" zookeeper_up cli-zk
+  step "start a Java 3.3 and a Rust provider registering in ZooKeeper" cli_providers_up
+  step "dubbo ls (services, apps, instances; -o json): both applications, services and instances" cli_ls
+  step "dubbo describe: the methods and types of both providers' service definitions" cli_describe
+  step "service definitions: the Rust provider's FullServiceDefinition equals Java 3.3's (methods, types)" \
+    cli_definitions_match
+  step "Rust MetadataService getServiceDefinition answers the published definition" cli_metadata_service_definition
+  for target in "dubbo://127.0.0.1:$CLI_JAVA_DUBBO" "tri://127.0.0.1:$CLI_JAVA_TRI" \
+    "dubbo://127.0.0.1:$CLI_RUST_DUBBO" "tri://127.0.0.1:$CLI_RUST_TRI"; do
+    step "dubbo call $target sayHello" cli_call_hello "$target"
+  done
+  step "dubbo call through ZooKeeper, dubbo://: sayHello" cli_call_hello "$ZK_URL"
+  step "dubbo call through ZooKeeper, tri://: sayHello" cli_call_hello "$ZK_URL" --protocol tri
+  step "dubbo call: attachments, a User through the registry with the definition's types" cli_call_more "$ZK_URL"
+  step "dubbo rules set/get/delete: an override rule each provider applies and drops" cli_rules_roundtrip
+  step "dubbo completions bash" cli_completions
+  stop_server cli_rust_provider >/dev/null 2>&1 || true
+  stop_server cli_java_provider >/dev/null 2>&1 || true
+  step "ZooKeeper exits on SIGTERM" stop_server zookeeper
+}
