@@ -211,6 +211,15 @@ print("MetadataService definition:", len(served["methods"]), "methods,", "same a
 sys.exit(0 if same else 1)' "$WORK/cli-def-$CLI_RUST_APP.json" <<<"$out"
 }
 
+# Java 3.3's own MetadataService client (interop/java DefinitionCheck) reads the Rust provider's
+# definition through getServiceDefinition and compares it, field by field, with the definition
+# Java builds from the InteropService interface itself.
+cli_java_reads_definition() {
+  java -cp "$INTEROP_JAVA_DUBBO_JAR" org.apache.dubbo.interop.DefinitionCheck \
+    --url "dubbo://127.0.0.1:$CLI_RUST_DUBBO" --app "$CLI_RUST_APP" 2>&1 | grep -v '^SLF4J'
+  [ "${PIPESTATUS[0]}" -eq 0 ]
+}
+
 cli_completions() {
   local out
   out=$(dubbo_tool completions bash) || return 1
@@ -225,6 +234,8 @@ cli_steps() {
   step "service definitions: the Rust provider's FullServiceDefinition equals Java 3.3's (methods, types)" \
     cli_definitions_match
   step "Rust MetadataService getServiceDefinition answers the published definition" cli_metadata_service_definition
+  step "Java 3.3's MetadataService client reads the Rust provider's definition: equal to Java's own, field by field" \
+    cli_java_reads_definition
   for target in "dubbo://127.0.0.1:$CLI_JAVA_DUBBO" "tri://127.0.0.1:$CLI_JAVA_TRI" \
     "dubbo://127.0.0.1:$CLI_RUST_DUBBO" "tri://127.0.0.1:$CLI_RUST_TRI"; do
     step "dubbo call $target sayHello" cli_call_hello "$target"
