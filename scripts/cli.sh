@@ -220,6 +220,27 @@ cli_java_reads_definition() {
   [ "${PIPESTATUS[0]}" -eq 0 ]
 }
 
+# Without a registry: `dubbo ls --url tri://…` and `dubbo describe --url tri://…` read the Rust
+# provider's gRPC reflection (both contract services listed; Greeter's four methods with their
+# streaming kinds).
+cli_reflection() {
+  local addr="tri://127.0.0.1:$CLI_RUST_TRI"
+  dubbo_tool ls --url "$addr" || return 1
+  dubbo_tool ls --url "$addr" -o json | python3 -c '
+import json, sys
+names = {s["service"] for s in json.load(sys.stdin)["services"]}
+want = {"org.apache.dubbo.interop.InteropService", "org.apache.dubbo.interop.tri.Greeter"}
+sys.exit(0 if want <= names else 1)' || { echo "reflection does not list both services"; return 1; }
+  dubbo_tool describe org.apache.dubbo.interop.tri.Greeter --url "$addr" || return 1
+  dubbo_tool describe org.apache.dubbo.interop.tri.Greeter --url "$addr" -o json | python3 -c '
+import json, sys
+methods = {m["name"]: (m["clientStreaming"], m["serverStreaming"], m["input"]) for m in json.load(sys.stdin)["methods"]}
+req = ".org.apache.dubbo.interop.tri.GreeterRequest"
+want = {"Greet": (False, False, req), "GreetServerStream": (False, True, req),
+        "GreetClientStream": (True, False, req), "GreetBiStream": (True, True, req)}
+sys.exit(0 if methods == want else 1)' || { echo "Greeter is not described as the contract says"; return 1; }
+}
+
 cli_completions() {
   local out
   out=$(dubbo_tool completions bash) || return 1
@@ -244,6 +265,8 @@ cli_steps() {
   step "dubbo call through ZooKeeper, tri://: sayHello" cli_call_hello "$ZK_URL" --protocol tri
   step "dubbo call: attachments, a User through the registry with the definition's types" cli_call_more "$ZK_URL"
   step "dubbo rules set/get/delete: an override rule each provider applies and drops" cli_rules_roundtrip
+  step "dubbo ls / describe --url tri://: the Rust provider's services and Greeter's methods through gRPC reflection" \
+    cli_reflection
   step "dubbo completions bash" cli_completions
   stop_server cli_rust_provider >/dev/null 2>&1 || true
   stop_server cli_java_provider >/dev/null 2>&1 || true

@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 
 use dubbo_cli::commands::Outcome;
-use dubbo_cli::dubbo::cli::{self, Command};
+use dubbo_cli::dubbo::cli::{self, Command, Where};
 use dubbo_cli::dubbo::{call, connect, describe, ls, rules, CliError};
 
 fn main() -> ExitCode {
@@ -65,14 +65,28 @@ fn run(parsed: cli::Parsed) -> Result<Outcome, CliError> {
     runtime.block_on(async move {
         let ext = dubbo_cli::centre::extensions();
         match parsed.command {
-            Command::Ls { registry, what } => {
+            Command::Ls {
+                source: Where::Registry(registry),
+                what,
+            } => {
                 let url = connect::registry_url(&registry)?;
                 ls::run(&ext, &url, what, format).await?;
             }
-            Command::Describe { registry, wanted } => {
+            Command::Ls {
+                source: Where::Url(target),
+                ..
+            } => ls::run_reflection(&target, format).await?,
+            Command::Describe {
+                source: Where::Registry(registry),
+                wanted,
+            } => {
                 let url = connect::registry_url(&registry)?;
                 describe::run(&ext, &url, &wanted, format).await?;
             }
+            Command::Describe {
+                source: Where::Url(target),
+                wanted,
+            } => describe::run_reflection(&target, &wanted.service, format).await?,
             Command::Call(request) => call::run(&ext, &request, format).await?,
             Command::Rules {
                 center,

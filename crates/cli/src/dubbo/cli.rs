@@ -18,15 +18,15 @@ use crate::dubbo::rules::{parse_kind, RuleAction, RuleKey};
 pub enum Command {
     /// `dubbo ls`.
     Ls {
-        /// The registry URL.
-        registry: String,
+        /// Where to look.
+        source: Where,
         /// What to list.
         what: What,
     },
     /// `dubbo describe`.
     Describe {
-        /// The registry URL.
-        registry: String,
+        /// Where to look.
+        source: Where,
         /// Which service.
         wanted: Wanted,
     },
@@ -47,6 +47,15 @@ pub enum Command {
     Completions(Shell),
 }
 
+/// Where `ls` and `describe` look.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Where {
+    /// `--registry URL`: the registry and its metadata report.
+    Registry(String),
+    /// `--url tri://HOST:PORT`: the server's gRPC reflection.
+    Url(String),
+}
+
 /// The command with its output format.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Parsed {
@@ -61,8 +70,23 @@ fn registry_arg() -> Arg {
         .long("registry")
         .short('r')
         .value_name("URL")
-        .required(true)
+        .required_unless_present("url")
+        .conflicts_with("url")
         .help("Registry URL: zookeeper://host:port, etcd3://host:port, file://PATH")
+}
+
+fn url_arg() -> Arg {
+    Arg::new("url")
+        .long("url")
+        .value_name("tri://HOST:PORT")
+        .help("A Triple server, read through its gRPC reflection")
+}
+
+fn source(m: &ArgMatches) -> Where {
+    match text(m, "url") {
+        Some(url) => Where::Url(url),
+        None => Where::Registry(text(m, "registry").unwrap_or_default()),
+    }
 }
 
 fn rule_args() -> Vec<Arg> {
@@ -119,8 +143,9 @@ pub fn command() -> ClapCommand {
         )
         .subcommand(
             ClapCommand::new("ls")
-                .about("List the services, applications or instances of a registry")
+                .about("List the services, applications or instances of a registry, or a tri:// server's services")
                 .arg(registry_arg())
+                .arg(url_arg())
                 .arg(
                     Arg::new("what")
                         .value_name("WHAT")
@@ -131,8 +156,9 @@ pub fn command() -> ClapCommand {
         )
         .subcommand(
             ClapCommand::new("describe")
-                .about("Show a service's methods and types from its published service definition")
+                .about("Show a service's methods and types: its published definition, or gRPC reflection")
                 .arg(registry_arg())
+                .arg(url_arg())
                 .arg(Arg::new("service").value_name("SERVICE").required(true))
                 .arg(Arg::new("version").long("version").value_name("V"))
                 .arg(Arg::new("group").long("group").value_name("G"))
@@ -258,13 +284,13 @@ where
     };
     let command = match matches.subcommand() {
         Some(("ls", m)) => Command::Ls {
-            registry: text(m, "registry").unwrap_or_default(),
+            source: source(m),
             what: text(m, "what")
                 .and_then(|w| What::parse(&w))
                 .unwrap_or(What::Services),
         },
         Some(("describe", m)) => Command::Describe {
-            registry: text(m, "registry").unwrap_or_default(),
+            source: source(m),
             wanted: Wanted {
                 service: text(m, "service").unwrap_or_default(),
                 version: text(m, "version"),
@@ -395,6 +421,14 @@ mod tests {
     #[test]
     fn mistakes_are_refused() {
         assert!(parsed("dubbo ls").is_err());
+        assert!(parsed("dubbo ls -r z://h:1 --url tri://h:2").is_err());
+        assert!(matches!(
+            parsed("dubbo ls --url tri://h:2").unwrap().command,
+            Command::Ls {
+                source: Where::Url(_),
+                ..
+            }
+        ));
         assert!(parsed("dubbo call tri://h:1 nomethod").is_err());
         assert!(parsed("dubbo call tri://h:1 a.b -a novalue").is_err());
         assert!(parsed("dubbo rules get --registry z://h:1").is_err());

@@ -164,6 +164,41 @@ pub async fn run(
     }
 }
 
+/// Runs `dubbo describe SERVICE --url tri://…`: the methods gRPC reflection describes.
+pub async fn run_reflection(target: &str, service: &str, format: Format) -> Result<(), CliError> {
+    let methods = crate::dubbo::reflection::methods(target, service).await?;
+    match format {
+        Format::Json => output::print_json(&json!({
+            "service": service,
+            "methods": methods.iter().map(|m| json!({
+                "name": m.name,
+                "input": m.input,
+                "output": m.output,
+                "clientStreaming": m.client_streaming,
+                "serverStreaming": m.server_streaming,
+            })).collect::<Vec<_>>()
+        })),
+        Format::Table => {
+            let mut t = Table::new(&["METHOD", "REQUEST", "RESPONSE", "STREAMING"]);
+            for m in methods {
+                let streaming = match (m.client_streaming, m.server_streaming) {
+                    (false, false) => "unary",
+                    (false, true) => "server",
+                    (true, false) => "client",
+                    (true, true) => "bidi",
+                };
+                t.row(vec![
+                    m.name,
+                    m.input.trim_start_matches('.').to_owned(),
+                    m.output.trim_start_matches('.').to_owned(),
+                    streaming.to_owned(),
+                ]);
+            }
+            output::print(&format!("{service}\n\n{}", t.render()))
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

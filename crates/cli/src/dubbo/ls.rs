@@ -127,6 +127,23 @@ fn endpoints(instance: &ServiceInstance) -> String {
     endpoints.join(",")
 }
 
+/// Runs `dubbo ls --url tri://…`: the services the server's gRPC reflection lists.
+pub async fn run_reflection(target: &str, format: Format) -> Result<(), CliError> {
+    let services = crate::dubbo::reflection::services(target).await?;
+    match format {
+        Format::Json => output::print_json(&json!({
+            "services": services.iter().map(|s| json!({ "service": s })).collect::<Vec<_>>()
+        })),
+        Format::Table => {
+            let mut t = Table::new(&["SERVICE"]);
+            for s in services {
+                t.row(vec![s]);
+            }
+            output::print(&t.render())
+        }
+    }
+}
+
 /// Runs `dubbo ls`.
 pub async fn run(
     ext: &Extensions,
