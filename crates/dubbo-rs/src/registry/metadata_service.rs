@@ -329,4 +329,34 @@ mod tests {
         assert_eq!(from_value(&back).unwrap(), info);
         assert!(from_value(&Value::Null).is_err());
     }
+
+    /// `getServiceDefinition` answers the definition's JSON by interface, version and group,
+    /// and by service key; `""` for a service without one (as Java 3.3 answers every time).
+    #[tokio::test]
+    async fn service_definitions_by_key() {
+        let state = Arc::new(MetadataState::new("app"));
+        let def = ServiceDefinition::new("org.foo.Svc", "crate-1");
+        lock(&state.definitions).insert(java_service_key("org.foo.Svc", "g", "1.0"), Arc::new(def));
+        let handler = MetadataServiceHandler::new("app", state);
+        async fn ask(handler: &MetadataServiceHandler, args: &[&str]) -> String {
+            let method = handler
+                .find_method("getServiceDefinition", args.len())
+                .unwrap()
+                .clone();
+            let args = args
+                .iter()
+                .map(|a| Payload::Value(Value::from(*a)))
+                .collect();
+            let mut ctx = RequestContext::default();
+            let out = handler.call(&method, args, &mut ctx).await.unwrap();
+            out.into_value().unwrap().as_str().unwrap().to_owned()
+        }
+        let json = ask(&handler, &["org.foo.Svc", "1.0", "g"]).await;
+        let back: ServiceDefinition = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.canonical_name, "org.foo.Svc");
+        assert_eq!(back.unique_id, "org.foo.Svc@crate-1");
+        assert_eq!(ask(&handler, &["g/org.foo.Svc:1.0"]).await, json);
+        assert_eq!(ask(&handler, &["org.foo.Svc", "2.0", "g"]).await, "");
+        assert_eq!(java_service_key("org.foo.Svc", "", ""), "org.foo.Svc");
+    }
 }

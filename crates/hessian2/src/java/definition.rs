@@ -174,13 +174,13 @@ impl<T: JavaTypeDefinition> JavaTypeDefinition for Option<T> {
 /// A type where Java needs a reference type (a type argument, a nullable value): a primitive
 /// becomes its wrapper class (`List<int>` is not Java, `List<Integer>` is).
 fn argument<T: JavaTypeDefinition + ?Sized>(defs: &mut TypeDefinitions) -> String {
-    let mut inner = TypeDefinitions::new();
+    // Defined on a copy, which keeps the classes being defined (so a class that refers to
+    // itself ends), and kept only when no wrapper stands in for a primitive.
+    let mut inner = defs.clone();
     let name = T::define(&mut inner);
     let wrapper = boxed(&name);
     if wrapper == name.as_str() {
-        for def in inner.into_vec() {
-            defs.add(def);
-        }
+        *defs = inner;
         name
     } else {
         defs.simple(&wrapper)
