@@ -150,6 +150,34 @@ ok = d["parameterTypes"] == ["org.apache.dubbo.interop.User"] and u["id"] == 7 a
 sys.exit(0 if ok else 1)' <<<"$out"
 }
 
+# Contract methods with JSON arguments at target $1, their Java types inferred from the JSON
+# (direct targets have no definition to read): each answer as CONTRACT.md section 1 says.
+cli_call_contract() {
+  local target=$1 method args want out rc=0
+  while IFS='|' read -r method args want; do
+    out=$(dubbo_tool call "$target" "$CLI_IFACE.$method" "$args" --version 1.0.0 -o json) ||
+      { echo "$method: $out"; rc=1; continue; }
+    if python3 -c 'import json,sys; sys.exit(0 if json.load(sys.stdin)["result"] == json.loads(sys.argv[1]) else 1)' \
+      "$want" <<<"$out"; then
+      echo "$method $args -> $want"
+    else
+      echo "$method $args: expected $want, got $out"
+      rc=1
+    fi
+  done <<'CASES'
+addInt|[2147483647, 1]|-2147483648
+echoLong|[5000000000]|5000000000
+echoDouble|[1.5]|1.5
+echoBool|[true]|true
+echoString|["h\u00e9llo \ud83d\ude00"]|"h\u00e9llo \ud83d\ude00"
+echoList|[["a", "b"]]|["a", "b"]
+echoMap|[{"a": 1, "b": 2}]|{"a": 1, "b": 2}
+listUsers|[2]|[{"class": "org.apache.dubbo.interop.User", "id": 0, "name": "user-0", "age": 20, "tags": ["t0"], "attrs": {"k": "v0"}}, {"class": "org.apache.dubbo.interop.User", "id": 1, "name": "user-1", "age": 21, "tags": ["t1"], "attrs": {"k": "v1"}}]
+sleep|[10]|"slept 10"
+CASES
+  return $rc
+}
+
 # Waits (10 s at most) until every registered URL of app $1 does ($2 = yes) or does not ($2 = no)
 # carry timeout=4321, read with `dubbo ls -o json`.
 cli_wait_rule_seen() {
@@ -260,6 +288,10 @@ cli_steps() {
   for target in "dubbo://127.0.0.1:$CLI_JAVA_DUBBO" "tri://127.0.0.1:$CLI_JAVA_TRI" \
     "dubbo://127.0.0.1:$CLI_RUST_DUBBO" "tri://127.0.0.1:$CLI_RUST_TRI"; do
     step "dubbo call $target sayHello" cli_call_hello "$target"
+  done
+  for target in "dubbo://127.0.0.1:$CLI_JAVA_DUBBO" "tri://127.0.0.1:$CLI_JAVA_TRI" \
+    "dubbo://127.0.0.1:$CLI_RUST_DUBBO" "tri://127.0.0.1:$CLI_RUST_TRI"; do
+    step "dubbo call $target: contract methods with JSON arguments" cli_call_contract "$target"
   done
   step "dubbo call through ZooKeeper, dubbo://: sayHello" cli_call_hello "$ZK_URL"
   step "dubbo call through ZooKeeper, tri://: sayHello" cli_call_hello "$ZK_URL" --protocol tri

@@ -9,6 +9,9 @@ use crate::commands::{self, Outcome};
 use crate::dubbo::output::{self, Format};
 use crate::dubbo::CliError;
 
+/// How notes name the program.
+const PROG: &str = "dubbo";
+
 /// What the rule is about: a key given as is, or one built from a scope and a kind.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RuleKey {
@@ -120,16 +123,19 @@ pub async fn run(
                 Err(e) => Err(e.into()),
             }
         }
-        (RuleAction::Get, Format::Table) => Ok(commands::get(config.as_ref(), &target).await?),
+        (RuleAction::Get, Format::Table) => {
+            Ok(commands::get(PROG, config.as_ref(), &target).await?)
+        }
         (RuleAction::Set(_), _) => Ok(commands::put(
+            PROG,
             config.as_ref(),
             &target,
             value.as_deref().unwrap_or_default(),
         )
         .await?),
-        (RuleAction::Delete, _) => Ok(commands::delete(config.as_ref(), &target).await?),
+        (RuleAction::Delete, _) => Ok(commands::delete(PROG, config.as_ref(), &target).await?),
         (RuleAction::Watch(count), _) => {
-            Ok(commands::watch(config.as_ref(), &target, *count).await?)
+            Ok(commands::watch(PROG, config.as_ref(), &target, *count).await?)
         }
     };
     config.close().await;
