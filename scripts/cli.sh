@@ -210,8 +210,8 @@ for s in json.load(open(sys.argv[2]))["services"]:
 # provider application: `rules get -o json` reads back what was set, and nothing after the delete
 # (exit 1). The Rust provider applies the rule (its registered URLs carry the new timeout) and
 # drops it once deleted. The Java 3.3 provider is given the same rule; whether it re-registers is
-# reported, not required: in this setup it sometimes does not apply an application-scope
-# override at all (docs/cli.md, "Proof").
+# reported, not required: a Java 3.3 provider, even alone in ZooKeeper, sometimes never applies an
+# application-scope override written while it runs (docs/cli.md, "Proof").
 cli_rules_roundtrip() {
   local app rule out
   for app in "$CLI_RUST_APP" "$CLI_JAVA_APP"; do
