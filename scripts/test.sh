@@ -5,7 +5,7 @@
 #
 #   bash scripts/test.sh            # everything
 #   bash scripts/test.sh --quick    # Rust suites only (no Java, no Python)
-#   bash scripts/test.sh --only registry|etcd|older_registry|older_java|metrics|tracing|governance|faults|grpc_tools|rest|auth|tls   # one group of interop steps, for development
+#   bash scripts/test.sh --only registry|etcd|older_registry|older_java|metrics|tracing|governance|faults|grpc_tools|rest|auth|tls|cli   # one group of interop steps, for development
 #
 # The full run builds the Java peers before `cargo test` and runs it with
 # DUBBO_RS_REQUIRE_PEERS=1, so a Rust test that needs Java (URL differential test, dubbo://
@@ -22,7 +22,7 @@ TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 QUICK=0
 ONLY=
 [ "${1:-}" = "--quick" ] && QUICK=1
-[ "${1:-}" = "--only" ] && ONLY=${2:?--only needs a group: registry, etcd, older_registry, older_java, metrics, tracing, governance, faults, grpc_tools, rest, auth or tls}
+[ "${1:-}" = "--only" ] && ONLY=${2:?--only needs a group: registry, etcd, older_registry, older_java, metrics, tracing, governance, faults, grpc_tools, rest, auth, tls or cli}
 
 # A fresh build gains nothing from incremental state, which would add gigabytes of disk per
 # crate; a developer's own `cargo test` keeps it.
@@ -1773,6 +1773,8 @@ source scripts/rest.sh
 source scripts/auth.sh
 # TLS and mutual TLS on both protocols with Java, grpcio and curl; certificate rotation (tls_steps).
 source scripts/tls.sh
+# The `dubbo` command-line tool against ZooKeeper and Java and Rust providers (cli_steps).
+source scripts/cli.sh
 
 grpc_tools_steps() {
   step "install grpcurl (Go module proxy)" install_grpcurl
@@ -1862,6 +1864,7 @@ if [ "$QUICK" -eq 0 ]; then
   grpc_tools_steps
   rest_steps
   auth_steps
+  cli_steps
 fi
 
 echo

@@ -6,7 +6,8 @@
 # stdout: KEY=VALUE lines only, so callers can do  eval "$(interop/java/build.sh)"
 #   INTEROP_JAVA_GOLDEN_JAR   java -cp "$INTEROP_JAVA_GOLDEN_JAR" org.apache.dubbo.interop.hessian.Golden write|check DIR
 #   INTEROP_JAVA_DUBBO_JAR    java -cp "$INTEROP_JAVA_DUBBO_JAR" org.apache.dubbo.interop.Provider|Consumer ...
-#                             (Consumer/Provider include the Greeter IDL service over tri://)
+#                             (Consumer/Provider include the Greeter IDL service over tri://;
+#                             DefinitionCheck reads a provider's service definition, see README)
 #   INTEROP_JAVA_DUBBO32_JAR  the same Provider/Consumer built against Java Dubbo 3.2.16 (no Greeter)
 #   INTEROP_JAVA_DUBBO27_JAR  the same Provider/Consumer built against Java Dubbo 2.7.23 (dubbo:// only)
 #   INTEROP_JAVA_DUBBO26_JAR  a provider built against com.alibaba:dubbo 2.6.12 (dubbo:// only):

@@ -1,4 +1,5 @@
-//! What each command does against an open config centre.
+//! What each command does against an open config centre. Notes on standard error start with
+//! the program's name (`prog`): `dubbo-cli` or `dubbo`.
 
 use std::io::{Read, Write};
 use std::sync::Arc;
@@ -23,6 +24,7 @@ pub enum Outcome {
 
 /// Prints the value exactly as stored, without adding a newline.
 pub async fn get(
+    prog: &str,
     config: &dyn DynamicConfiguration,
     target: &Target,
 ) -> Result<Outcome, ConfigCenterError> {
@@ -36,7 +38,7 @@ pub async fn get(
         }
         None => {
             eprintln!(
-                "dubbo-cli: no value for {} in group {}",
+                "{prog}: no value for {} in group {}",
                 target.key, target.group
             );
             Ok(Outcome::Missing)
@@ -67,6 +69,7 @@ pub fn read_value(source: &Source) -> Result<String, ConfigCenterError> {
 
 /// Sets the value.
 pub async fn put(
+    prog: &str,
     config: &dyn DynamicConfiguration,
     target: &Target,
     value: &str,
@@ -74,24 +77,26 @@ pub async fn put(
     config
         .publish_config(&target.key, &target.group, value)
         .await?;
-    eprintln!("dubbo-cli: {} in group {} set", target.key, target.group);
+    eprintln!("{prog}: {} in group {} set", target.key, target.group);
     Ok(Outcome::Done)
 }
 
 /// Removes the value; one that was not there is only a note.
 pub async fn delete(
+    prog: &str,
     config: &dyn DynamicConfiguration,
     target: &Target,
 ) -> Result<Outcome, ConfigCenterError> {
     let existed = config.remove_config(&target.key, &target.group).await?;
     let what = if existed { "deleted" } else { "did not exist" };
-    eprintln!("dubbo-cli: {} in group {} {what}", target.key, target.group);
+    eprintln!("{prog}: {} in group {} {what}", target.key, target.group);
     Ok(Outcome::Done)
 }
 
 /// Prints a line per change until Ctrl-C or `count` changes. The value when the watch
 /// starts goes to standard error, so that standard output holds only changes.
 pub async fn watch(
+    prog: &str,
     config: &dyn DynamicConfiguration,
     target: &Target,
     count: Option<u64>,
@@ -109,7 +114,7 @@ pub async fn watch(
         None => "no value yet".to_owned(),
     };
     eprintln!(
-        "dubbo-cli: watching {} in group {}; {now}",
+        "{prog}: watching {} in group {}; {now}",
         target.key, target.group
     );
     let mut seen = 0u64;

@@ -31,16 +31,15 @@
 //! 2026-12-01T02:30:00.123Z Modified configVersion: v3.0 (+7 lines)
 //! ```
 
-mod args;
-mod centre;
-mod commands;
-mod event_line;
-
 use std::process::ExitCode;
 
-use args::Request;
-use commands::Outcome;
+use dubbo_cli::args::{self, Request};
+use dubbo_cli::centre;
+use dubbo_cli::commands::{self, Outcome};
 use dubbo_config_center::ConfigCenterError;
+
+/// How notes and errors name the program.
+const PROG: &str = "dubbo-cli";
 
 fn main() -> ExitCode {
     let request = match args::parse(std::env::args_os()) {
@@ -85,12 +84,18 @@ fn run(request: Request) -> Result<Outcome, ConfigCenterError> {
         };
         let config = centre::open(&ext, &target.center).await?;
         let outcome = match &request {
-            Request::Get(t) => commands::get(config.as_ref(), t).await,
+            Request::Get(t) => commands::get(PROG, config.as_ref(), t).await,
             Request::Put(t, _) => {
-                commands::put(config.as_ref(), t, value.as_deref().unwrap_or_default()).await
+                commands::put(
+                    PROG,
+                    config.as_ref(),
+                    t,
+                    value.as_deref().unwrap_or_default(),
+                )
+                .await
             }
-            Request::Delete(t) => commands::delete(config.as_ref(), t).await,
-            Request::Watch(t, count) => commands::watch(config.as_ref(), t, *count).await,
+            Request::Delete(t) => commands::delete(PROG, config.as_ref(), t).await,
+            Request::Watch(t, count) => commands::watch(PROG, config.as_ref(), t, *count).await,
         };
         config.close().await;
         outcome

@@ -38,6 +38,12 @@ pub trait ServiceHandler: Send + Sync + 'static {
         None
     }
 
+    /// Java's `FullServiceDefinition` of the service (methods and the types they reach), for
+    /// the metadata report and the MetadataService. `None` (the default) publishes none.
+    fn definition(&self) -> Option<crate::ServiceDefinition> {
+        None
+    }
+
     /// The declared signature of the method called `name` taking `arity` arguments, if any.
     fn find_method(&self, name: &str, arity: usize) -> Option<&Arc<MethodSignature>> {
         self.methods()

@@ -83,6 +83,8 @@ pub use view::{ExportedService, ReferredService};
 
 /// The service macro: see the crate documentation.
 pub use dubbo_macros::service;
+/// `#[derive(JavaTypeDefinition)]`: a class's fields in service definitions.
+pub use dubbo_macros::JavaTypeDefinition;
 
 /// Configuration: Dubbo's YAML keys, environment-variable overrides, external configuration
 /// and validation that names the offending key (`dubbo-config`).

@@ -137,6 +137,11 @@ impl Module {
             );
         }
 
+        if let (Some(layer), Some(definition)) = (&app.inner.registry, handler.definition()) {
+            let text = |k: &str| params.get(k).map(String::as_str).unwrap_or_default();
+            let key = crate::registry::java_service_key(&interface, text("group"), text("version"));
+            lock(&layer.metadata.definitions).insert(key, Arc::new(definition));
+        }
         let handler = Arc::new(handler);
         let mut urls = Vec::new();
         for (id, pc) in chosen {

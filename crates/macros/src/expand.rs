@@ -14,11 +14,14 @@ pub fn expand(service: &Service) -> TokenStream {
     let signatures = signatures(service, &names);
     let server = server(service, &names);
     let client = client(service, &names);
+    let definition =
+        crate::definition::service_definition(service, &names.core, &names.hessian, &names.client);
     quote! {
         #service_trait
         #signatures
         #server
         #client
+        #definition
     }
 }
 
@@ -295,6 +298,10 @@ fn server(service: &Service, names: &Names) -> TokenStream {
 
             fn rest(&self) -> ::std::option::Option<&'static #core::rest::RestService> {
                 ::std::option::Option::Some(&#rest_static)
+            }
+
+            fn definition(&self) -> ::std::option::Option<#core::ServiceDefinition> {
+                ::std::option::Option::Some(::std::clone::Clone::clone(#client::service_definition()))
             }
 
             fn call<'a>(

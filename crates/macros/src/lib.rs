@@ -7,6 +7,7 @@ use proc_macro::TokenStream;
 use quote::quote;
 use syn::parse_macro_input;
 
+mod definition;
 mod expand;
 mod model;
 mod names;
@@ -111,6 +112,10 @@ mod rest;
 /// let client = GreeterClient::from_invoker(GreeterServer::new(Hello).into_invoker(url));
 /// assert_eq!(client.say_hello("world".into()).await.unwrap(), "Hello world");
 /// assert_eq!(GreeterClient::method_signatures()[0].name(), "sayHello");
+/// // Java's FullServiceDefinition of the service, for the metadata report.
+/// let definition = GreeterClient::service_definition();
+/// assert_eq!(definition.methods[0].parameter_types, ["java.lang.String"]);
+/// assert_eq!(definition.types[0].type_name, "java.lang.String");
 /// # });
 /// ```
 #[proc_macro_attribute]
@@ -120,6 +125,46 @@ pub fn service(attr: TokenStream, item: TokenStream) -> TokenStream {
     parse_macro_input!(attr with parser);
     let item = parse_macro_input!(item as syn::ItemTrait);
     expand_service(args, item).into()
+}
+
+/// Describes a class for service definitions: implements
+/// `hessian2::java::JavaTypeDefinition` with the type's Java name (from its `JavaType` impl)
+/// and its fields as properties, named as serde names them (`#[serde(rename)]` honoured,
+/// `#[serde(skip)]` fields left out). `#[java(crate = "path")]` names the facade (default
+/// `::dubbo_rs`).
+///
+/// ```
+/// # mod rt { pub use dubbo_hessian2 as hessian2; }
+/// use dubbo_hessian2::java::{JavaTypeDefinition, TypeDefinitions};
+///
+/// #[derive(serde::Serialize, dubbo_macros::JavaTypeDefinition)]
+/// #[serde(rename = "org.example.User")]
+/// #[java(crate = "rt")] // Through the facade: `#[derive(dubbo_rs::JavaTypeDefinition)]`, no `#[java]`.
+/// struct User {
+///     id: i64,
+///     #[serde(rename = "fullName")]
+///     name: Option<String>,
+///     #[serde(skip)]
+///     cache: u8,
+///     tags: Vec<String>,
+///     best_friend: Option<Box<User>>,
+/// }
+/// dubbo_hessian2::java_type!(User => "org.example.User");
+///
+/// let mut defs = TypeDefinitions::new();
+/// assert_eq!(User::define(&mut defs), "org.example.User");
+/// let user = defs.get("org.example.User").unwrap();
+/// let names: Vec<&str> = user.properties.keys().map(String::as_str).collect();
+/// assert_eq!(names, ["best_friend", "fullName", "id", "tags"]);
+/// assert_eq!(user.properties["tags"], "java.util.List<java.lang.String>");
+/// assert_eq!(user.properties["best_friend"], "org.example.User");
+/// ```
+#[proc_macro_derive(JavaTypeDefinition, attributes(java))]
+pub fn derive_java_type_definition(item: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(item as syn::DeriveInput);
+    definition::derive(&input)
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
 }
 
 /// The expansion, on `proc_macro2` tokens so that it can be unit-tested.

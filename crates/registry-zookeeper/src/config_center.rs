@@ -230,13 +230,13 @@ pub(crate) fn config_error(e: RegistryError) -> ConfigCenterError {
             reason,
         },
         // The client raises these only for registry data and compare-and-set rounds.
-        other @ (RegistryError::BadData { .. } | RegistryError::Conflict { .. }) => {
-            ConfigCenterError::Refused {
-                address: String::new(),
-                operation: "ZooKeeper call".to_owned(),
-                reason: other.to_string(),
-            }
-        }
+        other @ (RegistryError::BadData { .. }
+        | RegistryError::Conflict { .. }
+        | RegistryError::Unsupported { .. }) => ConfigCenterError::Refused {
+            address: String::new(),
+            operation: "ZooKeeper call".to_owned(),
+            reason: other.to_string(),
+        },
     }
 }
 

@@ -391,6 +391,14 @@ impl ServiceDiscovery for ZookeeperServiceDiscovery {
         Box::pin(async move { self.do_instances(&app).await })
     }
 
+    fn applications(&self) -> BoxFuture<'_, Result<Vec<String>, RegistryError>> {
+        Box::pin(async move {
+            let mut apps = self.client()?.children(&self.root).await?;
+            apps.sort();
+            Ok(apps)
+        })
+    }
+
     fn watch(
         &self,
         app: &str,

@@ -88,6 +88,12 @@ pub fn metadata_path(root: &str, app: &str, revision: &str) -> String {
     format!("{}metadata/{app}/{revision}", root_dir(root))
 }
 
+/// `/{root}/metadata/{URL-encoded interface}/{version}/{group}/{side}/{app}`: a service
+/// definition (Java's `MetadataIdentifier` path; empty version or group left out).
+pub fn definition_path(root: &str, id: &dubbo_registry::DefinitionId) -> String {
+    format!("{}{}", root_dir(root), id.path_key())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -455,6 +455,23 @@ impl Registry for ZookeeperRegistry {
         Box::pin(async { Ok(()) })
     }
 
+    fn services(&self) -> BoxFuture<'_, Result<Vec<String>, RegistryError>> {
+        Box::pin(async move {
+            let client = self.client()?;
+            let mut services = Vec::new();
+            for child in client.children(&self.root).await? {
+                // The metadata report, the mapping and the config centre share the root.
+                if matches!(child.as_str(), "metadata" | "mapping" | "config") {
+                    continue;
+                }
+                let name = dubbo_url::decode(&child).unwrap_or_else(|_| child.clone());
+                services.push(name);
+            }
+            services.sort();
+            Ok(services)
+        })
+    }
+
     fn lookup(&self, consumer: &Url) -> BoxFuture<'_, Result<Vec<Url>, RegistryError>> {
         let consumer = consumer.clone();
         Box::pin(async move { self.do_lookup(&consumer).await })

@@ -4,13 +4,13 @@
 use std::sync::{Arc, Mutex, PoisonError};
 
 use dubbo_core::BoxFuture;
-use dubbo_registry::{MappingListener, MetadataInfo, MetadataReport, RegistryError};
+use dubbo_registry::{DefinitionId, MappingListener, MetadataInfo, MetadataReport, RegistryError};
 use dubbo_url::Url;
 use tokio_util::sync::{CancellationToken, DropGuard};
 use zookeeper_client as zk;
 
 use crate::client::{create_node, ZookeeperClient};
-use crate::paths::{mapping_path, metadata_path, root_of};
+use crate::paths::{definition_path, mapping_path, metadata_path, root_of};
 use crate::watch::{spawn_watch, Changed, Watched};
 
 /// How often a mapping update is tried against concurrent writers.
@@ -299,6 +299,30 @@ impl MetadataReport for ZookeeperMetadataReport {
             !same
         });
         Box::pin(async { Ok(()) })
+    }
+
+    fn store_definition(
+        &self,
+        id: &DefinitionId,
+        json: &str,
+    ) -> BoxFuture<'_, Result<(), RegistryError>> {
+        let path = definition_path(&self.root, id);
+        let json = json.to_owned();
+        Box::pin(async move { self.client.put_persistent(&path, json.as_bytes()).await })
+    }
+
+    fn definition(
+        &self,
+        id: &DefinitionId,
+    ) -> BoxFuture<'_, Result<Option<String>, RegistryError>> {
+        let path = definition_path(&self.root, id);
+        Box::pin(async move {
+            Ok(self
+                .client
+                .data(&path)
+                .await?
+                .map(|(data, _)| String::from_utf8_lossy(&data).into_owned()))
+        })
     }
 }
 

@@ -186,3 +186,64 @@ async fn clients_share_one_session_per_address() {
     let d = clients.get(&server.url("")).await.unwrap();
     assert!(d.is_connected());
 }
+
+/// Service definitions go where Java's `ZookeeperMetadataReport` keeps them (empty version or
+/// group left out of the path) and read back; the registry and discovery list what they hold.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn definitions_at_javas_path_and_listings() {
+    let Some(server) = ZkServer::start() else {
+        return;
+    };
+    let url = server.url("");
+    let report = ZookeeperMetadataReport::connect(&url).await.unwrap();
+    let id = dubbo_registry::DefinitionId::provider("org.Svc", "1.0.0", "", "app");
+    assert_eq!(report.definition(&id).await.unwrap(), None);
+    report.store_definition(&id, "{\"a\":1}").await.unwrap();
+    report.store_definition(&id, "{\"a\":2}").await.unwrap();
+    let zk = raw(&server).await;
+    let (data, _) = zk
+        .get_data("/dubbo/metadata/org.Svc/1.0.0/provider/app")
+        .await
+        .unwrap();
+    assert_eq!(data, b"{\"a\":2}");
+    assert_eq!(
+        report.definition(&id).await.unwrap().as_deref(),
+        Some("{\"a\":2}")
+    );
+    let grouped = dubbo_registry::DefinitionId::provider("org.Svc", "", "g", "app");
+    report.store_definition(&grouped, "{}").await.unwrap();
+    assert!(zk
+        .get_data("/dubbo/metadata/org.Svc/g/provider/app")
+        .await
+        .is_ok());
+
+    // Listing: interfaces under the root (not metadata, mapping or config), applications
+    // under /services.
+    let ext = Extensions::new();
+    register_zookeeper(&ext);
+    let registry = ext
+        .get::<dyn RegistryFactory>("zookeeper")
+        .unwrap()
+        .create(&url)
+        .await
+        .unwrap();
+    let provider = Url::parse(
+        "dubbo://127.0.0.1:20880/org.Listed?interface=org.Listed&side=provider&version=1",
+    )
+    .unwrap();
+    registry.register(&provider).await.unwrap();
+    report.register_mapping("org.Mapped", "app").await.unwrap();
+    assert_eq!(registry.services().await.unwrap(), ["org.Listed"]);
+    let discovery = ext
+        .get::<dyn ServiceDiscoveryFactory>("zookeeper")
+        .unwrap()
+        .create(&url)
+        .await
+        .unwrap();
+    assert!(discovery.applications().await.unwrap().is_empty());
+    let instance = dubbo_registry::ServiceInstance::new("listed-app", "127.0.0.1", 20880);
+    discovery.register(&instance).await.unwrap();
+    assert_eq!(discovery.applications().await.unwrap(), ["listed-app"]);
+    registry.destroy().await;
+    discovery.destroy().await;
+}

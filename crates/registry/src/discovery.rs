@@ -47,6 +47,16 @@ pub trait ServiceDiscovery: Send + Sync + 'static {
     fn instances(&self, app: &str) -> BoxFuture<'_, Result<Vec<ServiceInstance>, RegistryError>>;
 
     /// Pushes `app`'s instances to `listener` now and on every change.
+    /// Every application with instances here (for operators' tools). The default:
+    /// [`RegistryError::Unsupported`].
+    fn applications(&self) -> BoxFuture<'_, Result<Vec<String>, RegistryError>> {
+        Box::pin(async {
+            Err(RegistryError::Unsupported {
+                what: "listing applications".to_owned(),
+            })
+        })
+    }
+
     fn watch(
         &self,
         app: &str,

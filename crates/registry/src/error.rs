@@ -67,6 +67,12 @@ pub enum RegistryError {
         /// The server's answer.
         reason: String,
     },
+    /// The registry cannot do what was asked (listing everything, for one).
+    #[error("{what} is not supported by this registry")]
+    Unsupported {
+        /// What was asked.
+        what: String,
+    },
 }
 
 impl RegistryError {
@@ -78,6 +84,7 @@ impl RegistryError {
             RegistryError::Conflict { .. } => "REGISTRY_CONFLICT",
             RegistryError::Config { .. } => "REGISTRY_CONFIG",
             RegistryError::UnknownScheme { .. } => "REGISTRY_UNKNOWN_SCHEME",
+            RegistryError::Unsupported { .. } => "REGISTRY_UNSUPPORTED",
             RegistryError::Closed { .. } => "REGISTRY_CLOSED",
             RegistryError::Refused { .. } => "REGISTRY_REFUSED",
             RegistryError::Io { .. } => "REGISTRY_IO",
@@ -128,6 +135,10 @@ impl From<RegistryError> for dubbo_config_center::ConfigCenterError {
                 address: path,
                 operation: "write".to_owned(),
                 reason: "changed concurrently".to_owned(),
+            },
+            RegistryError::Unsupported { what } => C::Config {
+                key: "registry".to_owned(),
+                reason: format!("{what} is not supported"),
             },
         }
     }

@@ -39,6 +39,7 @@ mod cache_file;
 mod caching;
 mod child_listing;
 mod coalesce;
+mod definition_id;
 mod discovery;
 mod error;
 mod failback;
@@ -60,6 +61,7 @@ pub use coalesce::{
     CoalesceConfig, CoalescingInstancesListener, CoalescingNotifyListener,
     DEFAULT_DELAY_NOTIFICATION, DELAY_NOTIFICATION_KEY,
 };
+pub use definition_id::DefinitionId;
 pub use discovery::{InstancesListener, ServiceDiscovery, ServiceDiscoveryFactory};
 pub use error::RegistryError;
 pub use failback::{

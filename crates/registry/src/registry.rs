@@ -140,6 +140,16 @@ pub trait Registry: Send + Sync + 'static {
     ) -> BoxFuture<'_, Result<(), RegistryError>>;
 
     /// The current provider URLs of the service `consumer` names, read once.
+    /// Every interface registered here at interface level (for operators' tools; the call
+    /// path never lists). The default: [`RegistryError::Unsupported`].
+    fn services(&self) -> BoxFuture<'_, Result<Vec<String>, RegistryError>> {
+        Box::pin(async {
+            Err(RegistryError::Unsupported {
+                what: "listing services".to_owned(),
+            })
+        })
+    }
+
     fn lookup(&self, consumer: &Url) -> BoxFuture<'_, Result<Vec<Url>, RegistryError>>;
 
     /// Whether the registry is connected now.

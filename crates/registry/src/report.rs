@@ -6,6 +6,7 @@ use std::sync::Arc;
 use dubbo_core::BoxFuture;
 use dubbo_url::Url;
 
+use crate::definition_id::DefinitionId;
 use crate::error::RegistryError;
 use crate::metadata_info::MetadataInfo;
 
@@ -65,6 +66,27 @@ pub trait MetadataReport: Send + Sync + 'static {
         interface: &str,
         listener: &Arc<dyn MappingListener>,
     ) -> BoxFuture<'_, Result<(), RegistryError>>;
+
+    /// Stores a service definition (Java's `FullServiceDefinition` JSON) under `id`, as Java's
+    /// `storeProviderMetadata` does. A report that keeps no definitions ignores it (the
+    /// default).
+    fn store_definition(
+        &self,
+        id: &DefinitionId,
+        json: &str,
+    ) -> BoxFuture<'_, Result<(), RegistryError>> {
+        let _ = (id, json);
+        Box::pin(async { Ok(()) })
+    }
+
+    /// The service definition JSON stored under `id`, if any (the default keeps none).
+    fn definition(
+        &self,
+        id: &DefinitionId,
+    ) -> BoxFuture<'_, Result<Option<String>, RegistryError>> {
+        let _ = id;
+        Box::pin(async { Ok(None) })
+    }
 }
 
 /// Creates metadata reports for one URL scheme, registered in the framework's extension table

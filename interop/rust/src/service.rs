@@ -7,8 +7,9 @@ use dubbo_rs::hessian2::java::{BigDecimal, Date};
 use serde::{Deserialize, Serialize};
 use serde_bytes::ByteBuf;
 
-/// `org.apache.dubbo.interop.User`, field for field in Java declaration order.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// `org.apache.dubbo.interop.User`, field for field in Java declaration order (its fields are
+/// the `properties` of its type in the service definition).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, dubbo_rs::JavaTypeDefinition)]
 #[serde(rename = "org.apache.dubbo.interop.User")]
 pub struct User {
     /// `long id`
@@ -83,4 +84,61 @@ pub trait InteropService {
     ) -> Result<Option<String>, RpcError>;
     /// Waits `millis` ms, then `"slept " + millis`.
     async fn sleep(&self, millis: i32) -> Result<String, RpcError>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The definition the macro generates names the contract's Java types as Java 3.3's
+    /// `ServiceDefinitionBuilder` does for the same interface.
+    #[test]
+    fn the_definition_has_javas_types() {
+        let def = InteropServiceClient::service_definition();
+        assert_eq!(
+            def.canonical_name,
+            "org.apache.dubbo.interop.InteropService"
+        );
+        let method = |name: &str| def.methods.iter().find(|m| m.name == name).unwrap();
+        assert_eq!(method("sayHello").parameter_types, ["java.lang.String"]);
+        assert_eq!(method("addInt").parameter_types, ["int", "int"]);
+        assert_eq!(method("fail").return_type, "void");
+        assert_eq!(
+            method("echoMap").return_type,
+            "java.util.Map<java.lang.String,java.lang.Integer>"
+        );
+        assert_eq!(
+            method("listUsers").return_type,
+            "java.util.List<org.apache.dubbo.interop.User>"
+        );
+        // The request context is not a parameter.
+        assert_eq!(
+            method("getAttachment").parameter_types,
+            ["java.lang.String"]
+        );
+        let user = def
+            .types
+            .iter()
+            .find(|t| t.type_name == "org.apache.dubbo.interop.User")
+            .unwrap();
+        let props: Vec<(&str, &str)> = user
+            .properties
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        assert_eq!(
+            props,
+            [
+                ("age", "int"),
+                ("attrs", "java.util.Map<java.lang.String,java.lang.String>"),
+                ("id", "long"),
+                ("name", "java.lang.String"),
+                ("tags", "java.util.List<java.lang.String>"),
+            ]
+        );
+        let mut names: Vec<&str> = def.types.iter().map(|t| t.type_name.as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), def.types.len(), "one definition per type");
+    }
 }

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use arc_swap::ArcSwap;
 use dubbo_core::{
     BoxFuture, ErrorCode, Invocation, Invoker, MethodSignature, Payload, RequestContext, RpcError,
-    ServiceHandler, ServiceKey, Value,
+    ServiceDefinition, ServiceHandler, ServiceKey, Value,
 };
 use dubbo_hessian2::{Map, Object};
 use dubbo_registry::{MetadataInfo, ServiceInfo};
@@ -29,6 +29,9 @@ pub(crate) struct MetadataState {
     pub(crate) exported: Mutex<Vec<String>>,
     pub(crate) subscribed: Mutex<Vec<String>>,
     pub(crate) instance_metadata: Mutex<Option<String>>,
+    /// Service definitions of the exported services, by Java's service key
+    /// (`group/interface:version`).
+    pub(crate) definitions: Mutex<BTreeMap<String, Arc<ServiceDefinition>>>,
 }
 
 impl MetadataState {
@@ -38,6 +41,7 @@ impl MetadataState {
             exported: Mutex::new(Vec::new()),
             subscribed: Mutex::new(Vec::new()),
             instance_metadata: Mutex::new(None),
+            definitions: Mutex::new(BTreeMap::new()),
         }
     }
 }
@@ -156,12 +160,38 @@ impl ServiceHandler for MetadataServiceHandler {
                         args.first().and_then(Value::as_str).map(str::to_owned);
                     Value::Null
                 }
-                // Service definitions (the `report-definition` JSON) are not produced.
-                ("getServiceDefinition", _) => Value::Null,
+                // The definition's JSON, as the metadata report holds it (Java 3.3 answers "").
+                ("getServiceDefinition", 1 | 3) => {
+                    let text = |i: usize| args.get(i).and_then(Value::as_str).unwrap_or_default();
+                    let key = match args.len() {
+                        1 => text(0).to_owned(),
+                        _ => java_service_key(text(0), text(2), text(1)),
+                    };
+                    let found = lock(&self.state.definitions).get(&key).cloned();
+                    Value::String(match found {
+                        Some(def) => serde_json::to_string(def.as_ref()).unwrap_or_default(),
+                        None => String::new(),
+                    })
+                }
                 _ => return Err(dubbo_core::service::method_not_found(INTERFACE, method)),
             }))
         })
     }
+}
+
+/// Java's service key: `group/interface:version`, without the empty parts.
+pub(crate) fn java_service_key(interface: &str, group: &str, version: &str) -> String {
+    let mut key = String::new();
+    if !group.is_empty() {
+        key.push_str(group);
+        key.push('/');
+    }
+    key.push_str(interface);
+    if !version.is_empty() {
+        key.push(':');
+        key.push_str(version);
+    }
+    key
 }
 
 /// `MetadataInfo` as Java's hessian writes it: fields `services, revision, app`; services a
@@ -298,5 +328,35 @@ mod tests {
         assert_eq!(back.type_name(), Some(METADATA_INFO_CLASS));
         assert_eq!(from_value(&back).unwrap(), info);
         assert!(from_value(&Value::Null).is_err());
+    }
+
+    /// `getServiceDefinition` answers the definition's JSON by interface, version and group,
+    /// and by service key; `""` for a service without one (as Java 3.3 answers every time).
+    #[tokio::test]
+    async fn service_definitions_by_key() {
+        let state = Arc::new(MetadataState::new("app"));
+        let def = ServiceDefinition::new("org.foo.Svc", "crate-1");
+        lock(&state.definitions).insert(java_service_key("org.foo.Svc", "g", "1.0"), Arc::new(def));
+        let handler = MetadataServiceHandler::new("app", state);
+        async fn ask(handler: &MetadataServiceHandler, args: &[&str]) -> String {
+            let method = handler
+                .find_method("getServiceDefinition", args.len())
+                .unwrap()
+                .clone();
+            let args = args
+                .iter()
+                .map(|a| Payload::Value(Value::from(*a)))
+                .collect();
+            let mut ctx = RequestContext::default();
+            let out = handler.call(&method, args, &mut ctx).await.unwrap();
+            out.into_value().unwrap().as_str().unwrap().to_owned()
+        }
+        let json = ask(&handler, &["org.foo.Svc", "1.0", "g"]).await;
+        let back: ServiceDefinition = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.canonical_name, "org.foo.Svc");
+        assert_eq!(back.unique_id, "org.foo.Svc@crate-1");
+        assert_eq!(ask(&handler, &["g/org.foo.Svc:1.0"]).await, json);
+        assert_eq!(ask(&handler, &["org.foo.Svc", "2.0", "g"]).await, "");
+        assert_eq!(java_service_key("org.foo.Svc", "", ""), "org.foo.Svc");
     }
 }

@@ -7,6 +7,7 @@
 
 mod app_resolver;
 mod consumer;
+mod definitions;
 mod handoff;
 mod hooks;
 mod metadata_service;
@@ -24,7 +25,9 @@ use tokio::sync::{mpsc, oneshot};
 pub(crate) use app_resolver::{MetadataCache, ReferFn};
 pub(crate) use consumer::{subscribe, SubscribeContext, Subscription};
 pub(crate) use hooks::install;
-pub(crate) use metadata_service::{MetadataServiceHandler, MetadataState, INTERFACE, VERSION};
+pub(crate) use metadata_service::{
+    java_service_key, MetadataServiceHandler, MetadataState, INTERFACE, VERSION,
+};
 pub(crate) use migration::Mode;
 pub use modes::{MigrationStep, RegisterMode};
 pub(crate) use online::Switch;

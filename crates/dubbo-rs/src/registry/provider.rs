@@ -209,6 +209,7 @@ impl Registrar {
         let Some(levels) = levels else { return };
         let all: Vec<usize> = (0..self.registries.len()).collect();
         self.register_export(&url, &all, levels).await;
+        super::definitions::publish(&self.registries, &self.metadata, &self.app, &url).await;
         self.update_metadata();
         if self.ready {
             self.publish().await;

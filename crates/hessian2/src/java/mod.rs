@@ -8,6 +8,7 @@
 mod bigdecimal;
 mod collections;
 mod date;
+mod definition;
 mod descriptor;
 mod exception;
 mod java_type;
@@ -17,6 +18,9 @@ pub use collections::{
     concurrent_hash_map, empty_list, hash_set, linked_hash_map, Array, TypedList, TypedMap,
 };
 pub use date::{system_time, Date};
+pub use definition::{
+    ByDefinition, ByName, DefinitionProbe, JavaTypeDefinition, TypeDefinition, TypeDefinitions,
+};
 pub use descriptor::{
     class_get_name, descriptor_to_java_name, java_name_to_descriptor, split_descriptors,
 };

@@ -1,0 +1,215 @@
+//! `dubbo describe SERVICE`: the methods and types of a service, from the service definitions
+//! its providers published to the metadata report (Java's `FullServiceDefinition`).
+
+use std::collections::BTreeSet;
+
+use dubbo_core::{Extensions, ServiceDefinition};
+use dubbo_registry::DefinitionId;
+use dubbo_url::Url;
+use serde_json::json;
+
+use crate::dubbo::connect;
+use crate::dubbo::ls::providers;
+use crate::dubbo::output::{self, Format, Table};
+use crate::dubbo::CliError;
+
+/// Which service to describe.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Wanted {
+    /// The interface.
+    pub service: String,
+    /// Only this version, when given.
+    pub version: Option<String>,
+    /// Only this group, when given.
+    pub group: Option<String>,
+    /// Only this application's definition, when given.
+    pub app: Option<String>,
+}
+
+/// One definition found, with where it was found.
+#[derive(Debug, Clone)]
+pub struct Found {
+    /// Which definition it is.
+    pub id: DefinitionId,
+    /// The definition.
+    pub definition: ServiceDefinition,
+}
+
+/// The definitions of `wanted` published by its providers' applications: those registered at
+/// interface level and those the service-name mapping names.
+pub async fn definitions(
+    ext: &Extensions,
+    registry_url: &Url,
+    wanted: &Wanted,
+) -> Result<Vec<Found>, CliError> {
+    let mut candidates: BTreeSet<(String, String, String)> = BTreeSet::new();
+    for p in providers(ext, registry_url).await? {
+        if p.service == wanted.service {
+            candidates.insert((p.version, p.group, p.application));
+        }
+    }
+    let report = connect::report(ext, registry_url).await?;
+    for app in report.mapping(&wanted.service).await.unwrap_or_default() {
+        let version = wanted.version.clone().unwrap_or_default();
+        let group = wanted.group.clone().unwrap_or_default();
+        candidates.insert((version, group, app));
+    }
+    let mut found = Vec::new();
+    for (version, group, app) in candidates {
+        let matches = |want: &Option<String>, have: &str| want.as_deref().is_none_or(|w| w == have);
+        if !matches(&wanted.version, &version)
+            || !matches(&wanted.group, &group)
+            || !matches(&wanted.app, &app)
+        {
+            continue;
+        }
+        let id = DefinitionId::provider(&wanted.service, &version, &group, &app);
+        if found.iter().any(|f: &Found| f.id == id) {
+            continue;
+        }
+        let Some(text) = report.definition(&id).await? else {
+            continue;
+        };
+        let definition: ServiceDefinition = serde_json::from_str(&text).map_err(|e| {
+            CliError::Registry(dubbo_registry::RegistryError::BadData {
+                path: id.path_key(),
+                reason: format!("not a service definition: {e}"),
+            })
+        })?;
+        found.push(Found { id, definition });
+    }
+    if found.is_empty() {
+        return Err(CliError::NotFound(format!(
+            "no provider of {} published a service definition to the metadata report",
+            wanted.service
+        )));
+    }
+    Ok(found)
+}
+
+/// Names without the package: `java.util.List<java.lang.String>` → `List<String>`.
+pub fn short(type_name: &str) -> String {
+    let mut out = String::new();
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        out.push_str(word.rsplit('.').next().unwrap_or(word));
+        word.clear();
+    };
+    for c in type_name.chars() {
+        if c.is_alphanumeric() || c == '.' || c == '_' || c == '$' {
+            word.push(c);
+        } else {
+            flush(&mut word, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut word, &mut out);
+    out
+}
+
+/// Runs `dubbo describe`.
+pub async fn run(
+    ext: &Extensions,
+    registry_url: &Url,
+    wanted: &Wanted,
+    format: Format,
+) -> Result<(), CliError> {
+    let found = definitions(ext, registry_url, wanted).await?;
+    match format {
+        Format::Json => output::print_json(&json!({
+            "definitions": found.iter().map(|f| json!({
+                "application": f.id.application,
+                "version": f.id.version,
+                "group": f.id.group,
+                "definition": f.definition,
+            })).collect::<Vec<_>>()
+        })),
+        Format::Table => {
+            let mut text = String::new();
+            for f in &found {
+                let d = &f.definition;
+                text.push_str(&format!(
+                    "{} (application {}, version {:?}, group {:?}, from {})\n\n",
+                    d.canonical_name, f.id.application, f.id.version, f.id.group, d.code_source
+                ));
+                let mut methods = Table::new(&["METHOD", "PARAMETERS", "RETURNS"]);
+                for m in &d.methods {
+                    let params: Vec<String> = m.parameter_types.iter().map(|t| short(t)).collect();
+                    methods.row(vec![
+                        m.name.clone(),
+                        params.join(", "),
+                        short(&m.return_type),
+                    ]);
+                }
+                text.push_str(&methods.render());
+                let classes: Vec<_> = d
+                    .types
+                    .iter()
+                    .filter(|t| !t.properties.is_empty())
+                    .collect();
+                if !classes.is_empty() {
+                    let mut types = Table::new(&["TYPE", "PROPERTY", "PROPERTY TYPE"]);
+                    for t in classes {
+                        for (name, ty) in &t.properties {
+                            types.row(vec![t.type_name.clone(), name.clone(), short(ty)]);
+                        }
+                    }
+                    text.push('\n');
+                    text.push_str(&types.render());
+                }
+                text.push('\n');
+            }
+            output::print(&text)
+        }
+    }
+}
+
+/// Runs `dubbo describe SERVICE --url tri://…`: the methods gRPC reflection describes.
+pub async fn run_reflection(target: &str, service: &str, format: Format) -> Result<(), CliError> {
+    let methods = crate::dubbo::reflection::methods(target, service).await?;
+    match format {
+        Format::Json => output::print_json(&json!({
+            "service": service,
+            "methods": methods.iter().map(|m| json!({
+                "name": m.name,
+                "input": m.input,
+                "output": m.output,
+                "clientStreaming": m.client_streaming,
+                "serverStreaming": m.server_streaming,
+            })).collect::<Vec<_>>()
+        })),
+        Format::Table => {
+            let mut t = Table::new(&["METHOD", "REQUEST", "RESPONSE", "STREAMING"]);
+            for m in methods {
+                let streaming = match (m.client_streaming, m.server_streaming) {
+                    (false, false) => "unary",
+                    (false, true) => "server",
+                    (true, false) => "client",
+                    (true, true) => "bidi",
+                };
+                t.row(vec![
+                    m.name,
+                    m.input.trim_start_matches('.').to_owned(),
+                    m.output.trim_start_matches('.').to_owned(),
+                    streaming.to_owned(),
+                ]);
+            }
+            output::print(&format!("{service}\n\n{}", t.render()))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packages_are_dropped() {
+        assert_eq!(
+            short("java.util.Map<java.lang.String,java.lang.Integer>"),
+            "Map<String,Integer>"
+        );
+        assert_eq!(short("int"), "int");
+        assert_eq!(short("byte[]"), "byte[]");
+    }
+}

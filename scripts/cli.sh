@@ -1,0 +1,324 @@
+# The `dubbo` command-line tool against real peers: ZooKeeper (scripts/zookeeper.sh), a Java
+# Dubbo 3.3 provider and a dubbo-rs provider of the interop services registered there. Sourced by
+# scripts/test.sh, which provides step, start_server, stop_server, zookeeper_up, WORK, ZK_URL,
+# TARGET_DIR and INTEROP_JAVA_DUBBO_JAR; `bash scripts/test.sh --only cli` runs these steps.
+
+CLI_JAVA_DUBBO=22997
+CLI_JAVA_TRI=12997
+CLI_JAVA_APP=cli-provider-java
+CLI_RUST_DUBBO=21997
+CLI_RUST_TRI=11997
+CLI_RUST_APP=cli-provider-rust
+CLI_IFACE=org.apache.dubbo.interop.InteropService
+
+dubbo_tool() {
+  "$TARGET_DIR/debug/dubbo" "$@"
+}
+
+cli_providers_up() {
+  DUBBO_IP_TO_BIND=::ffff:127.0.0.1 DUBBO_IP_TO_REGISTRY=::ffff:127.0.0.1 \
+    start_server cli_java_provider java -Djava.net.preferIPv4Stack=true -cp "$INTEROP_JAVA_DUBBO_JAR" \
+    org.apache.dubbo.interop.Provider --dubbo-port $CLI_JAVA_DUBBO --tri-port $CLI_JAVA_TRI \
+    --app "$CLI_JAVA_APP" --registry "$ZK_URL" || return 1
+  start_server cli_rust_provider "$TARGET_DIR/debug/interop-server" --dubbo-port $CLI_RUST_DUBBO \
+    --tri-port $CLI_RUST_TRI --registry "$ZK_URL" --app "$CLI_RUST_APP"
+}
+
+# `dubbo ls` (services, apps, instances) as JSON lists both applications, the interop services
+# over both protocols at the ports they serve, and an instance of each with both endpoints.
+# Registration is asynchronous, so the listing is read until it is complete (10 s at most).
+cli_ls() {
+  local i
+  for i in $(seq 1 50); do
+    dubbo_tool ls --registry "$ZK_URL" -o json >"$WORK/cli-ls.json" &&
+      dubbo_tool ls apps --registry "$ZK_URL" -o json >"$WORK/cli-apps.json" &&
+      dubbo_tool ls instances --registry "$ZK_URL" -o json >"$WORK/cli-instances.json" &&
+      python3 - "$WORK" "$CLI_JAVA_APP" "$CLI_RUST_APP" "$CLI_JAVA_DUBBO" "$CLI_JAVA_TRI" \
+        "$CLI_RUST_DUBBO" "$CLI_RUST_TRI" <<'EOF' && { dubbo_tool ls --registry "$ZK_URL"; dubbo_tool ls instances --registry "$ZK_URL"; return 0; }
+import json, sys
+work, japp, rapp = sys.argv[1:4]
+jd, jt, rd, rt = sys.argv[4:8]
+services = json.load(open(work + "/cli-ls.json"))["services"]
+have = {(s["application"], s["service"], s["protocol"], s["address"].rsplit(":", 1)[1], s["version"])
+        for s in services}
+want = set()
+for app, d, t in ((japp, jd, jt), (rapp, rd, rt)):
+    want |= {(app, "org.apache.dubbo.interop.InteropService", "dubbo", d, "1.0.0"),
+             (app, "org.apache.dubbo.interop.InteropService", "tri", t, "1.0.0"),
+             (app, "org.apache.dubbo.interop.tri.Greeter", "tri", t, "")}
+missing = want - have
+apps = {a["application"]: a["instances"] for a in json.load(open(work + "/cli-apps.json"))["applications"]}
+instances = {i["application"]: sorted((e["protocol"], str(e["port"])) for e in i["endpoints"])
+             for i in json.load(open(work + "/cli-instances.json"))["instances"]}
+ok = not missing and apps.get(japp) == 1 and apps.get(rapp) == 1 \
+    and instances.get(japp) == [("dubbo", jd), ("tri", jt)] \
+    and instances.get(rapp) == [("dubbo", rd), ("tri", rt)]
+if not ok:
+    print("missing services:", sorted(missing), "apps:", apps, "instances:", instances)
+sys.exit(0 if ok else 1)
+EOF
+    sleep 0.2
+  done
+  cat "$WORK/cli-ls.json"
+  return 1
+}
+
+# `dubbo describe` shows the methods of both providers' definitions (read from the metadata
+# report at Java's path), in the table and as JSON.
+cli_describe() {
+  local app out rc=0
+  for app in "$CLI_JAVA_APP" "$CLI_RUST_APP"; do
+    out=$(dubbo_tool describe "$CLI_IFACE" --registry "$ZK_URL" --version 1.0.0 --app "$app") || return 1
+    echo "$out" | head -n 24
+    for m in sayHello addInt echoMap echoUser listUsers getAttachment; do
+      grep -q "^$m " <<<"$out" || { echo "$app: no method $m"; rc=1; }
+    done
+    grep -q "^org.apache.dubbo.interop.User  *tags  *List<String>" <<<"$out" ||
+      { echo "$app: User.tags not shown"; rc=1; }
+    dubbo_tool describe "$CLI_IFACE" --registry "$ZK_URL" --version 1.0.0 --app "$app" -o json \
+      >"$WORK/cli-def-$app.json" || return 1
+  done
+  return $rc
+}
+
+# The differential check: the FullServiceDefinition the Rust provider published against the one
+# Java 3.3 published for the same interface, as JSON. Compared: canonicalName, annotations, every
+# method's name, parameterTypes and returnType (as a set: Java lists methods in reflection order,
+# which the JVM does not fix), every type's type, items, enums and properties (as a set).
+# Ignored, because they cannot match: codeSource and uniqueId (the jar vs the Rust crate a service
+# comes from), parameters (the exported URL's: pid, timestamp, release, ports), and the methods'
+# deprecated `parameters` list (empty on both sides, checked to be empty).
+cli_definitions_match() {
+  python3 - "$WORK/cli-def-$CLI_JAVA_APP.json" "$WORK/cli-def-$CLI_RUST_APP.json" <<'EOF'
+import json, sys
+def load(path):
+    defs = json.load(open(path))["definitions"]
+    assert len(defs) == 1, f"{path}: {len(defs)} definitions"
+    return defs[0]["definition"]
+java, rust = load(sys.argv[1]), load(sys.argv[2])
+def methods(d):
+    for m in d["methods"]:
+        assert m["parameters"] == [], m
+    return {(m["name"], tuple(m["parameterTypes"]), m["returnType"]) for m in d["methods"]}
+def types(d):
+    return {(t["type"], tuple(t["items"]), tuple(t["enums"]), tuple(sorted(t["properties"].items())))
+            for t in d["types"]}
+ok = True
+for field in ("canonicalName", "annotations"):
+    if java[field] != rust[field]:
+        print(f"{field}: Java {java[field]!r}, Rust {rust[field]!r}"); ok = False
+for name, f in (("methods", methods), ("types", types)):
+    j, r = f(java), f(rust)
+    if j != r:
+        print(f"{name} only in Java: {sorted(j - r)}"); print(f"{name} only in Rust: {sorted(r - j)}"); ok = False
+    else:
+        print(f"{name}: {len(j)} equal")
+print("ignored: codeSource", (java["codeSource"], rust["codeSource"]), "uniqueId, parameters")
+sys.exit(0 if ok else 1)
+EOF
+}
+
+# `dubbo call` $1 (a target) $2 (extra flags...): sayHello("cli") answers "Hello cli".
+cli_call_hello() {
+  local target=$1 out
+  shift
+  out=$(dubbo_tool call "$target" "$CLI_IFACE.sayHello" '["cli"]' --version 1.0.0 -o json "$@") ||
+    { echo "$out"; return 1; }
+  echo "$out"
+  python3 -c 'import json,sys; d=json.load(sys.stdin); sys.exit(0 if d["result"] == "Hello cli" and d["elapsedMs"] > 0 else 1)' <<<"$out"
+}
+
+# Attachments travel: getAttachment("k") with --attachment k=v answers "v"; a typed User goes
+# there and back through the registry with the parameter types of the published definition.
+cli_call_more() {
+  local target=$1 out
+  shift
+  out=$(dubbo_tool call "$target" "$CLI_IFACE.getAttachment" '["k"]' --version 1.0.0 \
+    --attachment k=from-cli -o json "$@") || { echo "$out"; return 1; }
+  echo "$out"
+  python3 -c 'import json,sys; sys.exit(0 if json.load(sys.stdin)["result"] == "from-cli" else 1)' <<<"$out" || return 1
+  out=$(dubbo_tool call "$target" "$CLI_IFACE.echoUser" \
+    '[{"id": 7, "name": "seven", "age": 27, "tags": ["a"], "attrs": {"k": "v"}}]' --version 1.0.0 -o json "$@") ||
+    { echo "$out"; return 1; }
+  echo "$out"
+  python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+u = d["result"]
+ok = d["parameterTypes"] == ["org.apache.dubbo.interop.User"] and u["id"] == 7 and u["name"] == "seven" \
+    and u["tags"] == ["a"] and u["attrs"] == {"k": "v"}
+sys.exit(0 if ok else 1)' <<<"$out"
+}
+
+# Contract methods with JSON arguments at target $1, their Java types inferred from the JSON
+# (direct targets have no definition to read): each answer as CONTRACT.md section 1 says.
+cli_call_contract() {
+  local target=$1 method args want out rc=0
+  while IFS='|' read -r method args want; do
+    out=$(dubbo_tool call "$target" "$CLI_IFACE.$method" "$args" --version 1.0.0 -o json) ||
+      { echo "$method: $out"; rc=1; continue; }
+    if python3 -c 'import json,sys; sys.exit(0 if json.load(sys.stdin)["result"] == json.loads(sys.argv[1]) else 1)' \
+      "$want" <<<"$out"; then
+      echo "$method $args -> $want"
+    else
+      echo "$method $args: expected $want, got $out"
+      rc=1
+    fi
+  done <<'CASES'
+addInt|[2147483647, 1]|-2147483648
+echoLong|[5000000000]|5000000000
+echoDouble|[1.5]|1.5
+echoBool|[true]|true
+echoString|["h\u00e9llo \ud83d\ude00"]|"h\u00e9llo \ud83d\ude00"
+echoList|[["a", "b"]]|["a", "b"]
+echoMap|[{"a": 1, "b": 2}]|{"a": 1, "b": 2}
+listUsers|[2]|[{"class": "org.apache.dubbo.interop.User", "id": 0, "name": "user-0", "age": 20, "tags": ["t0"], "attrs": {"k": "v0"}}, {"class": "org.apache.dubbo.interop.User", "id": 1, "name": "user-1", "age": 21, "tags": ["t1"], "attrs": {"k": "v1"}}]
+sleep|[10]|"slept 10"
+CASES
+  return $rc
+}
+
+# Waits ($3 rounds of `dubbo ls`, 50 by default: 10 to 20 s) until app $1 applied ($2 = yes) or dropped ($2 = no) the override rule
+# timeout=4321, as `dubbo ls -o json` shows it: yes when one of its registered URLs carries it
+# (Java 3.3 re-registers some of its URLs, not all: its dubbo:// ones, seldom its tri:// ones of a
+# service exported on both), no when none does.
+cli_wait_rule_seen() {
+  local app=$1 want=$2 i
+  for i in $(seq 1 "${3:-50}"); do
+    dubbo_tool ls --registry "$ZK_URL" -o json >"$WORK/cli-rule-ls.json" || return 1
+    if python3 -c '
+import json, sys
+app, want = sys.argv[1], sys.argv[2] == "yes"
+urls = [s["url"] for s in json.load(open(sys.argv[3]))["services"] if s["application"] == app]
+seen = any("timeout=4321" in u for u in urls)
+sys.exit(0 if urls and seen == want else 1)' "$app" "$want" "$WORK/cli-rule-ls.json"; then
+      echo "$app: timeout=4321 $( [ "$want" = yes ] && echo in || echo out of) its registered URLs"
+      return 0
+    fi
+    sleep 0.2
+  done
+  echo "$app: the rule was not seen as expected ($want); its URLs:"
+  python3 -c '
+import json, sys
+for s in json.load(open(sys.argv[2]))["services"]:
+    if s["application"] == sys.argv[1]:
+        print(" ", s["url"][:300])' "$app" "$WORK/cli-rule-ls.json"
+  return 1
+}
+
+# `dubbo rules set/get/delete` round-trips an override rule (Dubbo Admin's v3.0 format) for each
+# provider application: `rules get -o json` reads back what was set, and nothing after the delete
+# (exit 1). The Rust provider applies the rule (its registered URLs carry the new timeout) and
+# drops it once deleted. The Java 3.3 provider is given the same rule; whether it re-registers is
+# reported, not required: a Java 3.3 provider, even alone in ZooKeeper, sometimes never applies an
+# application-scope override written while it runs (docs/cli.md, "Proof").
+cli_rules_roundtrip() {
+  local app rule out
+  for app in "$CLI_RUST_APP" "$CLI_JAVA_APP"; do
+    rule="$WORK/cli-rule-$app.yaml"
+    printf 'configVersion: v3.0\nscope: application\nkey: %s\nenabled: true\nconfigs:\n  - side: provider\n    parameters:\n      timeout: 4321\n' \
+      "$app" >"$rule"
+    dubbo_tool rules set --registry "$ZK_URL" --app "$app" --kind override --file "$rule" || return 1
+    out=$(dubbo_tool rules get --registry "$ZK_URL" --app "$app" --kind override -o json) || return 1
+    python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+ok = d["key"] == sys.argv[1] + ".configurators" and d["group"] == "dubbo" and d["content"] == open(sys.argv[2]).read()
+sys.exit(0 if ok else 1)' "$app" "$rule" <<<"$out" || { echo "rules get: $out"; return 1; }
+    if [ "$app" = "$CLI_RUST_APP" ]; then
+      cli_wait_rule_seen "$app" yes || return 1
+    else
+      cli_wait_rule_seen "$app" yes 15 || echo "(reported only: the Java provider did not apply the rule)"
+    fi
+    dubbo_tool rules delete --registry "$ZK_URL" --app "$app" --kind override || return 1
+    if dubbo_tool rules get --registry "$ZK_URL" --app "$app" --kind override; then
+      echo "the rule is still there after delete"
+      return 1
+    fi
+    if [ "$app" = "$CLI_RUST_APP" ]; then
+      cli_wait_rule_seen "$app" no || return 1
+    fi
+  done
+}
+
+# The Rust provider's MetadataService answers getServiceDefinition(interface, version, group)
+# with the same definition it published (called with `dubbo call`, as any Dubbo consumer would).
+cli_metadata_service_definition() {
+  local out
+  out=$(dubbo_tool call "dubbo://127.0.0.1:$CLI_RUST_DUBBO" org.apache.dubbo.metadata.MetadataService.getServiceDefinition \
+    "[\"$CLI_IFACE\", \"1.0.0\", \"\"]" --group "$CLI_RUST_APP" --version 1.0.0 -o json) || { echo "$out"; return 1; }
+  python3 -c '
+import json, sys
+served = json.loads(json.load(sys.stdin)["result"])
+published = json.load(open(sys.argv[1]))["definitions"][0]["definition"]
+same = all(served[k] == published[k] for k in ("canonicalName", "methods", "types"))
+print("MetadataService definition:", len(served["methods"]), "methods,", "same as published" if same else "DIFFERENT")
+sys.exit(0 if same else 1)' "$WORK/cli-def-$CLI_RUST_APP.json" <<<"$out"
+}
+
+# Java 3.3's own MetadataService client (interop/java DefinitionCheck) reads the Rust provider's
+# definition through getServiceDefinition and compares it, field by field, with the definition
+# Java builds from the InteropService interface itself.
+cli_java_reads_definition() {
+  java -cp "$INTEROP_JAVA_DUBBO_JAR" org.apache.dubbo.interop.DefinitionCheck \
+    --url "dubbo://127.0.0.1:$CLI_RUST_DUBBO" --app "$CLI_RUST_APP" 2>&1 | grep -v '^SLF4J'
+  [ "${PIPESTATUS[0]}" -eq 0 ]
+}
+
+# Without a registry: `dubbo ls --url tri://…` and `dubbo describe --url tri://…` read the Rust
+# provider's gRPC reflection (both contract services listed; Greeter's four methods with their
+# streaming kinds).
+cli_reflection() {
+  local addr="tri://127.0.0.1:$CLI_RUST_TRI"
+  dubbo_tool ls --url "$addr" || return 1
+  dubbo_tool ls --url "$addr" -o json | python3 -c '
+import json, sys
+names = {s["service"] for s in json.load(sys.stdin)["services"]}
+want = {"org.apache.dubbo.interop.InteropService", "org.apache.dubbo.interop.tri.Greeter"}
+sys.exit(0 if want <= names else 1)' || { echo "reflection does not list both services"; return 1; }
+  dubbo_tool describe org.apache.dubbo.interop.tri.Greeter --url "$addr" || return 1
+  dubbo_tool describe org.apache.dubbo.interop.tri.Greeter --url "$addr" -o json | python3 -c '
+import json, sys
+methods = {m["name"]: (m["clientStreaming"], m["serverStreaming"], m["input"]) for m in json.load(sys.stdin)["methods"]}
+req = ".org.apache.dubbo.interop.tri.GreeterRequest"
+want = {"Greet": (False, False, req), "GreetServerStream": (False, True, req),
+        "GreetClientStream": (True, False, req), "GreetBiStream": (True, True, req)}
+sys.exit(0 if methods == want else 1)' || { echo "Greeter is not described as the contract says"; return 1; }
+}
+
+cli_completions() {
+  local out
+  out=$(dubbo_tool completions bash) || return 1
+  grep -q 'describe' <<<"$out" && grep -q -- '--attachment' <<<"$out" && echo "bash completions: $(wc -l <<<"$out") lines"
+}
+
+cli_steps() {
+  step "start ZooKeeper (dubbo tool)" zookeeper_up cli-zk
+  step "start a Java 3.3 and a Rust provider registering in ZooKeeper" cli_providers_up
+  step "dubbo ls (services, apps, instances; -o json): both applications, services and instances" cli_ls
+  step "dubbo describe: the methods and types of both providers' service definitions" cli_describe
+  step "service definitions: the Rust provider's FullServiceDefinition equals Java 3.3's (methods, types)" \
+    cli_definitions_match
+  step "Rust MetadataService getServiceDefinition answers the published definition" cli_metadata_service_definition
+  step "Java 3.3's MetadataService client reads the Rust provider's definition: equal to Java's own, field by field" \
+    cli_java_reads_definition
+  step "dubbo rules set/get/delete: an override rule round-trips; the Rust provider applies and drops it" \
+    cli_rules_roundtrip
+  for target in "dubbo://127.0.0.1:$CLI_JAVA_DUBBO" "tri://127.0.0.1:$CLI_JAVA_TRI" \
+    "dubbo://127.0.0.1:$CLI_RUST_DUBBO" "tri://127.0.0.1:$CLI_RUST_TRI"; do
+    step "dubbo call $target sayHello" cli_call_hello "$target"
+  done
+  for target in "dubbo://127.0.0.1:$CLI_JAVA_DUBBO" "tri://127.0.0.1:$CLI_JAVA_TRI" \
+    "dubbo://127.0.0.1:$CLI_RUST_DUBBO" "tri://127.0.0.1:$CLI_RUST_TRI"; do
+    step "dubbo call $target: contract methods with JSON arguments" cli_call_contract "$target"
+  done
+  step "dubbo call through ZooKeeper, dubbo://: sayHello" cli_call_hello "$ZK_URL"
+  step "dubbo call through ZooKeeper, tri://: sayHello" cli_call_hello "$ZK_URL" --protocol tri
+  step "dubbo call: attachments, a User through the registry with the definition's types" cli_call_more "$ZK_URL"
+  step "dubbo ls / describe --url tri://: the Rust provider's services and Greeter's methods through gRPC reflection" \
+    cli_reflection
+  step "dubbo completions bash" cli_completions
+  stop_server cli_rust_provider >/dev/null 2>&1 || true
+  stop_server cli_java_provider >/dev/null 2>&1 || true
+  step "ZooKeeper exits on SIGTERM" stop_server zookeeper
+}
