@@ -3,6 +3,10 @@
 
 use crate::error::{Error, Result};
 
+/// The most bytes of a `BigInteger` the codec converts (about 4900 decimal digits): the
+/// conversion is quadratic, and Java's numbers in a call are far smaller.
+pub(crate) const MAX_BIGINT_BYTES: usize = 2048;
+
 /// An arbitrary-size integer as a sign and decimal digits (no leading zeros; `"0"` for zero).
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct BigInt {
@@ -121,10 +125,13 @@ impl BigInt {
             Some(rest) => (true, rest),
             None => (false, text.strip_prefix('+').unwrap_or(text)),
         };
-        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        if digits.is_empty()
+            || digits.len() > MAX_BIGINT_BYTES * 5 / 2
+            || !digits.bytes().all(|b| b.is_ascii_digit())
+        {
             return Err(Error::Unencodable {
                 what: "java.math.BigInteger",
-                reason: format!("{text:?} is not an integer"),
+                reason: format!("{text:?} is not an integer of at most {MAX_BIGINT_BYTES} bytes"),
             });
         }
         let digits = digits.trim_start_matches('0');

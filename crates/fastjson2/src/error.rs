@@ -67,6 +67,13 @@ pub enum Error {
         /// Its offset.
         position: usize,
     },
+    /// References (and the copies kept for them) would expand the input beyond the decoder's
+    /// budget: a small input of references to references must not make a huge tree.
+    #[error("fastjson2: references expand beyond the limit of {limit} values")]
+    RefExpansion {
+        /// The budget, in values.
+        limit: usize,
+    },
     /// Bytes left after the value (a Dubbo frame holds exactly one).
     #[error("fastjson2: {extra} trailing bytes after the value")]
     TrailingBytes {
@@ -94,6 +101,7 @@ impl Error {
             Error::DepthExceeded { .. } => "fastjson2.depth_exceeded",
             Error::UnknownSymbol { .. } => "fastjson2.unknown_symbol",
             Error::UnresolvedReference { .. } => "fastjson2.unresolved_reference",
+            Error::RefExpansion { .. } => "fastjson2.ref_expansion",
             Error::TrailingBytes { .. } => "fastjson2.trailing_bytes",
             Error::Unencodable { .. } => "fastjson2.unencodable",
         }

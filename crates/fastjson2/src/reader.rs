@@ -6,13 +6,18 @@ use std::collections::HashMap;
 use dubbo_hessian2::{List, Map, Object, Value};
 
 use crate::constants::*;
-use crate::decimal::{decimal_text, BigInt};
+use crate::decimal::{decimal_text, BigInt, MAX_BIGINT_BYTES};
 use crate::error::{Error, Result};
 use crate::typing::apply_type;
 
 /// How deep lists, maps and objects may nest before decoding stops with
 /// [`Error::DepthExceeded`]; deeper input is hostile, not a Java object graph.
 pub const DEFAULT_MAX_DEPTH: usize = 128;
+
+/// Values the reader may copy for references whatever the input's size, and per input byte
+/// beyond that: enough for any real object graph, far too little for an exponential one.
+const COPY_BUDGET_BASE: usize = 1 << 16;
+const COPY_BUDGET_PER_BYTE: usize = 16;
 
 /// A decoder of one JSONB stream: its symbol table (type and field names written once and
 /// then referred to by id) and the values that references may point back to.
@@ -29,6 +34,8 @@ pub struct JsonbReader<'a> {
     /// Completed containers by JSONPath, for references to values other than an enclosing one.
     done: HashMap<String, Value>,
     last_reference: Option<String>,
+    /// Values still allowed to be copied for references (see [`Error::RefExpansion`]).
+    copy_budget: usize,
     /// Whether paths are tracked at all: only when the input holds a byte equal to
     /// [`BC_REFERENCE`], since without one no reference can occur and the bookkeeping would
     /// be wasted.
@@ -47,6 +54,8 @@ impl<'a> JsonbReader<'a> {
             done: HashMap::new(),
             last_reference: None,
             track: buf.contains(&(BC_REFERENCE as u8)),
+            copy_budget: COPY_BUDGET_BASE
+                .saturating_add(buf.len().saturating_mul(COPY_BUDGET_PER_BYTE)),
         }
     }
 
@@ -280,12 +289,24 @@ impl<'a> JsonbReader<'a> {
         Ok(())
     }
 
-    fn leave(&mut self, v: &Value) {
+    fn leave(&mut self, v: &Value) -> Result<()> {
         if let Some(path) = self.open.pop() {
             if self.track {
+                self.charge(v)?;
                 self.done.insert(path, v.clone());
             }
         }
+        Ok(())
+    }
+
+    /// Takes the size of `v` (in values) from the copy budget.
+    fn charge(&mut self, v: &Value) -> Result<()> {
+        let n = count(v, self.copy_budget.saturating_add(1));
+        self.copy_budget = self.copy_budget.checked_sub(n).ok_or(Error::RefExpansion {
+            limit: COPY_BUDGET_BASE
+                .saturating_add(self.buf.len().saturating_mul(COPY_BUDGET_PER_BYTE)),
+        })?;
+        Ok(())
     }
 
     fn child_path(&self, parent: &str, seg: Seg<'_>) -> String {
@@ -380,7 +401,7 @@ impl<'a> JsonbReader<'a> {
                     items.push(self.value(&child)?);
                 }
                 let v = Value::List(List::new(items));
-                self.leave(&v);
+                self.leave(&v)?;
                 v
             }
             BC_OBJECT => {
@@ -408,7 +429,7 @@ impl<'a> JsonbReader<'a> {
                     entries.push((key, value));
                 }
                 let v = Value::Map(Map::new(entries));
-                self.leave(&v);
+                self.leave(&v)?;
                 v
             }
             BC_TYPED_ANY => {
@@ -417,6 +438,7 @@ impl<'a> JsonbReader<'a> {
                 let v = apply_type(type_name, inner);
                 if self.track && matches!(v, Value::Object(_) | Value::Map(_) | Value::List(_)) {
                     // The typed form replaces the untyped one recorded for the same path.
+                    self.charge(&v)?;
                     self.done.insert(path.to_owned(), v.clone());
                 }
                 v
@@ -427,7 +449,16 @@ impl<'a> JsonbReader<'a> {
     }
 
     fn bigint_bytes(&mut self) -> Result<BigInt> {
+        let at = self.pos;
         let n = self.length("big integer")?;
+        if n > MAX_BIGINT_BYTES {
+            return Err(Error::InvalidLength {
+                what: "big integer",
+                len: n as i64,
+                position: at,
+                remaining: self.remaining(),
+            });
+        }
         Ok(BigInt::from_twos_complement(self.take(n)?))
     }
 
@@ -451,10 +482,13 @@ impl<'a> JsonbReader<'a> {
             let k = self.open.len() - 1 - i;
             return Ok(Value::Ref(k as u32));
         }
-        self.done
+        let v = self
+            .done
             .get(&path)
             .cloned()
-            .ok_or(Error::UnresolvedReference { path, position: at })
+            .ok_or(Error::UnresolvedReference { path, position: at })?;
+        self.charge(&v)?;
+        Ok(v)
     }
 }
 
@@ -462,6 +496,25 @@ impl<'a> JsonbReader<'a> {
 enum Seg<'k> {
     Index(usize),
     Key(&'k str),
+}
+
+/// The number of values in `v` (itself and everything inside), counting no further than `cap`.
+fn count(v: &Value, cap: usize) -> usize {
+    let mut n = 0usize;
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        n += 1;
+        if n >= cap {
+            return n;
+        }
+        match v {
+            Value::List(l) => stack.extend(l.items.iter()),
+            Value::Map(m) => stack.extend(m.entries.iter().flat_map(|(k, v)| [k, v])),
+            Value::Object(o) => stack.extend(o.fields.iter().map(|(_, v)| v)),
+            _ => {}
+        }
+    }
+    n
 }
 
 /// ISO-8859-1 bytes to a string: each byte is the code point of the same value.

@@ -21,7 +21,9 @@ pub(crate) fn is_map_class(class: &str) -> bool {
 /// Applies the type name `class` to the value read after it.
 pub(crate) fn apply_type(class: String, value: Value) -> Value {
     match value {
-        Value::Map(map) if is_map_class(&class) => {
+        // A map under a `java.math` name has no bean form here (the tree carries those as
+        // their text), so it stays a map of that type and is written back as one.
+        Value::Map(map) if is_map_class(&class) || class.starts_with("java.math.") => {
             let type_name = (class != PLAIN_MAP).then_some(class);
             Value::Map(Map {
                 type_name,
@@ -48,7 +50,9 @@ pub(crate) fn apply_type(class: String, value: Value) -> Value {
             }
         }
         Value::List(list) => {
-            let type_name = (class != PLAIN_LIST).then_some(class);
+            // Array classes (`[Ljava.lang.String;`, `[I`) decode as plain lists, as Java
+            // converts a list to the array type it expects.
+            let type_name = (class != PLAIN_LIST && !class.starts_with('[')).then_some(class);
             Value::List(List {
                 type_name,
                 items: list.items,
