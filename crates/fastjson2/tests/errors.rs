@@ -1,5 +1,7 @@
 //! Hostile and malformed input ends in typed errors, never a panic or a large allocation.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use dubbo_fastjson2::{from_jsonb, to_jsonb, Error, FrameReader, JsonbReader, Value};
 
 fn code(bytes: &[u8]) -> &'static str {

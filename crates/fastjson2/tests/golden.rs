@@ -8,6 +8,8 @@
 //! - With `FASTJSON2_GOLDEN_OUT=DIR`, the contract values built here are written to
 //!   `DIR/rust-CASE.bin`, which Java's `Golden check DIR` decodes and compares.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::path::PathBuf;
 
 use dubbo_fastjson2::{from_jsonb, to_jsonb, write_object, FrameReader, Value};
