@@ -34,6 +34,9 @@ pub struct JsonbReader<'a> {
     /// Completed containers by JSONPath, for references to values other than an enclosing one.
     done: HashMap<String, Value>,
     last_reference: Option<String>,
+    /// Type names being applied (a type name may precede another), counted with `open`
+    /// against the depth limit.
+    typed: usize,
     /// Values still allowed to be copied for references (see [`Error::RefExpansion`]).
     copy_budget: usize,
     /// Whether paths are tracked at all: only when the input holds a byte equal to
@@ -54,6 +57,7 @@ impl<'a> JsonbReader<'a> {
             done: HashMap::new(),
             last_reference: None,
             track: buf.contains(&(BC_REFERENCE as u8)),
+            typed: 0,
             copy_budget: COPY_BUDGET_BASE
                 .saturating_add(buf.len().saturating_mul(COPY_BUDGET_PER_BYTE)),
         }
@@ -256,10 +260,12 @@ impl<'a> JsonbReader<'a> {
     /// A symbol after `BC_SYMBOL` (field names) or a type name after `BC_TYPED_ANY`: either a
     /// string followed by its new id, or an id defined earlier.
     fn symbol(&mut self) -> Result<String> {
-        let at = self.pos;
-        let tag = self.byte()?;
+        let mut at = self.pos;
+        let mut tag = self.byte()?;
+        // A type name may itself be written as a symbol; one marker, never a chain.
         if tag == BC_SYMBOL {
-            return self.symbol();
+            at = self.pos;
+            tag = self.byte()?;
         }
         if let Some(id) = self.int32_after(tag) {
             let id = id?;
@@ -275,7 +281,7 @@ impl<'a> JsonbReader<'a> {
     }
 
     fn enter(&mut self, path: &str) -> Result<()> {
-        if self.open.len() >= self.max_depth {
+        if self.open.len() + self.typed >= self.max_depth {
             return Err(Error::DepthExceeded {
                 limit: self.max_depth,
             });
@@ -434,7 +440,15 @@ impl<'a> JsonbReader<'a> {
             }
             BC_TYPED_ANY => {
                 let type_name = self.symbol()?;
-                let inner = self.value(path)?;
+                if self.open.len() + self.typed >= self.max_depth {
+                    return Err(Error::DepthExceeded {
+                        limit: self.max_depth,
+                    });
+                }
+                self.typed += 1;
+                let inner = self.value(path);
+                self.typed -= 1;
+                let inner = inner?;
                 let v = apply_type(type_name, inner);
                 if self.track && matches!(v, Value::Object(_) | Value::Map(_) | Value::List(_)) {
                     // The typed form replaces the untyped one recorded for the same path.

@@ -108,6 +108,15 @@ fn nesting_is_bounded() {
         from_jsonb(&deep),
         Err(Error::DepthExceeded { limit: 128 })
     ));
+    // Type names before type names, and symbol markers before symbol markers.
+    let typed: Vec<u8> = [0x92, 0x49, 0x00].repeat(100_000);
+    assert!(matches!(
+        from_jsonb(&typed),
+        Err(Error::DepthExceeded { limit: 128 })
+    ));
+    let mut symbols = vec![0x92];
+    symbols.extend(vec![0x7f; 100_000]);
+    assert_eq!(code(&symbols), "fastjson2.unexpected_tag");
     let mut nested = vec![0x95u8; 3];
     nested.push(0xaf);
     assert!(JsonbReader::new(&nested)
