@@ -251,3 +251,16 @@ fn java_users_decode_into_rust_structs_and_back() {
     let back: Vec<User> = dubbo_hessian2::from_value(again).unwrap();
     assert_eq!(back, want);
 }
+
+/// fastjson2 2.0.52 writes a string of mostly CJK characters as UTF-16LE (`JSONB.toBytes`
+/// gave these bytes); dubbo-rs reads it, and writes UTF-8, which Java reads too.
+#[test]
+fn java_utf16le_strings_decode() {
+    let java = [
+        0x7c, 0x0c, 0x16, 0x4e, 0x4c, 0x75, 0x16, 0x4e, 0x4c, 0x75, 0x16, 0x4e, 0x4c, 0x75,
+    ];
+    assert_eq!(
+        from_jsonb(&java).unwrap(),
+        Value::string("\u{4e16}\u{754c}".repeat(3))
+    );
+}
