@@ -114,6 +114,12 @@ public final class Golden {
         twice.add(shared);
         twice.add(shared);
         c.put("users_shared", twice);
+        // A reference into a field of an earlier element ("$[0].tags").
+        User owner = User.of(3);
+        List<Object> field = new ArrayList<>();
+        field.add(owner);
+        field.add(owner.getTags());
+        c.put("field_shared", field);
         c.put("date", new Date(1_700_000_000_123L));
         c.put("decimal", new BigDecimal("123.45"));
         return c;
