@@ -5,7 +5,7 @@
 #
 #   bash scripts/test.sh            # everything
 #   bash scripts/test.sh --quick    # Rust suites only (no Java, no Python)
-#   bash scripts/test.sh --only registry|etcd|older_registry|older_java|metrics|tracing|governance|faults|grpc_tools|rest|auth|tls|cli   # one group of interop steps, for development
+#   bash scripts/test.sh --only registry|etcd|older_registry|older_java|metrics|tracing|governance|faults|grpc_tools|rest|auth|tls|cli|fastjson2   # one group of interop steps, for development
 #
 # The full run builds the Java peers before `cargo test` and runs it with
 # DUBBO_RS_REQUIRE_PEERS=1, so a Rust test that needs Java (URL differential test, dubbo://
@@ -22,7 +22,7 @@ TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 QUICK=0
 ONLY=
 [ "${1:-}" = "--quick" ] && QUICK=1
-[ "${1:-}" = "--only" ] && ONLY=${2:?--only needs a group: registry, etcd, older_registry, older_java, metrics, tracing, governance, faults, grpc_tools, rest, auth, tls or cli}
+[ "${1:-}" = "--only" ] && ONLY=${2:?--only needs a group: registry, etcd, older_registry, older_java, metrics, tracing, governance, faults, grpc_tools, rest, auth, tls, cli or fastjson2}
 
 # A fresh build gains nothing from incremental state, which would add gigabytes of disk per
 # crate; a developer's own `cargo test` keeps it.
@@ -189,7 +189,8 @@ cargo_checks() {
 }
 
 cargo_tests() {
-  mkdir -p "$WORK/golden-rust"
+  mkdir -p "$WORK/golden-rust" "$WORK/fastjson2-rust"
+  export FASTJSON2_GOLDEN_OUT="$WORK/fastjson2-rust"
   if [ "$QUICK" -eq 1 ]; then
     HESSIAN_GOLDEN_OUT="$WORK/golden-rust" env -u DUBBO_RS_REQUIRE_PEERS cargo test --workspace --no-fail-fast 2>&1
   else
@@ -244,6 +245,38 @@ hessian_java_vectors_current() {
 
 hessian_rust_to_java() {
   java -cp "$INTEROP_JAVA_GOLDEN_JAR" org.apache.dubbo.interop.hessian.Golden check "$WORK/golden-rust"
+}
+
+fastjson2_java_vectors_current() {
+  # The committed Java-written JSONB vectors must be exactly what fastjson2 2.0.52 writes today.
+  java -cp "$INTEROP_JAVA_FASTJSON2_GOLDEN_JAR" org.apache.dubbo.interop.fastjson2.Golden write "$WORK/fastjson2-java" || return 1
+  local f rc=0 n=0
+  for f in "$WORK"/fastjson2-java/*.bin; do
+    n=$((n + 1))
+    if ! cmp -s "$f" "crates/fastjson2/tests/golden/$(basename "$f")"; then
+      echo "differs from the committed vector: $(basename "$f")"
+      rc=1
+    fi
+  done
+  echo "$n vectors compared"
+  [ "$n" -gt 0 ] && return $rc
+}
+
+# Java reads, with Dubbo's reader features, the contract values the golden test wrote
+# (FASTJSON2_GOLDEN_OUT, set by cargo_tests or by fastjson2_rust_vectors).
+fastjson2_rust_to_java() {
+  java -cp "$INTEROP_JAVA_FASTJSON2_GOLDEN_JAR" org.apache.dubbo.interop.fastjson2.Golden check "$WORK/fastjson2-rust"
+}
+
+fastjson2_rust_vectors() {
+  mkdir -p "$WORK/fastjson2-rust"
+  FASTJSON2_GOLDEN_OUT="$WORK/fastjson2-rust" cargo test --quiet -p dubbo-fastjson2 --test golden 2>&1
+}
+
+fastjson2_steps() {
+  step "fastjson2: Rust golden tests write their vectors" fastjson2_rust_vectors
+  step "fastjson2: committed Java vectors are current" fastjson2_java_vectors_current
+  step "fastjson2: Java decodes what Rust wrote" fastjson2_rust_to_java
 }
 
 # The interop programs are built with the test profile, sharing the artifacts of `cargo test`;
@@ -1807,6 +1840,8 @@ step "cargo test (Rust suites, Hessian golden vectors)" cargo_tests
 if [ "$QUICK" -eq 0 ]; then
   step "hessian2: committed Java vectors are current" hessian_java_vectors_current
   step "hessian2: Java decodes what Rust wrote" hessian_rust_to_java
+  step "fastjson2: committed Java vectors are current" fastjson2_java_vectors_current
+  step "fastjson2: Java decodes what Rust wrote" fastjson2_rust_to_java
   step "build interop programs" build_interop
   step "start Rust interop server" rust_server_up
   step "Rust client -> Rust server, dubbo://" rust_client --url "dubbo://127.0.0.1:$RUST_DUBBO"

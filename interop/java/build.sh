@@ -5,6 +5,8 @@
 #
 # stdout: KEY=VALUE lines only, so callers can do  eval "$(interop/java/build.sh)"
 #   INTEROP_JAVA_GOLDEN_JAR   java -cp "$INTEROP_JAVA_GOLDEN_JAR" org.apache.dubbo.interop.hessian.Golden write|check DIR
+#   INTEROP_JAVA_FASTJSON2_GOLDEN_JAR  java -cp "$INTEROP_JAVA_FASTJSON2_GOLDEN_JAR" org.apache.dubbo.interop.fastjson2.Golden write|check DIR
+#                             (fastjson2 2.0.52 JSONB with Java Dubbo 3.2's writer/reader features)
 #   INTEROP_JAVA_DUBBO_JAR    java -cp "$INTEROP_JAVA_DUBBO_JAR" org.apache.dubbo.interop.Provider|Consumer ...
 #                             (Consumer/Provider include the Greeter IDL service over tri://;
 #                             DefinitionCheck reads a provider's service definition, see README)
@@ -32,6 +34,7 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 golden_jar="$here/hessian-golden/target/hessian-golden.jar"
+fastjson2_golden_jar="$here/fastjson2-golden/target/fastjson2-golden.jar"
 dubbo_jar="$here/dubbo-interop/target/dubbo-interop.jar"
 bench_jar="$here/bench-provider/target/bench-provider.jar"
 dubbo32_jar="$here/dubbo-interop-32/target/dubbo-interop-32.jar"
@@ -67,6 +70,7 @@ up_to_date() {
   [[ -d "$here/dubbo-interop-32/target/lib" && -d "$here/dubbo-interop-27/target/lib" ]] || return 1
   [[ -d "$here/hessian-golden/target/lib" && -d "$here/dubbo-interop/target/lib" ]] || return 1
   [[ -d "$here/bench-provider/target/lib" ]] || return 1
+  [[ -f "$fastjson2_golden_jar" && -d "$here/fastjson2-golden/target/lib" ]] || return 1
   local oldest="$golden_jar"
   [[ "$dubbo_jar" -ot "$oldest" ]] && oldest="$dubbo_jar"
   [[ "$bench_jar" -ot "$oldest" ]] && oldest="$bench_jar"
@@ -76,6 +80,7 @@ up_to_date() {
   [[ "$etcd_jar" -ot "$oldest" ]] && oldest="$etcd_jar"
   [[ "$tracing_jar" -ot "$oldest" ]] && oldest="$tracing_jar"
   [[ "$auth_jar" -ot "$oldest" ]] && oldest="$auth_jar"
+  [[ "$fastjson2_golden_jar" -ot "$oldest" ]] && oldest="$fastjson2_golden_jar"
   local newer
   newer="$(find "$here" -path '*/target' -prune -o -type f \( -name 'pom.xml' -o -path '*/src/*' \) \
             -newer "$oldest" -print -quit)"
@@ -94,12 +99,14 @@ if [[ $force -eq 1 ]] || ! up_to_date; then
   fi
   rm -f "$here/.build-offline.log"
   # maven-jar-plugin may leave an unchanged jar alone; mark both as fresh for the check above.
-  touch "$golden_jar" "$dubbo_jar" "$bench_jar" "$dubbo32_jar" "$dubbo27_jar" "$dubbo26_jar" "$etcd_jar" "$tracing_jar" "$auth_jar"
+  touch "$golden_jar" "$dubbo_jar" "$bench_jar" "$dubbo32_jar" "$dubbo27_jar" "$dubbo26_jar" "$etcd_jar" "$tracing_jar" "$auth_jar" \
+    "$fastjson2_golden_jar"
 else
   log "up to date"
 fi
 
 echo "INTEROP_JAVA_GOLDEN_JAR=$golden_jar"
+echo "INTEROP_JAVA_FASTJSON2_GOLDEN_JAR=$fastjson2_golden_jar"
 echo "INTEROP_JAVA_DUBBO_JAR=$dubbo_jar"
 echo "INTEROP_JAVA_BENCH_JAR=$bench_jar"
 echo "INTEROP_JAVA_DUBBO32_JAR=$dubbo32_jar"
