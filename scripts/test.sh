@@ -1831,6 +1831,7 @@ if [ -n "$ONLY" ]; then
 fi
 
 step "cargo fmt and clippy" cargo_checks
+step "code shape: no import cycle over 3 files in a crate, no source file over 800 lines, core traits of at most 4 methods" python3 scripts/shape.py
 if [ "$QUICK" -eq 0 ]; then
   step "install etcd (Debian etcd-server)" install_etcd
   step "install ZooKeeper (Debian zookeeper)" install_zookeeper
