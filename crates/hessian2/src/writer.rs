@@ -8,7 +8,7 @@ use std::rc::Rc;
 use crate::constants::*;
 use crate::error::Error;
 use crate::fxhash::FxBuildHasher;
-use crate::ser::Layout;
+use crate::ser::layout::Layout;
 use crate::value::{List, Map, Object, Value};
 
 /// Field name that marks an enum constant inside values buffered by the serde
