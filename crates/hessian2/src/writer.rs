@@ -21,7 +21,7 @@ mod segments;
 mod strings;
 
 /// Field name that marks an enum constant inside values buffered by the serde
-/// serializer (see `ser.rs`); such objects are ref-tracked per (class, name).
+/// serializer (see `ser/value_ser.rs`); such objects are ref-tracked per (class, name).
 pub(crate) const ENUM_MARK: &str = "\u{0}enum";
 
 /// Deepest [`Value`] nesting [`Hessian2Writer::write_value`] accepts.
@@ -76,7 +76,7 @@ pub struct Hessian2Writer {
     jbase: usize,
     class_count: usize,
     ref_count: u32,
-    /// Segment mode (see `ser.rs`): struct fields are being written out of wire order,
+    /// Segment mode (see `ser/structs.rs`): struct fields are being written out of wire order,
     /// to be moved into place when the struct ends. Any operation whose bytes would depend
     /// on that order (a new class definition or type name, a first enum constant, a
     /// back-reference to something allocated since `spec_ref_base`, a binary, whose
