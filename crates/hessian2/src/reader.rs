@@ -161,6 +161,13 @@ impl<'de> Hessian2Reader<'de> {
         }
     }
 
+    /// Whether nothing read so far defined a class, a type name or a reference. The next
+    /// value then reads the same from its own bytes as from this stream, so those bytes can
+    /// be cut out and kept as a stream of their own (an [`Encoded`](crate::Encoded)).
+    pub fn tables_are_empty(&self) -> bool {
+        self.classes.is_empty() && self.types.is_empty() && self.refs.is_empty()
+    }
+
     /// Offset of the next byte to read.
     pub fn position(&self) -> usize {
         self.pos
