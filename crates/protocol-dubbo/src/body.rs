@@ -207,8 +207,10 @@ pub struct DecodedRequest {
     pub version: String,
     /// The method, built from its name and parameter descriptor.
     pub method: Arc<MethodSignature>,
-    /// The arguments, one per parameter in the descriptor.
-    pub args: Vec<Value>,
+    /// The arguments, one per parameter in the descriptor: left encoded
+    /// ([`Payload::Hessian2`]) when read by [`decode_request_shared`] and their bytes stand on
+    /// their own, trees otherwise.
+    pub args: Vec<Payload>,
     /// The attachments map.
     pub attachments: Attachments,
 }
@@ -290,9 +292,36 @@ impl SignatureCache {
     }
 }
 
-/// Decodes a hessian2 request body.
+/// Decodes a hessian2 request body, its arguments into trees ([`Payload::Value`]).
 pub fn decode_request(
     body: &[u8],
+    signatures: &SignatureCache,
+) -> Result<DecodedRequest, BodyError> {
+    decode_request_from(body, None, signatures)
+}
+
+/// [`decode_request`] for a body the caller holds as `Bytes`: an argument whose bytes stand on
+/// their own is left encoded ([`Payload::Hessian2`], a slice of `body`, no copy) after checking
+/// it is well formed, so that a typed service decodes it straight into its parameter type and
+/// only whoever asks for a tree (a generic service, a router or filter reading arguments)
+/// builds one.
+///
+/// All arguments and the attachments share one Hessian stream: a later argument may use a
+/// class definition, type name or object an earlier one brought (`Q`, a class index), which
+/// its bytes alone cannot resolve. So an argument is cut out only while nothing before it
+/// defined any (the first argument always, after the strings of the header fields; later ones
+/// after scalar and string arguments); from the first argument that does, the rest are read
+/// into trees as [`decode_request`] does.
+pub fn decode_request_shared(
+    body: &Bytes,
+    signatures: &SignatureCache,
+) -> Result<DecodedRequest, BodyError> {
+    decode_request_from(body, Some(body), signatures)
+}
+
+fn decode_request_from(
+    body: &[u8],
+    shared: Option<&Bytes>,
     signatures: &SignatureCache,
 ) -> Result<DecodedRequest, BodyError> {
     let mut r = Hessian2Reader::new(body);
@@ -308,7 +337,15 @@ pub fn decode_request(
     let arity = method.parameter_types().len();
     let mut args = Vec::with_capacity(arity.min(64));
     for _ in 0..arity {
-        args.push(r.read_value()?);
+        args.push(match shared {
+            // Skipping keeps the stream's tables as reading would, for the values after it.
+            Some(bytes) if r.tables_are_empty() => {
+                let start = r.position();
+                r.skip_value()?;
+                Payload::Hessian2(Encoded::new(bytes.slice(start..r.position())))
+            }
+            _ => Payload::Value(r.read_value()?),
+        });
     }
     // Java tolerates a body that ends after the arguments (no attachments map).
     let attachments = if r.is_empty() {

@@ -213,3 +213,97 @@ fn non_exception_object_is_still_a_business_error() {
     let err = decode_ok_response(w.as_bytes()).unwrap().unwrap_err();
     assert!(err.is_business());
 }
+
+/// The eager and the shared decodings of `body`: the same arguments and attachments, and the
+/// forms the shared one left each argument in.
+fn decode_both(body: &[u8]) -> Vec<&'static str> {
+    let cache = SignatureCache::new();
+    let eager = decode_request(body, &cache).unwrap();
+    let lazy = decode_request_shared(&Bytes::copy_from_slice(body), &cache).unwrap();
+    assert!(eager.args.iter().all(|a| a.form() == "value"));
+    assert_eq!(lazy.args, eager.args);
+    assert_eq!(
+        format!("{:?}", lazy.attachments),
+        format!("{:?}", eager.attachments)
+    );
+    lazy.args.iter().map(Payload::form).collect()
+}
+
+/// An argument is left encoded while nothing before it in the stream defined a class, type or
+/// reference; from the first one that did, the rest are trees (a later POJO of the same class
+/// is written without its class definition, which its bytes alone would not resolve).
+#[test]
+fn arguments_stay_encoded_while_their_bytes_stand_alone() {
+    let user = |id: i64| Value::object("a.User", vec![("id", Value::Long(id))]);
+    let sig = Arc::new(MethodSignature::new(
+        "m",
+        &["int", "java.lang.String", "a.User", "a.User", "int"],
+        "int",
+    ));
+    let inv = Invocation::new(
+        ServiceKey::new("a.B", None, None),
+        sig,
+        vec![Value::Int(3), "x".into(), user(1), user(2), Value::Int(5)],
+    )
+    .with_attachment("k", "v");
+    let frame = encode_request(1, &inv, Some(500), true).unwrap();
+    assert_eq!(
+        decode_both(&frame[16..]),
+        ["hessian2", "hessian2", "hessian2", "value", "value"]
+    );
+    let cache = SignatureCache::new();
+    let lazy = decode_request_shared(&frame.slice(16..), &cache).unwrap();
+    let Payload::Hessian2(third) = &lazy.args[2] else {
+        panic!("{:?}", lazy.args[2]);
+    };
+    assert_eq!(third.to_value().unwrap(), user(1));
+}
+
+/// A back-reference (`Q`) from one argument to another (Java sends one object passed twice
+/// that way) reads as a copy of the object, which is why the second is not cut out.
+#[test]
+fn an_argument_referring_to_an_earlier_one_is_read_as_a_tree() {
+    let mut w = Hessian2Writer::new();
+    for s in [
+        "2.0.2",
+        "a.B",
+        "0.0.0",
+        "m",
+        "Ljava/util/List;Ljava/util/List;",
+    ] {
+        w.write_string(s);
+    }
+    w.write_list_begin(1, None);
+    w.write_int(1);
+    w.write_ref(0);
+    w.write_map_begin(None);
+    w.write_map_end();
+    let body = w.into_bytes();
+    assert_eq!(decode_both(&body), ["hessian2", "value"]);
+    let lazy = decode_request_shared(&Bytes::from(body), &SignatureCache::new()).unwrap();
+    assert_eq!(lazy.args[1], Value::list(vec![Value::Int(1)]));
+}
+
+/// A malformed or truncated argument fails the request as the eager decoding does, though it
+/// is not decoded.
+#[test]
+fn a_broken_argument_fails_the_shared_decoding_too() {
+    let sig = Arc::new(MethodSignature::new("m", &["java.util.List"], "int"));
+    let inv = Invocation::new(
+        ServiceKey::new("a.B", None, None),
+        sig,
+        vec![Value::list(vec!["a".into(), "b".into()])],
+    );
+    let frame = encode_request(1, &inv, None, true).unwrap();
+    let body = frame.slice(16..);
+    let cache = SignatureCache::new();
+    for cut in 40..body.len() {
+        let short = body.slice(..cut);
+        if decode_request(&short, &cache).is_err() {
+            assert!(
+                decode_request_shared(&short, &cache).is_err(),
+                "cut at {cut}"
+            );
+        }
+    }
+}
