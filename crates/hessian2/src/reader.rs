@@ -135,6 +135,11 @@ pub struct Hessian2Reader<'de> {
     /// Reference indexes of the containers being built (enclosing the current position).
     pub(crate) building: Vec<u32>,
     pub(crate) replay_spent: usize,
+    /// Back-references read so far (`Q`, and type names by index): what makes a value's
+    /// bytes depend on what came before it in the stream.
+    pub(crate) back_refs: std::cell::Cell<u64>,
+    /// Object instances read so far (each names its class definition by index).
+    pub(crate) instances: std::cell::Cell<u64>,
 }
 
 impl<'de> Hessian2Reader<'de> {
@@ -158,6 +163,8 @@ impl<'de> Hessian2Reader<'de> {
             replay_next: 0,
             building: t.building,
             replay_spent: 0,
+            back_refs: std::cell::Cell::new(0),
+            instances: std::cell::Cell::new(0),
         }
     }
 
@@ -166,6 +173,41 @@ impl<'de> Hessian2Reader<'de> {
     /// be cut out and kept as a stream of their own (an [`Encoded`](crate::Encoded)).
     pub fn tables_are_empty(&self) -> bool {
         self.classes.is_empty() && self.types.is_empty() && self.refs.is_empty()
+    }
+
+    /// How many back-references (`Q` to an earlier object, a type name by its index) the
+    /// stream has read so far. A value during which this does not change reads the same from
+    /// its own bytes preceded by [`class_definitions`](Self::class_definitions), whatever
+    /// came before it.
+    pub fn back_references(&self) -> u64 {
+        self.back_refs.get()
+    }
+
+    /// The first `count` class definitions read so far (all when fewer), encoded as `C`
+    /// records: put before the bytes of a value read from this stream, they give its object
+    /// instances the class indexes they have here.
+    pub fn class_definitions(&self, count: usize) -> Vec<u8> {
+        let mut w = crate::Hessian2Writer::new();
+        for def in self.classes.iter().take(count) {
+            w.buffer_mut().push(BC_CLASS_DEF);
+            w.write_string(&def.name);
+            w.write_int(i32::try_from(def.fields.len()).unwrap_or(i32::MAX));
+            for f in &def.fields {
+                w.write_string(f);
+            }
+        }
+        w.into_bytes()
+    }
+
+    /// How many object instances the stream has read so far. A value during which this does
+    /// not change uses no class definition, so it needs none put before its bytes.
+    pub fn object_instances(&self) -> u64 {
+        self.instances.get()
+    }
+
+    /// How many class definitions the stream has read so far.
+    pub fn class_count(&self) -> usize {
+        self.classes.len()
     }
 
     /// Offset of the next byte to read.

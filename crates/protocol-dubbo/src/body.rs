@@ -307,11 +307,10 @@ pub fn decode_request(
 /// builds one.
 ///
 /// All arguments and the attachments share one Hessian stream: a later argument may use a
-/// class definition, type name or object an earlier one brought (`Q`, a class index), which
-/// its bytes alone cannot resolve. So an argument is cut out only while nothing before it
-/// defined any (the first argument always, after the strings of the header fields; later ones
-/// after scalar and string arguments); from the first argument that does, the rest are read
-/// into trees as [`decode_request`] does.
+/// class definition, type name or object an earlier one brought, which its bytes alone cannot
+/// resolve. An argument that uses only class definitions of earlier ones is kept with those
+/// definitions put before its bytes (a copy); one that refers back to an earlier object or
+/// type name (`Q`, a type index) is read into a tree as [`decode_request`] does.
 pub fn decode_request_shared(
     body: &Bytes,
     signatures: &SignatureCache,
@@ -336,15 +335,33 @@ fn decode_request_from(
     let method = signatures.get(method, descriptor)?;
     let arity = method.parameter_types().len();
     let mut args = Vec::with_capacity(arity.min(64));
-    for _ in 0..arity {
-        args.push(match shared {
-            // Skipping keeps the stream's tables as reading would, for the values after it.
-            Some(bytes) if r.tables_are_empty() => {
-                let start = r.position();
-                r.skip_value()?;
-                Payload::Hessian2(Encoded::new(bytes.slice(start..r.position())))
-            }
-            _ => Payload::Value(r.read_value()?),
+    for i in 0..arity {
+        let Some(bytes) = shared else {
+            args.push(Payload::Value(r.read_value()?));
+            continue;
+        };
+        let fresh = r.tables_are_empty();
+        let (classes, instances) = (r.class_count(), r.object_instances());
+        let (back_refs, start) = (r.back_references(), r.position());
+        // Skipping checks the bytes and keeps the stream's tables as reading would, for the
+        // values after it.
+        r.skip_value()?;
+        let own = bytes.slice(start..r.position());
+        let refers_back = r.back_references() != back_refs;
+        let uses_classes = classes > 0 && r.object_instances() != instances;
+        args.push(if fresh || !refers_back && !uses_classes {
+            Payload::Hessian2(Encoded::new(own))
+        } else if !refers_back {
+            // Only the class definitions of earlier arguments are needed: they go first.
+            let mut with_classes = r.class_definitions(classes);
+            with_classes.extend_from_slice(&own);
+            Payload::Hessian2(Encoded::new(Bytes::from(with_classes)))
+        } else {
+            // It refers to an object or type name an earlier argument brought: read it again
+            // as a tree, with the tables as they were before it (rare: Java sends one object
+            // passed twice this way).
+            r = reader_before_argument(body, i)?;
+            Payload::Value(r.read_value()?)
         });
     }
     // Java tolerates a body that ends after the arguments (no attachments map).
@@ -361,6 +378,19 @@ fn decode_request_from(
         args,
         attachments,
     })
+}
+
+/// A reader of request `body` positioned at argument `index`, with the stream's tables as they
+/// are there.
+fn reader_before_argument(body: &[u8], index: usize) -> Result<Hessian2Reader<'_>, BodyError> {
+    let mut r = Hessian2Reader::new(body);
+    for _ in 0..5 {
+        r.read_nullable_string()?;
+    }
+    for _ in 0..index {
+        r.skip_value()?;
+    }
+    Ok(r)
 }
 
 fn attachments_from_value(v: Value) -> Result<Attachments, BodyError> {

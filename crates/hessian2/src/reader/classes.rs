@@ -20,6 +20,7 @@ impl<'de> Hessian2Reader<'de> {
             return Ok(s);
         }
         let start = self.pos - 1;
+        self.back_refs.set(self.back_refs.get() + 1);
         match self.int_after_tag(tag)? {
             Some(i) => self
                 .types
@@ -102,6 +103,7 @@ impl<'de> Hessian2Reader<'de> {
     }
 
     pub(crate) fn class_def(&self, idx: i64, position: usize) -> Result<Rc<ClassDef>, Error> {
+        self.instances.set(self.instances.get() + 1);
         usize::try_from(idx)
             .ok()
             .and_then(|i| self.classes.get(i))
@@ -119,6 +121,7 @@ impl<'de> Hessian2Reader<'de> {
         idx: i32,
         position: usize,
     ) -> Result<Result<usize, u32>, Error> {
+        self.back_refs.set(self.back_refs.get() + 1);
         if idx >= 0 {
             let u = idx as u32;
             if let Some(p) = self.building.iter().rposition(|&b| b == u) {

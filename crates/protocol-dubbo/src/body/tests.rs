@@ -229,11 +229,11 @@ fn decode_both(body: &[u8]) -> Vec<&'static str> {
     lazy.args.iter().map(Payload::form).collect()
 }
 
-/// An argument is left encoded while nothing before it in the stream defined a class, type or
-/// reference; from the first one that did, the rest are trees (a later POJO of the same class
-/// is written without its class definition, which its bytes alone would not resolve).
+/// Every argument is left encoded unless it refers back to an object or type name of an
+/// earlier one; one that uses the class definition of an earlier one (a later POJO of the same
+/// class is written without it) gets that definition put before its bytes.
 #[test]
-fn arguments_stay_encoded_while_their_bytes_stand_alone() {
+fn arguments_stay_encoded_unless_they_refer_back() {
     let user = |id: i64| Value::object("a.User", vec![("id", Value::Long(id))]);
     let sig = Arc::new(MethodSignature::new(
         "m",
@@ -247,41 +247,67 @@ fn arguments_stay_encoded_while_their_bytes_stand_alone() {
     )
     .with_attachment("k", "v");
     let frame = encode_request(1, &inv, Some(500), true).unwrap();
-    assert_eq!(
-        decode_both(&frame[16..]),
-        ["hessian2", "hessian2", "hessian2", "value", "value"]
-    );
-    let cache = SignatureCache::new();
-    let lazy = decode_request_shared(&frame.slice(16..), &cache).unwrap();
-    let Payload::Hessian2(third) = &lazy.args[2] else {
-        panic!("{:?}", lazy.args[2]);
-    };
-    assert_eq!(third.to_value().unwrap(), user(1));
+    assert_eq!(decode_both(&frame[16..]), ["hessian2"; 5]);
+    let lazy = decode_request_shared(&frame.slice(16..), &SignatureCache::new()).unwrap();
+    let forms: Vec<_> = lazy
+        .args
+        .iter()
+        .map(|a| match a {
+            Payload::Hessian2(e) => e.clone(),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    // The first user's bytes are a slice of the body; the second's start with the class
+    // definition; the int after them needs none.
+    assert_eq!(forms[2].to_value().unwrap(), user(1));
+    assert_eq!(forms[3].as_bytes()[0], b'C');
+    assert_eq!(forms[3].to_value().unwrap(), user(2));
+    assert_eq!(forms[4].as_bytes(), &[0x95]);
+}
+
+/// The request header of a body written by hand, for `descriptor`.
+fn request_header(descriptor: &str) -> Hessian2Writer {
+    let mut w = Hessian2Writer::new();
+    for s in ["2.0.2", "a.B", "0.0.0", "m", descriptor] {
+        w.write_string(s);
+    }
+    w
 }
 
 /// A back-reference (`Q`) from one argument to another (Java sends one object passed twice
-/// that way) reads as a copy of the object, which is why the second is not cut out.
+/// that way) reads as a copy of the object: that argument is a tree, read with the stream's
+/// tables as they were before it; the arguments after it are left encoded again.
 #[test]
 fn an_argument_referring_to_an_earlier_one_is_read_as_a_tree() {
-    let mut w = Hessian2Writer::new();
-    for s in [
-        "2.0.2",
-        "a.B",
-        "0.0.0",
-        "m",
-        "Ljava/util/List;Ljava/util/List;",
-    ] {
-        w.write_string(s);
-    }
+    let mut w = request_header("Ljava/util/List;Ljava/util/List;Ljava/lang/String;");
     w.write_list_begin(1, None);
     w.write_int(1);
     w.write_ref(0);
+    w.write_string("after");
     w.write_map_begin(None);
     w.write_map_end();
     let body = w.into_bytes();
-    assert_eq!(decode_both(&body), ["hessian2", "value"]);
+    assert_eq!(decode_both(&body), ["hessian2", "value", "hessian2"]);
     let lazy = decode_request_shared(&Bytes::from(body), &SignatureCache::new()).unwrap();
     assert_eq!(lazy.args[1], Value::list(vec![Value::Int(1)]));
+}
+
+/// A typed list whose type name an earlier argument brought names it by index: a tree too.
+#[test]
+fn an_argument_naming_an_earlier_type_is_read_as_a_tree() {
+    let typed = || Value::typed_list("java.util.ArrayList", vec![Value::Int(7)]);
+    let sig = Arc::new(MethodSignature::new(
+        "m",
+        &["java.util.List", "java.util.List"],
+        "int",
+    ));
+    let inv = Invocation::new(
+        ServiceKey::new("a.B", None, None),
+        sig,
+        vec![typed(), typed()],
+    );
+    let frame = encode_request(1, &inv, None, true).unwrap();
+    assert_eq!(decode_both(&frame[16..]), ["hessian2", "value"]);
 }
 
 /// A malformed or truncated argument fails the request as the eager decoding does, though it
