@@ -12,7 +12,10 @@ use dubbo_core::attachments::keys;
 use dubbo_core::{
     Attachments, BusinessError, Invocation, MethodSignature, Payload, RpcError, RpcResponse, Value,
 };
-use dubbo_hessian2::constants::{BC_INT_ZERO, BC_NULL};
+use dubbo_hessian2::constants::{
+    BC_CLASS_DEF, BC_INT_ZERO, BC_LIST_DIRECT, BC_LIST_FIXED_UNTYPED, BC_LIST_VARIABLE, BC_MAP,
+    BC_MAP_UNTYPED, BC_NULL, BC_OBJECT,
+};
 use dubbo_hessian2::{Encoded, Hessian2Reader, Hessian2Writer, Object};
 
 use crate::codec::{finish_frame, frame_buffer};
@@ -300,8 +303,9 @@ pub fn decode_request(
     decode_request_from(body, None, signatures)
 }
 
-/// [`decode_request`] for a body the caller holds as `Bytes`: an argument whose bytes stand on
-/// their own is left encoded ([`Payload::Hessian2`], a slice of `body`, no copy) after checking
+/// [`decode_request`] for a body the caller holds as `Bytes`: an argument that is a list, map or
+/// object (scalars, strings and binaries are read as they are: their tree is the value itself)
+/// is left encoded ([`Payload::Hessian2`], a slice of `body`, no copy) after checking
 /// it is well formed, so that a typed service decodes it straight into its parameter type and
 /// only whoever asks for a tree (a generic service, a router or filter reading arguments)
 /// builds one.
@@ -336,7 +340,7 @@ fn decode_request_from(
     let arity = method.parameter_types().len();
     let mut args = Vec::with_capacity(arity.min(64));
     for i in 0..arity {
-        let Some(bytes) = shared else {
+        let Some(bytes) = shared.filter(|_| r.peek().is_some_and(starts_container)) else {
             args.push(Payload::Value(r.read_value()?));
             continue;
         };
@@ -378,6 +382,23 @@ fn decode_request_from(
         args,
         attachments,
     })
+}
+
+/// Whether a value starting with `tag` is a list, map or object (or a class definition before
+/// one). Any other value (null, a number, a string, a binary, a back-reference) is its own tree:
+/// reading it builds no nodes, and is cheaper than cutting its bytes out and decoding them
+/// later.
+fn starts_container(tag: u8) -> bool {
+    matches!(
+        tag,
+        BC_CLASS_DEF
+            | BC_MAP
+            | BC_MAP_UNTYPED
+            | BC_OBJECT
+            | BC_LIST_VARIABLE..=BC_LIST_FIXED_UNTYPED
+            | 0x60..=0x6f
+            | BC_LIST_DIRECT..=0x7f
+    )
 }
 
 /// A reader of request `body` positioned at argument `index`, with the stream's tables as they
