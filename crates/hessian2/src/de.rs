@@ -1,4 +1,4 @@
-//! serde deserialization: from a [`Value`] ([`from_value`](crate::from_value)) and
+//! serde deserialization: from a [`Value`](crate::Value) ([`from_value`](crate::from_value)) and
 //! `impl Deserialize for Value`.
 //!
 //! Objects deserialize like maps of their fields, so `#[derive(Deserialize)]` structs
@@ -7,7 +7,7 @@
 //! extra `"class"` key, which is simply an unknown field). Enums accept a Java enum
 //! object (its `name` field), a plain string, or a one-entry map `{variant: content}`.
 //! Dates deserialize as `i64` millis (or [`java::Date`](crate::java::Date)); a
-//! [`Value::Ref`] (a cycle) deserializes as `None`/unit.
+//! [`Value::Ref`](crate::Value::Ref) (a cycle) deserializes as `None`/unit.
 //!
 //! One file per deserializer: [`from_value`] (a [`Value`](crate::Value) tree), [`stream`]
 //! (straight from a [`Hessian2Reader`](crate::Hessian2Reader)); [`value_visitor`] is

@@ -1,7 +1,7 @@
 //! [`Url`]: Dubbo's unified Url.
 //!
 //! Here: the type and its parsing. Its methods, one file per part: [`address`],
-//! [`parameters`], [`identity`] (the service it names), [`format`] (as text), [`backup`]
+//! [`parameters`], [`identity`] (the service it names), [`format`](mod@format) (as text), [`backup`]
 //! addresses; [`builder`] builds one from parts, [`java`] holds Java's parsing rules.
 
 use std::fmt;

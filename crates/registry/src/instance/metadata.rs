@@ -28,7 +28,7 @@ pub const TIMESTAMP_KEY: &str = "timestamp";
 /// Every instance of one revision announces the same endpoints, MetadataService parameters,
 /// revision and storage type, often a few hundred bytes; only `timestamp` differs. So the map
 /// is kept as a part shared by all instances that announce the same pairs (one `Arc`, see
-/// [`InstanceReader`]) plus the instance's own `timestamp`. Readers see one map; changing it
+/// [`InstanceReader`](crate::InstanceReader)) plus the instance's own `timestamp`. Readers see one map; changing it
 /// copies the shared part first if others still use it.
 #[derive(Clone, Default)]
 pub struct InstanceMetadata {
