@@ -47,7 +47,11 @@ fn main() {
         "java.util.List",
     ));
     let inv = Invocation::with_payloads(
-        ServiceKey::new("org.apache.dubbo.interop.InteropService", None, Some("1.0.0")),
+        ServiceKey::new(
+            "org.apache.dubbo.interop.InteropService",
+            None,
+            Some("1.0.0"),
+        ),
         sig,
         vec![Payload::typed(users)],
     );
@@ -77,7 +81,13 @@ fn main() {
             best[slot] = best[slot].min(t.elapsed().as_secs_f64() * 1e6 / rounds as f64);
         }
     }
-    println!("through Value trees: {:.2} µs per request (best of 5)", best[0]);
-    println!("left encoded:        {:.2} µs per request (best of 5)", best[1]);
+    println!(
+        "through Value trees: {:.2} µs per request (best of 5)",
+        best[0]
+    );
+    println!(
+        "left encoded:        {:.2} µs per request (best of 5)",
+        best[1]
+    );
     println!("ratio:               {:.2}x", best[1] / best[0]);
 }
