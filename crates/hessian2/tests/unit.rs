@@ -946,6 +946,44 @@ fn skipping_does_not_replay_references() {
     assert!(Hessian2Reader::new(&bad).skip_value().is_err());
 }
 
+/// What a reader tells of its tables lets a value be cut out of a stream: the second object of
+/// a class reads on its own after that class's definition, a value with a back-reference is
+/// seen to have one, and a scalar reads alone whatever came before.
+#[test]
+fn a_value_cut_out_of_a_stream_reads_alone_with_the_class_definitions_before_it() {
+    let user = |id: i64| Value::object("a.User", vec![("id", Value::Long(id))]);
+    let mut w = Hessian2Writer::new();
+    w.write_string("header");
+    w.write_value(&user(1)).unwrap();
+    w.write_value(&user(2)).unwrap();
+    w.write_ref(0);
+    w.write_int(5);
+    let bytes = w.into_bytes();
+    let mut r = Hessian2Reader::new(&bytes);
+    r.skip_value().unwrap();
+    assert!(r.tables_are_empty());
+    r.skip_value().unwrap();
+    assert!(!r.tables_are_empty());
+    assert_eq!((r.class_count(), r.object_instances()), (1, 1));
+    let (refs, start) = (r.back_references(), r.position());
+    r.skip_value().unwrap();
+    assert_eq!(r.back_references(), refs);
+    assert_eq!(r.object_instances(), 2);
+    // Alone, its bytes name class 0, which they do not define; with the definition first
+    // they read as in the stream.
+    assert!(from_slice::<Value>(&bytes[start..r.position()]).is_err());
+    let mut alone = r.class_definitions(1);
+    assert_eq!(alone[0], b'C');
+    alone.extend_from_slice(&bytes[start..r.position()]);
+    assert_eq!(from_slice::<Value>(&alone).unwrap(), user(2));
+    r.skip_value().unwrap();
+    assert_eq!(r.back_references(), refs + 1);
+    let (instances, start) = (r.object_instances(), r.position());
+    assert_eq!(r.read_int().unwrap(), 5);
+    assert_eq!(r.object_instances(), instances);
+    assert_eq!(from_slice::<i32>(&bytes[start..]).unwrap(), 5);
+}
+
 #[test]
 fn borrowed_strings_point_into_the_input_or_are_copied() {
     use dubbo_hessian2::CowStr;

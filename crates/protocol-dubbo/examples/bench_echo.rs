@@ -30,9 +30,9 @@ async fn main() {
             let name = inv
                 .args()
                 .first()
-                .and_then(|v| v.as_value())
-                .and_then(|v| v.as_str())
-                .unwrap_or("?");
+                .and_then(|v| v.to_value().ok())
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_else(|| "?".to_owned());
             Ok(RpcResponse::new(Value::String(format!("Hello {name}"))))
         })),
     );

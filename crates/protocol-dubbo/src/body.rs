@@ -12,7 +12,10 @@ use dubbo_core::attachments::keys;
 use dubbo_core::{
     Attachments, BusinessError, Invocation, MethodSignature, Payload, RpcError, RpcResponse, Value,
 };
-use dubbo_hessian2::constants::{BC_INT_ZERO, BC_NULL};
+use dubbo_hessian2::constants::{
+    BC_CLASS_DEF, BC_INT_ZERO, BC_LIST_DIRECT, BC_LIST_FIXED_UNTYPED, BC_LIST_VARIABLE, BC_MAP,
+    BC_MAP_UNTYPED, BC_NULL, BC_OBJECT,
+};
 use dubbo_hessian2::{Encoded, Hessian2Reader, Hessian2Writer, Object};
 
 use crate::codec::{finish_frame, frame_buffer};
@@ -208,8 +211,10 @@ pub struct DecodedRequest {
     pub version: String,
     /// The method, built from its name and parameter descriptor.
     pub method: Arc<MethodSignature>,
-    /// The arguments, one per parameter in the descriptor.
-    pub args: Vec<Value>,
+    /// The arguments, one per parameter in the descriptor: left encoded
+    /// ([`Payload::Hessian2`]) when read by [`decode_request_shared`] and their bytes stand on
+    /// their own, trees otherwise.
+    pub args: Vec<Payload>,
     /// The attachments map.
     pub attachments: Attachments,
 }
@@ -291,9 +296,36 @@ impl SignatureCache {
     }
 }
 
-/// Decodes a hessian2 request body.
+/// Decodes a hessian2 request body, its arguments into trees ([`Payload::Value`]).
 pub fn decode_request(
     body: &[u8],
+    signatures: &SignatureCache,
+) -> Result<DecodedRequest, BodyError> {
+    decode_request_from(body, None, signatures)
+}
+
+/// [`decode_request`] for a body the caller holds as `Bytes`: an argument that is a list, map or
+/// object (scalars, strings and binaries are read as they are: their tree is the value itself)
+/// is left encoded ([`Payload::Hessian2`], a slice of `body`, no copy) after checking
+/// it is well formed, so that a typed service decodes it straight into its parameter type and
+/// only whoever asks for a tree (a generic service, a router or filter reading arguments)
+/// builds one.
+///
+/// All arguments and the attachments share one Hessian stream: a later argument may use a
+/// class definition, type name or object an earlier one brought, which its bytes alone cannot
+/// resolve. An argument that uses only class definitions of earlier ones is kept with those
+/// definitions put before its bytes (a copy); one that refers back to an earlier object or
+/// type name (`Q`, a type index) is read into a tree as [`decode_request`] does.
+pub fn decode_request_shared(
+    body: &Bytes,
+    signatures: &SignatureCache,
+) -> Result<DecodedRequest, BodyError> {
+    decode_request_from(body, Some(body), signatures)
+}
+
+fn decode_request_from(
+    body: &[u8],
+    shared: Option<&Bytes>,
     signatures: &SignatureCache,
 ) -> Result<DecodedRequest, BodyError> {
     let mut r = Hessian2Reader::new(body);
@@ -308,8 +340,34 @@ pub fn decode_request(
     let method = signatures.get(method, descriptor)?;
     let arity = method.parameter_types().len();
     let mut args = Vec::with_capacity(arity.min(64));
-    for _ in 0..arity {
-        args.push(r.read_value()?);
+    for i in 0..arity {
+        let Some(bytes) = shared.filter(|_| r.peek().is_some_and(starts_container)) else {
+            args.push(Payload::Value(r.read_value()?));
+            continue;
+        };
+        let fresh = r.tables_are_empty();
+        let (classes, instances) = (r.class_count(), r.object_instances());
+        let (back_refs, start) = (r.back_references(), r.position());
+        // Skipping checks the bytes and keeps the stream's tables as reading would, for the
+        // values after it.
+        r.skip_value()?;
+        let own = bytes.slice(start..r.position());
+        let refers_back = r.back_references() != back_refs;
+        let uses_classes = classes > 0 && r.object_instances() != instances;
+        args.push(if fresh || !refers_back && !uses_classes {
+            Payload::Hessian2(Encoded::new(own))
+        } else if !refers_back {
+            // Only the class definitions of earlier arguments are needed: they go first.
+            let mut with_classes = r.class_definitions(classes);
+            with_classes.extend_from_slice(&own);
+            Payload::Hessian2(Encoded::new(Bytes::from(with_classes)))
+        } else {
+            // It refers to an object or type name an earlier argument brought: read it again
+            // as a tree, with the tables as they were before it (rare: Java sends one object
+            // passed twice this way).
+            r = reader_before_argument(body, i)?;
+            Payload::Value(r.read_value()?)
+        });
     }
     // Java tolerates a body that ends after the arguments (no attachments map).
     let attachments = if r.is_empty() {
@@ -325,6 +383,36 @@ pub fn decode_request(
         args,
         attachments,
     })
+}
+
+/// Whether a value starting with `tag` is a list, map or object (or a class definition before
+/// one). Any other value (null, a number, a string, a binary, a back-reference) is its own tree:
+/// reading it builds no nodes, and is cheaper than cutting its bytes out and decoding them
+/// later.
+fn starts_container(tag: u8) -> bool {
+    matches!(
+        tag,
+        BC_CLASS_DEF
+            | BC_MAP
+            | BC_MAP_UNTYPED
+            | BC_OBJECT
+            | BC_LIST_VARIABLE..=BC_LIST_FIXED_UNTYPED
+            | 0x60..=0x6f
+            | BC_LIST_DIRECT..=0x7f
+    )
+}
+
+/// A reader of request `body` positioned at argument `index`, with the stream's tables as they
+/// are there.
+fn reader_before_argument(body: &[u8], index: usize) -> Result<Hessian2Reader<'_>, BodyError> {
+    let mut r = Hessian2Reader::new(body);
+    for _ in 0..5 {
+        r.read_nullable_string()?;
+    }
+    for _ in 0..index {
+        r.skip_value()?;
+    }
+    Ok(r)
 }
 
 fn attachments_from_value(v: Value) -> Result<Attachments, BodyError> {

@@ -42,9 +42,9 @@ fn greeter() -> Arc<dyn Invoker> {
                 let name = inv
                     .args()
                     .first()
-                    .and_then(|v| v.as_value())
-                    .and_then(|v| v.as_str())
-                    .unwrap_or("?");
+                    .and_then(|v| v.to_value().ok())
+                    .and_then(|v| v.as_str().map(str::to_owned))
+                    .unwrap_or_else(|| "?".to_owned());
                 let mut r = RpcResponse::new(Value::String(format!("Hello {name}")));
                 r.attachments.insert("served-by", "rust");
                 Ok(r)
@@ -53,7 +53,7 @@ fn greeter() -> Arc<dyn Invoker> {
                 let ms = inv
                     .args()
                     .first()
-                    .and_then(|v| v.as_value())
+                    .and_then(|v| v.to_value().ok())
                     .and_then(|v| v.as_i64())
                     .unwrap_or(0);
                 tokio::time::sleep(Duration::from_millis(ms as u64)).await;
@@ -68,7 +68,7 @@ fn greeter() -> Arc<dyn Invoker> {
                 let n = inv
                     .args()
                     .first()
-                    .and_then(|v| v.as_value())
+                    .and_then(|v| v.to_value().ok())
                     .and_then(|v| v.as_i64())
                     .unwrap_or(0);
                 Ok(RpcResponse::new(Value::Binary(vec![7u8; n as usize])))

@@ -30,7 +30,7 @@ fn greeter(url: Url, running: Arc<AtomicUsize>, peak: Arc<AtomicUsize>) -> Arc<d
                     let ms = inv
                         .args()
                         .first()
-                        .and_then(|v| v.as_value())
+                        .and_then(|v| v.to_value().ok())
                         .and_then(|v| v.as_i64())
                         .unwrap_or(0);
                     tokio::time::sleep(Duration::from_millis(ms as u64)).await;
@@ -40,9 +40,9 @@ fn greeter(url: Url, running: Arc<AtomicUsize>, peak: Arc<AtomicUsize>) -> Arc<d
                     let name = inv
                         .args()
                         .first()
-                        .and_then(|v| v.as_value())
-                        .and_then(|v| v.as_str())
-                        .unwrap_or("?");
+                        .and_then(|v| v.to_value().ok())
+                        .and_then(|v| v.as_str().map(str::to_owned))
+                        .unwrap_or_else(|| "?".to_owned());
                     Value::String(format!("Hello {name}"))
                 }
             };

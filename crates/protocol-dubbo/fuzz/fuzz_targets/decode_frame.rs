@@ -55,14 +55,32 @@ fn bodies(serialization: u8, b: &[u8], cache: &SignatureCache) {
     if let Ok(req) = body::decode_request(b, cache) {
         let key = req.service_key();
         let _ = req.timeout_ms();
-        let mut inv = Invocation::new(key, req.method, req.args);
+        let mut inv = Invocation::with_payloads(key, req.method, req.args);
         *inv.attachments_mut() = req.attachments;
         let _ = body::encode_request(1, &inv, Some(1000), true);
         let _ = ServiceKey::interface_only("x");
     }
-    // The lazy form accepts whatever the eager one decodes, and the value it leaves encoded
-    // decodes to the same tree. (It may accept more: limits are checked when it is decoded.)
+    // The lazy forms accept whatever the eager ones decode, and the values they leave encoded
+    // decode to the same trees. (They may accept more: limits are checked when decoded.)
     let shared = bytes::Bytes::copy_from_slice(b);
+    match (
+        body::decode_request(b, cache),
+        body::decode_request_shared(&shared, cache),
+    ) {
+        (Ok(eager), Ok(lazy)) => {
+            assert_eq!(
+                format!("{:?}", eager.attachments),
+                format!("{:?}", lazy.attachments)
+            );
+            assert_eq!(eager.args.len(), lazy.args.len());
+            for (e, l) in eager.args.iter().zip(&lazy.args) {
+                let (e, l) = (e.to_value().ok(), l.to_value().ok());
+                assert_eq!(format!("{e:?}"), format!("{l:?}"));
+            }
+        }
+        (Ok(eager), lazy) => panic!("eager {eager:?} but lazy {lazy:?}"),
+        _ => {}
+    }
     match (body::decode_ok_response(b), body::decode_ok_response_shared(&shared)) {
         (Ok(Ok(eager)), Ok(Ok(lazy))) => {
             // Compared as text: a decoded NaN is not equal to itself.

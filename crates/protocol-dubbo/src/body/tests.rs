@@ -213,3 +213,137 @@ fn non_exception_object_is_still_a_business_error() {
     let err = decode_ok_response(w.as_bytes()).unwrap().unwrap_err();
     assert!(err.is_business());
 }
+
+/// The eager and the shared decodings of `body`: the same arguments and attachments, and the
+/// forms the shared one left each argument in.
+fn decode_both(body: &[u8]) -> Vec<&'static str> {
+    let cache = SignatureCache::new();
+    let eager = decode_request(body, &cache).unwrap();
+    let lazy = decode_request_shared(&Bytes::copy_from_slice(body), &cache).unwrap();
+    assert!(eager.args.iter().all(|a| a.form() == "value"));
+    assert_eq!(lazy.args, eager.args);
+    assert_eq!(
+        format!("{:?}", lazy.attachments),
+        format!("{:?}", eager.attachments)
+    );
+    lazy.args.iter().map(Payload::form).collect()
+}
+
+/// Every argument is left encoded unless it refers back to an object or type name of an
+/// earlier one; one that uses the class definition of an earlier one (a later POJO of the same
+/// class is written without it) gets that definition put before its bytes.
+#[test]
+fn arguments_stay_encoded_unless_they_refer_back() {
+    let user = |id: i64| Value::object("a.User", vec![("id", Value::Long(id))]);
+    let sig = Arc::new(MethodSignature::new(
+        "m",
+        &["int", "java.lang.String", "a.User", "a.User", "int"],
+        "int",
+    ));
+    let inv = Invocation::new(
+        ServiceKey::new("a.B", None, None),
+        sig,
+        vec![Value::Int(3), "x".into(), user(1), user(2), Value::Int(5)],
+    )
+    .with_attachment("k", "v");
+    let frame = encode_request(1, &inv, Some(500), true).unwrap();
+    assert_eq!(
+        decode_both(&frame[16..]),
+        ["value", "value", "hessian2", "hessian2", "value"]
+    );
+    let lazy = decode_request_shared(&frame.slice(16..), &SignatureCache::new()).unwrap();
+    let forms: Vec<_> = lazy
+        .args
+        .iter()
+        .filter_map(|a| match a {
+            Payload::Hessian2(e) => Some(e.clone()),
+            _ => None,
+        })
+        .collect();
+    // The first user's bytes are a slice of the body; the second's start with the class
+    // definition.
+    assert_eq!(forms[0].as_bytes()[0], b'C');
+    assert_eq!(forms[0].to_value().unwrap(), user(1));
+    assert_eq!(forms[1].as_bytes()[0], b'C');
+    assert_eq!(forms[1].as_bytes().len(), forms[0].as_bytes().len());
+    assert_eq!(forms[1].to_value().unwrap(), user(2));
+}
+
+/// The request header of a body written by hand, for `descriptor`.
+fn request_header(descriptor: &str) -> Hessian2Writer {
+    let mut w = Hessian2Writer::new();
+    for s in ["2.0.2", "a.B", "0.0.0", "m", descriptor] {
+        w.write_string(s);
+    }
+    w
+}
+
+/// A back-reference (`Q`) from one argument into another (Java sends one object passed twice
+/// that way) reads as a copy of the object: that argument is a tree, read with the stream's
+/// tables as they were before it; the arguments after it are left encoded again.
+#[test]
+fn an_argument_referring_to_an_earlier_one_is_read_as_a_tree() {
+    let mut w = request_header("Ljava/util/List;Ljava/util/List;Ljava/util/List;Ljava/util/Map;");
+    w.write_list_begin(1, None);
+    w.write_int(1);
+    w.write_ref(0);
+    w.write_list_begin(1, None);
+    w.write_ref(0);
+    w.write_map_begin(None);
+    w.write_string("k");
+    w.write_int(2);
+    w.write_map_end();
+    w.write_map_begin(None);
+    w.write_map_end();
+    let body = w.into_bytes();
+    assert_eq!(
+        decode_both(&body),
+        ["hessian2", "value", "value", "hessian2"]
+    );
+    let lazy = decode_request_shared(&Bytes::from(body), &SignatureCache::new()).unwrap();
+    let one = Value::list(vec![Value::Int(1)]);
+    assert_eq!(lazy.args[1], one);
+    assert_eq!(lazy.args[2], Value::list(vec![one]));
+}
+
+/// A typed list whose type name an earlier argument brought names it by index: a tree too.
+#[test]
+fn an_argument_naming_an_earlier_type_is_read_as_a_tree() {
+    let typed = || Value::typed_list("java.util.ArrayList", vec![Value::Int(7)]);
+    let sig = Arc::new(MethodSignature::new(
+        "m",
+        &["java.util.List", "java.util.List"],
+        "int",
+    ));
+    let inv = Invocation::new(
+        ServiceKey::new("a.B", None, None),
+        sig,
+        vec![typed(), typed()],
+    );
+    let frame = encode_request(1, &inv, None, true).unwrap();
+    assert_eq!(decode_both(&frame[16..]), ["hessian2", "value"]);
+}
+
+/// A malformed or truncated argument fails the request as the eager decoding does, though it
+/// is not decoded.
+#[test]
+fn a_broken_argument_fails_the_shared_decoding_too() {
+    let sig = Arc::new(MethodSignature::new("m", &["java.util.List"], "int"));
+    let inv = Invocation::new(
+        ServiceKey::new("a.B", None, None),
+        sig,
+        vec![Value::list(vec!["a".into(), "b".into()])],
+    );
+    let frame = encode_request(1, &inv, None, true).unwrap();
+    let body = frame.slice(16..);
+    let cache = SignatureCache::new();
+    for cut in 40..body.len() {
+        let short = body.slice(..cut);
+        if decode_request(&short, &cache).is_err() {
+            assert!(
+                decode_request_shared(&short, &cache).is_err(),
+                "cut at {cut}"
+            );
+        }
+    }
+}

@@ -620,7 +620,7 @@ async fn process(
     let h = f.header;
     let id = h.id;
     let two_way = h.is_two_way();
-    let req = match body::decode_request(&f.body, &shared.signatures) {
+    let req = match body::decode_request_shared(&f.body, &shared.signatures) {
         Ok(r) => r,
         Err(e) => {
             tracing::warn!(consumer = %conn.peer, error = %e, "Decode rpc invocation failed");
@@ -647,7 +647,7 @@ async fn process(
     };
     let timeout = req.timeout_ms();
     let dubbo_version = req.dubbo_version;
-    let mut inv = Invocation::new(key, req.method, req.args);
+    let mut inv = Invocation::with_payloads(key, req.method, req.args);
     *inv.attachments_mut() = req.attachments;
     {
         let cx = inv.context_mut();
