@@ -90,6 +90,25 @@ tls_curl_json() {
   [ "$out" = '"Hello world"' ]
 }
 
+# curl over https with ALPN h2 (curl's choice): the JSON form and a REST resource answer on
+# HTTP/2 as on HTTP/1.1.
+tls_curl_h2() {
+  local port=$1 out user
+  shift
+  out=$(curl -sS --http2 --cacert "$TLS_DIR/ca.pem" "$@" -w ' %{http_version}' -H 'Content-Type: application/json' \
+    -d '["world"]' -H 'tri-service-version: 1.0.0' \
+    "https://127.0.0.1:$port/org.apache.dubbo.interop.InteropService/sayHello") || return 1
+  echo "sayHello over HTTPS (JSON form), HTTP version: $out"
+  [ "$out" = '"Hello world" 2' ] || return 1
+  user=$(curl -sS --http2 --cacert "$TLS_DIR/ca.pem" "$@" -w ' %{http_version} %{http_code}' \
+    "https://127.0.0.1:$port/users/7") || return 1
+  echo "GET /users/7 over HTTPS (REST): $user"
+  case "$user" in
+    '{"id":7,"name":"user-7",'*' 2 200') ;;
+    *) return 1 ;;
+  esac
+}
+
 tls_grpcio() {
   "$PY" interop/python/greeter_client.py "$@"
 }
@@ -152,6 +171,7 @@ tls_steps() {
   done
   step "TLS: grpcio -> Rust provider (Greeter)" tls_grpcio "127.0.0.1:$TLS_RUST_TRI" --ca "$ca"
   step "TLS: curl https -> Rust provider, JSON form (ALPN http/1.1)" tls_curl_json $TLS_RUST_TRI
+  step "TLS: curl https -> Rust provider, JSON form and REST GET /users/7 over HTTP/2 (ALPN h2)" tls_curl_h2 $TLS_RUST_TRI
   step "TLS: plaintext Rust client refused (dubbo://), logged" tls_refused rust_tls_server 'plaintext connection refused' \
     rust_client --url "dubbo://127.0.0.1:$TLS_RUST_DUBBO" --timeout 1000 --param retries=0
   step "TLS: garbage on both ports closed and logged" eval "tls_garbage $TLS_RUST_DUBBO rust_tls_server && tls_garbage $TLS_RUST_TRI rust_tls_server"
