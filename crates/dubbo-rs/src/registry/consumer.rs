@@ -140,13 +140,26 @@ impl Subscription {
                     let _ = conn.registry.unsubscribe(&consumer, &listener).await;
                 }
             }
+            // The URL as it was registered (in `consumers`), or the registry looks for it in
+            // another category and the consumer's node stays.
+            let registered_url = registered_consumer(&consumer);
             for r in registered {
                 if let Some(conn) = r.connected() {
-                    let _ = conn.registry.unregister(&consumer).await;
+                    if let Err(e) = conn.registry.unregister(&registered_url).await {
+                        tracing::warn!(registry = %r.url, error = %e, "cannot unregister the consumer");
+                    }
                 }
             }
         });
     }
+}
+
+/// The consumer URL as registries list it: in the `consumers` category, without credentials
+/// (docs/security-auth.md).
+fn registered_consumer(consumer: &Url) -> Url {
+    super::without_credentials(consumer)
+        .with_parameter("category", "consumers")
+        .with_parameter("check", "false")
 }
 
 /// What every registry's part of one subscription shares.
@@ -380,9 +393,7 @@ impl Shared {
             } else {
                 lock(&self.subscription.interface).push((r.clone(), listener));
             }
-            let consumer_url = super::without_credentials(&ctx.consumer)
-                .with_parameter("category", "consumers")
-                .with_parameter("check", "false");
+            let consumer_url = registered_consumer(&ctx.consumer);
             if r.register && conn.registry.register(&consumer_url).await.is_ok() {
                 lock(&self.subscription.registered).push(r.clone());
             }
