@@ -44,18 +44,7 @@ const PROG: &str = "dubbo-cli";
 fn main() -> ExitCode {
     let request = match args::parse(std::env::args_os()) {
         Ok(request) => request,
-        Err(e) => {
-            let asked_for_help = matches!(
-                e.kind(),
-                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion
-            );
-            let _ = e.print();
-            return if asked_for_help {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::FAILURE
-            };
-        }
+        Err(e) => return dubbo_cli::parse_error_exit(&e, ExitCode::FAILURE),
     };
     match run(request) {
         Ok(Outcome::Done) => ExitCode::SUCCESS,

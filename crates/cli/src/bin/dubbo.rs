@@ -10,18 +10,7 @@ use dubbo_cli::dubbo::{call, connect, describe, ls, rules, CliError};
 fn main() -> ExitCode {
     let parsed = match cli::parse(std::env::args_os()) {
         Ok(parsed) => parsed,
-        Err(e) => {
-            let asked_for_help = matches!(
-                e.kind(),
-                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion
-            );
-            let _ = e.print();
-            return if asked_for_help {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::from(2)
-            };
-        }
+        Err(e) => return dubbo_cli::parse_error_exit(&e, ExitCode::from(2)),
     };
     if let Command::Completions(shell) = parsed.command {
         clap_complete::generate(shell, &mut cli::command(), "dubbo", &mut std::io::stdout());
