@@ -9,6 +9,7 @@ use dubbo_core::{
     Invocation, Invoker, LoadBalance, Outcome, ResultObserver, RpcResult, StatsStore,
 };
 
+use super::lazy_now::LazyNow;
 use super::provider_load::ProviderLoad;
 use super::rng::SelectRng;
 use super::snapshot::{ListCache, Providers};
@@ -158,7 +159,7 @@ impl AdaptiveLoadBalance {
         let method = invocation.method_name();
         let table = self
             .tables
-            .get_or_build(providers, invocation, now, |list| {
+            .get_or_build(providers, invocation, &LazyNow::at(now), |list| {
                 self.build(list, method, now)
             });
         let table = &table.value;

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use dubbo_core::{Invocation, Invoker, LoadBalance, Payload, Value};
 use md5::{Digest, Md5};
 
+use super::lazy_now::LazyNow;
 use super::snapshot::{ListCache, Providers};
 
 /// The URL parameter setting the number of virtual nodes per provider.
@@ -165,9 +166,11 @@ impl ConsistentHashLoadBalance {
             return Some(first.clone());
         }
         let method = invocation.method_name();
-        let ring = self.rings.get_or_build(providers, invocation, 0, |list| {
-            (Ring::build(list, method), u64::MAX)
-        });
+        let ring = self
+            .rings
+            .get_or_build(providers, invocation, &LazyNow::at(0), |list| {
+                (Ring::build(list, method), u64::MAX)
+            });
         let key = ring.value.key(invocation.args());
         let index = ring.value.locate(&key)?;
         invokers.get(index).cloned()

@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use dubbo_core::{Invocation, Invoker, LoadBalance, StatsStore};
 
+use super::lazy_now::LazyNow;
 use super::rng::SelectRng;
 use super::snapshot::{ListCache, Providers};
 use super::stats_table::StatsTable;
@@ -54,7 +55,7 @@ impl LeastActiveLoadBalance {
         let now = now_ms();
         let table = self
             .tables
-            .get_or_build(providers, invocation, now, |list| {
+            .get_or_build(providers, invocation, &LazyNow::at(now), |list| {
                 StatsTable::build(&self.store, list, method, now)
             });
         let table = &table.value;

@@ -35,6 +35,7 @@ pub(crate) use select_through_pick;
 mod adaptive;
 mod consistent_hash;
 mod cpu_load;
+mod lazy_now;
 mod least_active;
 mod load_report;
 mod load_request;

@@ -4,9 +4,10 @@ use std::sync::Arc;
 
 use dubbo_core::{Invocation, Invoker, LoadBalance};
 
+use super::lazy_now::LazyNow;
 use super::rng::SelectRng;
 use super::snapshot::{ListCache, Providers};
-use super::weight::{may_be_weighted, now_ms};
+use super::weight::may_be_weighted;
 use super::weighted::WeightTable;
 
 /// Weighted random selection (Java's `RandomLoadBalance`).
@@ -49,23 +50,25 @@ impl RandomLoadBalance {
             return Some(first.clone());
         }
         let method = invocation.method_name();
-        let now = now_ms();
-        let table = self
-            .tables
-            .get_or_build(providers, invocation, now, |list| {
-                // Java's shortcut, decided once per list: URLs do not change, and looking a
-                // method parameter up costs more than the rest of a draw.
-                if may_be_weighted(first.url(), method) {
-                    let (weights, until) = WeightTable::build(list, method, now);
-                    (Some(weights), until)
-                } else {
-                    (None, u64::MAX)
-                }
-            });
-        let at = match &table.value {
-            Some(weights) => weights.pick(&self.rng),
-            None => self.rng.below(invokers.len()),
+        let now = LazyNow::new();
+        let build = |list: &[Arc<dyn Invoker>]| {
+            // Java's shortcut, decided once per list: URLs do not change, and looking a
+            // method parameter up costs more than the rest of a draw.
+            if may_be_weighted(first.url(), method) {
+                let (weights, until) = WeightTable::build(list, method, now.ms());
+                (Some(weights), until)
+            } else {
+                (None, u64::MAX)
+            }
         };
+        let at =
+            self.tables
+                .read_or_build(providers, invocation, &now, build, |table| {
+                    match &table.value {
+                        Some(weights) => weights.pick(&self.rng),
+                        None => self.rng.below(invokers.len()),
+                    }
+                });
         invokers.get(at).cloned()
     }
 }

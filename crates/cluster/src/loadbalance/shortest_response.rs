@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use dubbo_core::{CallStats, Invocation, Invoker, LoadBalance, StatsStore};
 
+use super::lazy_now::LazyNow;
 use super::rng::SelectRng;
 use super::snapshot::{ListCache, Providers};
 use super::weight::{now_ms, weight_at};
@@ -172,7 +173,7 @@ impl ShortestResponseLoadBalance {
         let now = now_ms();
         let table = self
             .tables
-            .get_or_build(providers, invocation, now, |list| {
+            .get_or_build(providers, invocation, &LazyNow::at(now), |list| {
                 (self.build(list, method, now), now + TABLE_TTL_MS)
             });
         let table = &table.value;

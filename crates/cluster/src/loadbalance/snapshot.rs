@@ -25,6 +25,8 @@ use std::sync::{Arc, Mutex, Weak};
 use arc_swap::ArcSwap;
 use dubbo_core::{Invocation, Invoker, InvokerList, ServiceKey};
 
+use super::lazy_now::LazyNow;
+
 /// Most service-and-method keys one cache keeps; beyond, entries are built for the call and
 /// not kept (generic calls may name any method).
 const MAX_KEYS: usize = 4096;
@@ -228,26 +230,42 @@ impl<T: Send + Sync + 'static> ListCache<T> {
     }
 
     /// The state for `providers` under the invocation's service and method: the cached one
-    /// when it was built from the same providers and has not expired at `now_ms`, else a new
-    /// one from `build`, which returns the state and until when it holds.
+    /// when it was built from the same providers and has not expired at `now`, else a new
+    /// one from `build`, which returns the state and until when it holds. The clock is read
+    /// only for state that can expire.
     pub fn get_or_build(
         &self,
         providers: Providers<'_>,
         invocation: &Invocation,
-        now_ms: u64,
+        now: &LazyNow,
         build: impl FnOnce(&[Arc<dyn Invoker>]) -> (T, u64),
     ) -> Arc<Snapshot<T>> {
+        self.read_or_build(providers, invocation, now, build, Arc::clone)
+    }
+
+    /// As [`get_or_build`](Self::get_or_build), handing the state to `read` instead of
+    /// returning a counted reference: the cached case then borrows it and touches no
+    /// reference count (two atomic operations a call that a random pick among a few
+    /// providers would otherwise spend).
+    pub fn read_or_build<R>(
+        &self,
+        providers: Providers<'_>,
+        invocation: &Invocation,
+        now: &LazyNow,
+        build: impl FnOnce(&[Arc<dyn Invoker>]) -> (T, u64),
+        read: impl FnOnce(&Arc<Snapshot<T>>) -> R,
+    ) -> R {
         self.slots.with(invocation, |slot| {
             let Some(slot) = slot else {
-                return Arc::new(new_snapshot(providers.list, build));
+                return read(&Arc::new(new_snapshot(providers.list, build)));
             };
             let lists = slot.lists.load();
             if let Some(b) = lists.iter().find(|b| b.is(providers.shared)) {
-                if now_ms < b.snapshot.valid_until_ms {
-                    return b.snapshot.clone();
+                if now.before(b.snapshot.valid_until_ms) {
+                    return read(&b.snapshot);
                 }
             }
-            slot.match_or_build(providers, now_ms, build)
+            read(&slot.match_or_build(providers, now, build))
         })
     }
 }
@@ -257,12 +275,12 @@ impl<T> Slot<T> {
     fn match_or_build(
         &self,
         providers: Providers<'_>,
-        now_ms: u64,
+        now: &LazyNow,
         build: impl FnOnce(&[Arc<dyn Invoker>]) -> (T, u64),
     ) -> Arc<Snapshot<T>> {
         let lists = self.lists.load_full();
         let found = lists.iter().position(|b| {
-            now_ms < b.snapshot.valid_until_ms && b.snapshot.same_members(providers.list)
+            now.before(b.snapshot.valid_until_ms) && b.snapshot.same_members(providers.list)
         });
         let snapshot = match found {
             Some(at) => lists[at].snapshot.clone(),
@@ -407,7 +425,7 @@ mod tests {
 
         fn get(&self, providers: Providers<'_>, inv: &Invocation, now: u64) -> usize {
             self.cache
-                .get_or_build(providers, inv, now, |_| {
+                .get_or_build(providers, inv, &LazyNow::at(now), |_| {
                     (self.builds.fetch_add(1, Ordering::Relaxed) + 1, now + 1_000)
                 })
                 .value
