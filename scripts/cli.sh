@@ -17,7 +17,8 @@ dubbo_tool() {
 
 cli_providers_up() {
   DUBBO_IP_TO_BIND=::ffff:127.0.0.1 DUBBO_IP_TO_REGISTRY=::ffff:127.0.0.1 \
-    start_server cli_java_provider java -Djava.net.preferIPv4Stack=true -cp "$INTEROP_JAVA_DUBBO_JAR" \
+    start_server cli_java_provider java -Djava.net.preferIPv4Stack=true -Ddubbo.tri.builtin.service.init=true \
+    -cp "$INTEROP_JAVA_DUBBO_JAR" \
     org.apache.dubbo.interop.Provider --dubbo-port $CLI_JAVA_DUBBO --tri-port $CLI_JAVA_TRI \
     --app "$CLI_JAVA_APP" --registry "$ZK_URL" || return 1
   start_server cli_rust_provider "$TARGET_DIR/debug/interop-server" --dubbo-port $CLI_RUST_DUBBO \
@@ -286,6 +287,42 @@ want = {"Greet": (False, False, req), "GreetServerStream": (False, True, req),
 sys.exit(0 if methods == want else 1)' || { echo "Greeter is not described as the contract says"; return 1; }
 }
 
+# The IDL form of `dubbo call`: Greeter's methods at tri:// $1, found through the server's gRPC
+# reflection (v1 on dubbo-rs; v1alpha, the only one Java 3.3 serves, when its built-in services
+# are on), called with protobuf JSON: each kind of streaming answers as CONTRACT.md section 2
+# says, `describe` lists the messages' fields, and a misspelt field is refused before any call.
+cli_idl_call() {
+  local addr=$1 g=org.apache.dubbo.interop.tri.Greeter out
+  dubbo_tool describe "$g" --url "$addr" -o json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+fields = {m["name"]: [(f["name"], f["type"]) for f in m["fields"]] for m in d["messages"]}
+want = {"org.apache.dubbo.interop.tri.GreeterRequest": [("name", "string")],
+        "org.apache.dubbo.interop.tri.GreeterReply": [("message", "string")]}
+sys.exit(0 if fields == want else 1)' || { echo "describe does not show Greeter's messages"; return 1; }
+  dubbo_tool call "$addr" "$g.Greet" '{"name": "idl"}' || return 1
+  while IFS='|' read -r method args want; do
+    out=$(dubbo_tool call "$addr" "$g.$method" "$args" -o json) || { echo "$method: $out"; return 1; }
+    python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+ok = d["result"] == json.loads(sys.argv[1]) and d["parameterTypes"] == ["org.apache.dubbo.interop.tri.GreeterRequest"]
+sys.exit(0 if ok else 1)' "$want" <<<"$out" || { echo "$method $args: expected $want, got $out"; return 1; }
+    echo "$method $args -> $want"
+  done <<'CASES'
+Greet|{"name": "idl"}|{"message": "Hello idl"}
+GreetServerStream|{"name": "s"}|[{"message": "Hello s #0"}, {"message": "Hello s #1"}, {"message": "Hello s #2"}, {"message": "Hello s #3"}, {"message": "Hello s #4"}, {"message": "Hello s #5"}, {"message": "Hello s #6"}, {"message": "Hello s #7"}, {"message": "Hello s #8"}, {"message": "Hello s #9"}]
+GreetClientStream|[{"name": "a"}, {"name": "b"}, {"name": "c"}]|{"message": "Hello a,b,c"}
+GreetBiStream|[{"name": "a"}, {"name": "b"}]|[{"message": "Hello a"}, {"message": "Hello b"}]
+CASES
+  if out=$(dubbo_tool call "$addr" "$g.Greet" '{"nam": "x"}' 2>&1); then
+    echo "a misspelt field was accepted: $out"
+    return 1
+  fi
+  grep -q 'CLI_BAD_ARGUMENT.*nam' <<<"$out" || { echo "unexpected refusal: $out"; return 1; }
+  echo "misspelt field refused: $out"
+}
+
 cli_completions() {
   local out
   out=$(dubbo_tool completions bash) || return 1
@@ -317,8 +354,50 @@ cli_steps() {
   step "dubbo call: attachments, a User through the registry with the definition's types" cli_call_more "$ZK_URL"
   step "dubbo ls / describe --url tri://: the Rust provider's services and Greeter's methods through gRPC reflection" \
     cli_reflection
+  step "dubbo call tri:// Greeter with protobuf JSON through reflection (v1): Rust provider, four streaming kinds" \
+    cli_idl_call "tri://127.0.0.1:$CLI_RUST_TRI"
+  step "dubbo call tri:// Greeter with protobuf JSON through reflection (v1alpha): Java 3.3 provider, four streaming kinds" \
+    cli_idl_call "tri://127.0.0.1:$CLI_JAVA_TRI"
   step "dubbo completions bash" cli_completions
   stop_server cli_rust_provider >/dev/null 2>&1 || true
   stop_server cli_java_provider >/dev/null 2>&1 || true
   step "ZooKeeper exits on SIGTERM" stop_server zookeeper
+}
+
+# The `dubbo` tool over TLS (called from tls_steps, which makes the certificates): against the
+# Rust interop server at tri:// port $1 and dubbo:// port $2, with the TLS flags that follow
+# (--tls-ca, and --tls-cert/--tls-key under mutual TLS): reflection lists and describes Greeter,
+# Greet answers through the IDL form, and sayHello through the generic form on both protocols.
+cli_tls() {
+  local tri=$1 dubbo=$2 out
+  shift 2
+  dubbo_tool ls --url "tri://127.0.0.1:$tri" "$@" -o json | python3 -c '
+import json, sys
+names = {s["service"] for s in json.load(sys.stdin)["services"]}
+sys.exit(0 if "org.apache.dubbo.interop.tri.Greeter" in names else 1)' || { echo "ls over TLS"; return 1; }
+  dubbo_tool describe org.apache.dubbo.interop.tri.Greeter --url "tri://127.0.0.1:$tri" "$@" >/dev/null ||
+    { echo "describe over TLS"; return 1; }
+  out=$(dubbo_tool call "tri://127.0.0.1:$tri" org.apache.dubbo.interop.tri.Greeter.Greet '{"name": "tls"}' "$@" -o json) ||
+    { echo "$out"; return 1; }
+  python3 -c 'import json,sys; sys.exit(0 if json.load(sys.stdin)["result"] == {"message": "Hello tls"} else 1)' <<<"$out" ||
+    { echo "Greet over TLS: $out"; return 1; }
+  echo "tri:// Greet (IDL): $(python3 -c 'import json,sys; print(json.load(sys.stdin)["result"])' <<<"$out")"
+  for target in "tri://127.0.0.1:$tri" "dubbo://127.0.0.1:$dubbo"; do
+    out=$(dubbo_tool call "$target" "$CLI_IFACE.sayHello" '["tls"]' --version 1.0.0 "$@" -o json) ||
+      { echo "$out"; return 1; }
+    python3 -c 'import json,sys; sys.exit(0 if json.load(sys.stdin)["result"] == "Hello tls" else 1)' <<<"$out" ||
+      { echo "sayHello over TLS at $target: $out"; return 1; }
+    echo "$target sayHello (generic): Hello tls"
+  done
+}
+
+# The same server refuses the tool without TLS flags: the call fails (exit 1) with an error.
+cli_tls_refused() {
+  local out
+  if out=$(dubbo_tool call "$@" "$CLI_IFACE.sayHello" '["tls"]' --version 1.0.0 --timeout 2000 2>&1); then
+    echo "served without a certificate: $out"
+    return 1
+  fi
+  echo "$out" | head -n 2
+  grep -q 'dubbo: error \[' <<<"$out"
 }

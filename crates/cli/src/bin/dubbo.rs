@@ -51,6 +51,7 @@ fn run(parsed: cli::Parsed) -> Result<Outcome, CliError> {
         .build()
         .map_err(|e| CliError::io("tokio runtime", &e))?;
     let format = parsed.format;
+    let tls = parsed.tls.checked()?;
     runtime.block_on(async move {
         let ext = dubbo_cli::centre::extensions();
         match parsed.command {
@@ -64,7 +65,7 @@ fn run(parsed: cli::Parsed) -> Result<Outcome, CliError> {
             Command::Ls {
                 source: Where::Url(target),
                 ..
-            } => ls::run_reflection(&target, format).await?,
+            } => ls::run_reflection_with(&target, &tls, format).await?,
             Command::Describe {
                 source: Where::Registry(registry),
                 wanted,
@@ -75,8 +76,8 @@ fn run(parsed: cli::Parsed) -> Result<Outcome, CliError> {
             Command::Describe {
                 source: Where::Url(target),
                 wanted,
-            } => describe::run_reflection(&target, &wanted.service, format).await?,
-            Command::Call(request) => call::run(&ext, &request, format).await?,
+            } => describe::run_reflection_with(&target, &wanted.service, &tls, format).await?,
+            Command::Call(request) => call::run_with(&ext, &request, &tls, format).await?,
             Command::Rules {
                 center,
                 key,

@@ -7,6 +7,7 @@ use serde_json::json;
 
 use crate::dubbo::connect;
 use crate::dubbo::output::{self, Format, Table};
+use crate::dubbo::tls::TlsFlags;
 use crate::dubbo::CliError;
 
 /// What `ls` lists.
@@ -129,7 +130,16 @@ fn endpoints(instance: &ServiceInstance) -> String {
 
 /// Runs `dubbo ls --url tri://…`: the services the server's gRPC reflection lists.
 pub async fn run_reflection(target: &str, format: Format) -> Result<(), CliError> {
-    let services = crate::dubbo::reflection::services(target).await?;
+    run_reflection_with(target, &TlsFlags::default(), format).await
+}
+
+/// Runs `dubbo ls --url tri://…`, dialling with `tls`.
+pub async fn run_reflection_with(
+    target: &str,
+    tls: &TlsFlags,
+    format: Format,
+) -> Result<(), CliError> {
+    let services = crate::dubbo::reflection::services_with(target, tls).await?;
     match format {
         Format::Json => output::print_json(&json!({
             "services": services.iter().map(|s| json!({ "service": s })).collect::<Vec<_>>()

@@ -18,9 +18,12 @@ pub mod cli;
 pub mod connect;
 pub mod describe;
 pub mod error;
+pub mod idl;
 pub mod ls;
 pub mod output;
 pub mod reflection;
 pub mod rules;
+pub mod schema;
+pub mod tls;
 
 pub use error::CliError;
