@@ -323,6 +323,50 @@ CASES
   echo "misspelt field refused: $out"
 }
 
+# `dubbo ls --url dubbo://HOST:PORT --app APP`: provider $2 (listening on dubbo:// port $1 and
+# tri:// port $3) lists, through its MetadataService over dubbo://, InteropService 1.0.0 exported
+# on both protocols at its ports; without --app the tool says what is missing.
+cli_ls_dubbo() {
+  local port=$1 app=$2 tri=$3 out
+  out=$(dubbo_tool ls --url "dubbo://127.0.0.1:$port" --app "$app" -o json) || { echo "$out"; return 1; }
+  python3 -c '
+import json, sys
+port, app, tri = sys.argv[1:4]
+rows = {(s["service"], s["version"], s["protocol"], s["address"].rsplit(":", 1)[1], s["application"])
+        for s in json.load(sys.stdin)["services"]}
+want = {("org.apache.dubbo.interop.InteropService", "1.0.0", "dubbo", port, app),
+        ("org.apache.dubbo.interop.InteropService", "1.0.0", "tri", tri, app)}
+print(len(rows), "exported URLs;", "missing:", sorted(want - rows) if want - rows else "none")
+sys.exit(0 if want <= rows else 1)' "$port" "$app" "$tri" <<<"$out" || return 1
+  dubbo_tool ls --url "dubbo://127.0.0.1:$port" --app "$app" | head -n 5
+  if out=$(dubbo_tool ls --url "dubbo://127.0.0.1:$port" 2>&1); then
+    echo "listed without --app: $out"
+    return 1
+  fi
+  grep -q 'CLI_BAD_ARGUMENT.*--app' <<<"$out" || { echo "unexpected: $out"; return 1; }
+}
+
+# Java 3.3's own IDL service MetadataServiceV2 (protobuf, on its tri:// port, group = the
+# application, version 2.0.0), called with protobuf JSON through reflection: GetMetadataInfo with
+# the revision the instance registered answers a map of ServiceInfoV2 messages, among them
+# InteropService 1.0.0 on dubbo:// at the provider's port.
+cli_idl_metadata_v2() {
+  local revision out
+  revision=$(dubbo_tool ls instances --registry "$ZK_URL" -o json | python3 -c '
+import json, sys
+print([i["revision"] for i in json.load(sys.stdin)["instances"] if i["application"] == sys.argv[1]][0])' "$CLI_JAVA_APP") ||
+    return 1
+  out=$(dubbo_tool call "tri://127.0.0.1:$CLI_JAVA_TRI" org.apache.dubbo.metadata.MetadataServiceV2.GetMetadataInfo \
+    "{\"revision\": \"$revision\"}" --group "$CLI_JAVA_APP" --version 2.0.0 -o json) || { echo "$out"; return 1; }
+  python3 -c '
+import json, sys
+d = json.load(sys.stdin)["result"]
+s = d["services"].get("org.apache.dubbo.interop.InteropService:1.0.0:dubbo", {})
+ok = d["app"] == sys.argv[1] and s.get("port") == int(sys.argv[2]) and s.get("params", {}).get("version") == "1.0.0"
+print("GetMetadataInfo:", d["app"], len(d["services"]), "services;", "InteropService:1.0.0:dubbo port", s.get("port"))
+sys.exit(0 if ok else 1)' "$CLI_JAVA_APP" "$CLI_JAVA_DUBBO" <<<"$out"
+}
+
 cli_completions() {
   local out
   out=$(dubbo_tool completions bash) || return 1
@@ -358,6 +402,10 @@ cli_steps() {
     cli_idl_call "tri://127.0.0.1:$CLI_RUST_TRI"
   step "dubbo call tri:// Greeter with protobuf JSON through reflection (v1alpha): Java 3.3 provider, four streaming kinds" \
     cli_idl_call "tri://127.0.0.1:$CLI_JAVA_TRI"
+  step "dubbo call tri:// Java 3.3 MetadataServiceV2.GetMetadataInfo (IDL, maps and nested messages) with the instance's revision" \
+    cli_idl_metadata_v2
+  step "dubbo ls --url dubbo:// --app: the Rust provider's exports through its MetadataService" \
+    cli_ls_dubbo $CLI_RUST_DUBBO "$CLI_RUST_APP" $CLI_RUST_TRI
   step "dubbo completions bash" cli_completions
   stop_server cli_rust_provider >/dev/null 2>&1 || true
   stop_server cli_java_provider >/dev/null 2>&1 || true

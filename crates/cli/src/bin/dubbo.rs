@@ -58,14 +58,22 @@ fn run(parsed: cli::Parsed) -> Result<Outcome, CliError> {
             Command::Ls {
                 source: Where::Registry(registry),
                 what,
+                ..
             } => {
                 let url = connect::registry_url(&registry)?;
                 ls::run(&ext, &url, what, format).await?;
             }
             Command::Ls {
                 source: Where::Url(target),
+                app,
                 ..
-            } => ls::run_reflection_with(&target, &tls, format).await?,
+            } => {
+                if target.starts_with("dubbo://") {
+                    ls::run_exported(&target, app.as_deref(), &tls, format).await?
+                } else {
+                    ls::run_reflection_with(&target, &tls, format).await?
+                }
+            }
             Command::Describe {
                 source: Where::Registry(registry),
                 wanted,

@@ -23,6 +23,8 @@ pub enum Command {
         source: Where,
         /// What to list.
         what: What,
+        /// `--app`: the provider's application, for `--url dubbo://…`.
+        app: Option<String>,
     },
     /// `dubbo describe`.
     Describe {
@@ -53,7 +55,8 @@ pub enum Command {
 pub enum Where {
     /// `--registry URL`: the registry and its metadata report.
     Registry(String),
-    /// `--url tri://HOST:PORT`: the server's gRPC reflection.
+    /// `--url tri://HOST:PORT`: the server's gRPC reflection; `--url dubbo://HOST:PORT` (`ls`
+    /// only): the provider's MetadataService.
     Url(String),
 }
 
@@ -115,7 +118,9 @@ fn url_arg() -> Arg {
     Arg::new("url")
         .long("url")
         .value_name("tri://HOST:PORT")
-        .help("A Triple server, read through its gRPC reflection")
+        .help(
+        "A Triple server, read through its gRPC reflection (ls: also dubbo://HOST:PORT with --app)",
+    )
 }
 
 fn source(m: &ArgMatches) -> Where {
@@ -183,6 +188,13 @@ pub fn command() -> ClapCommand {
                 .arg(registry_arg())
                 .arg(url_arg())
                 .args(tls_args())
+                .arg(
+                    Arg::new("app")
+                        .long("app")
+                        .value_name("APP")
+                        .requires("url")
+                        .help("With --url dubbo://…: the provider's application (its MetadataService's group)"),
+                )
                 .arg(
                     Arg::new("what")
                         .value_name("WHAT")
@@ -332,6 +344,7 @@ where
             what: text(m, "what")
                 .and_then(|w| What::parse(&w))
                 .unwrap_or(What::Services),
+            app: text(m, "app"),
         },
         Some(("describe", m)) => Command::Describe {
             source: source(m),
