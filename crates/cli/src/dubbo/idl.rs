@@ -13,7 +13,7 @@ use prost::Message;
 use prost_reflect::{DescriptorPool, DynamicMessage, MessageDescriptor, MethodDescriptor};
 
 use crate::dubbo::call::CallRequest;
-use crate::dubbo::reflection;
+use crate::dubbo::reflection::{self, streaming_kind};
 use crate::dubbo::tls::TlsFlags;
 use crate::dubbo::CliError;
 
@@ -30,16 +30,6 @@ pub struct IdlAnswer {
     pub result: serde_json::Value,
     /// How long the call took, from the first byte sent to the last received.
     pub elapsed: Duration,
-}
-
-/// The streaming kind of `method` as `describe` names it.
-pub fn streaming_kind(client: bool, server: bool) -> &'static str {
-    match (client, server) {
-        (false, false) => "unary",
-        (false, true) => "server",
-        (true, false) => "client",
-        (true, true) => "bidi",
-    }
 }
 
 /// The method `request` names, when the server's reflection describes its service with a
@@ -231,4 +221,90 @@ async fn collect(
         out.push(payload);
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use prost_types::field_descriptor_proto::{Label, Type};
+    use prost_types::{
+        DescriptorProto, FieldDescriptorProto, FileDescriptorProto, MethodDescriptorProto,
+        ServiceDescriptorProto,
+    };
+
+    /// `demo.Echo` with `Say(Msg) returns (Msg)` and `Collect(stream Msg) returns (Msg)`,
+    /// `Msg { string text = 1; int64 count = 2; }`.
+    fn pool() -> DescriptorPool {
+        let field = |name: &str, number, kind: Type| FieldDescriptorProto {
+            name: Some(name.into()),
+            number: Some(number),
+            label: Some(Label::Optional as i32),
+            r#type: Some(kind as i32),
+            json_name: None,
+            ..Default::default()
+        };
+        let method = |name: &str, client_streaming| MethodDescriptorProto {
+            name: Some(name.into()),
+            input_type: Some(".demo.Msg".into()),
+            output_type: Some(".demo.Msg".into()),
+            client_streaming: Some(client_streaming),
+            server_streaming: Some(false),
+            options: None,
+        };
+        let file = FileDescriptorProto {
+            name: Some("demo.proto".into()),
+            package: Some("demo".into()),
+            message_type: vec![DescriptorProto {
+                name: Some("Msg".into()),
+                field: vec![
+                    field("text", 1, Type::String),
+                    field("count", 2, Type::Int64),
+                ],
+                ..Default::default()
+            }],
+            service: vec![ServiceDescriptorProto {
+                name: Some("Echo".into()),
+                method: vec![method("Say", false), method("Collect", true)],
+                options: None,
+            }],
+            syntax: Some("proto3".into()),
+            ..Default::default()
+        };
+        let mut pool = DescriptorPool::new();
+        pool.add_file_descriptor_protos([file]).unwrap();
+        pool
+    }
+
+    #[test]
+    fn json_becomes_messages_and_back() {
+        let pool = pool();
+        let say = find(&pool, "demo.Echo", "Say").unwrap();
+        let payloads = requests(&say, r#"{"text": "hi", "count": 5000000000}"#).unwrap();
+        assert_eq!(payloads.len(), 1);
+        let back = decode(&say.output(), &payloads[0]).unwrap();
+        assert_eq!(
+            back,
+            serde_json::json!({"text": "hi", "count": "5000000000"})
+        );
+        // The default `[]` is the empty message, which encodes to nothing.
+        assert_eq!(requests(&say, "[]").unwrap(), vec![Bytes::new()]);
+        assert!(requests(&say, r#"[{"text": "a"}, {"text": "b"}]"#).is_err());
+        assert!(matches!(
+            requests(&say, r#"{"txt": "typo"}"#),
+            Err(CliError::BadArgument { .. })
+        ));
+        let collect = find(&pool, "demo.Echo", "Collect").unwrap();
+        assert_eq!(
+            requests(&collect, r#"[{"text": "a"}, {"text": "b"}]"#)
+                .unwrap()
+                .len(),
+            2
+        );
+        assert_eq!(streaming_kind(true, false), "client");
+        assert!(matches!(
+            find(&pool, "demo.Echo", "Nope"),
+            Err(CliError::NotFound(m)) if m.contains("Say, Collect")
+        ));
+        assert!(find(&pool, "demo.Other", "Say").is_err());
+    }
 }

@@ -33,6 +33,17 @@ pub struct GrpcMethod {
     pub server_streaming: bool,
 }
 
+/// A method's streaming kind as `describe` names it, from whether the client and the server
+/// stream.
+pub fn streaming_kind(client: bool, server: bool) -> &'static str {
+    match (client, server) {
+        (false, false) => "unary",
+        (false, true) => "server",
+        (true, false) => "client",
+        (true, true) => "bidi",
+    }
+}
+
 /// `host:port` of a `tri://host:port` target.
 pub fn address(target: &str) -> Result<String, CliError> {
     let rest = target.strip_prefix("tri://").ok_or_else(|| {

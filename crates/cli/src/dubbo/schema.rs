@@ -7,9 +7,8 @@ use std::collections::BTreeMap;
 use prost_reflect::{DescriptorPool, Kind, MessageDescriptor};
 use serde_json::json;
 
-use crate::dubbo::idl::streaming_kind;
 use crate::dubbo::output::{self, Format, Table};
-use crate::dubbo::reflection::{self, GrpcMethod};
+use crate::dubbo::reflection::{self, streaming_kind, GrpcMethod};
 use crate::dubbo::tls::TlsFlags;
 use crate::dubbo::CliError;
 
