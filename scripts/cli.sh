@@ -449,3 +449,32 @@ cli_tls_refused() {
   echo "$out" | head -n 2
   grep -q 'dubbo: error \[' <<<"$out"
 }
+
+# The `dubbo` tool on an etcd registry (called from the etcd group, with the Rust providers of
+# $REG_RUST_APP and the Java provider of $ETCD_JAVA_APP registered there): `ls` lists the whole
+# registry (InteropService 1.0.0 from both applications), `describe` reads the Rust provider's
+# service definition from etcd's metadata report, and `call` through etcd sends a User typed
+# from that definition.
+cli_etcd() {
+  local out i
+  for i in $(seq 1 50); do
+    out=$(dubbo_tool ls --registry "$ETCD_URL" -o json) || { echo "$out"; return 1; }
+    python3 -c '
+import json, sys
+apps = {s["application"] for s in json.load(sys.stdin)["services"]
+        if s["service"] == "org.apache.dubbo.interop.InteropService" and s["version"] == "1.0.0"}
+sys.exit(0 if set(sys.argv[1:]) <= apps else 1)' "$REG_RUST_APP" "$ETCD_JAVA_APP" <<<"$out" && break
+    [ "$i" = 50 ] && { echo "ls does not list both applications: $out"; return 1; }
+    sleep 0.2
+  done
+  dubbo_tool ls --registry "$ETCD_URL" | grep InteropService
+  out=$(dubbo_tool describe "$CLI_IFACE" --registry "$ETCD_URL" --app "$REG_RUST_APP" --version 1.0.0 -o json) ||
+    { echo "$out"; return 1; }
+  python3 -c '
+import json, sys
+d = json.load(sys.stdin)["definitions"][0]["definition"]
+names = {m["name"] for m in d["methods"]}
+print("definition from etcd:", d["canonicalName"], len(d["methods"]), "methods")
+sys.exit(0 if "echoUser" in names and "sayHello" in names else 1)' <<<"$out" || return 1
+  cli_call_more "$ETCD_URL"
+}
