@@ -406,6 +406,8 @@ cli_steps() {
     cli_idl_metadata_v2
   step "dubbo ls --url dubbo:// --app: the Rust provider's exports through its MetadataService" \
     cli_ls_dubbo $CLI_RUST_DUBBO "$CLI_RUST_APP" $CLI_RUST_TRI
+  step "dubbo ls/describe/call on the file registry: a Rust provider's services, its definition from the file report, a User typed from it" \
+    cli_file
   step "dubbo completions bash" cli_completions
   stop_server cli_rust_provider >/dev/null 2>&1 || true
   stop_server cli_java_provider >/dev/null 2>&1 || true
@@ -477,4 +479,37 @@ names = {m["name"] for m in d["methods"]}
 print("definition from etcd:", d["canonicalName"], len(d["methods"]), "methods")
 sys.exit(0 if "echoUser" in names and "sayHello" in names else 1)' <<<"$out" || return 1
   cli_call_more "$ETCD_URL"
+}
+
+# The `dubbo` tool on the embedded file registry: a Rust provider registering in a directory;
+# `ls` lists its services there, `describe` reads its definition from the file report, and
+# `call` through the directory sends a User typed from it.
+CLI_FILE_DUBBO=21998
+CLI_FILE_TRI=11998
+cli_file() {
+  local reg="file://$WORK/cli-file-registry" out i rc=0
+  start_server cli_file_provider "$TARGET_DIR/debug/interop-server" --dubbo-port $CLI_FILE_DUBBO \
+    --tri-port $CLI_FILE_TRI --registry "$reg" --app cli-provider-file || return 1
+  for i in $(seq 1 50); do
+    out=$(dubbo_tool ls --registry "$reg" -o json) &&
+      python3 -c '
+import json, sys
+rows = {(s["service"], s["version"], s["protocol"], s["application"]) for s in json.load(sys.stdin)["services"]}
+want = {("org.apache.dubbo.interop.InteropService", "1.0.0", p, "cli-provider-file") for p in ("dubbo", "tri")}
+sys.exit(0 if want <= rows else 1)' <<<"$out" && break
+    [ "$i" = 50 ] && { echo "ls of the file registry: $out"; rc=1; }
+    sleep 0.2
+  done
+  if [ $rc = 0 ]; then
+    dubbo_tool ls --registry "$reg" | grep -c InteropService
+    out=$(dubbo_tool describe "$CLI_IFACE" --registry "$reg" --version 1.0.0 -o json) &&
+      python3 -c '
+import json, sys
+d = json.load(sys.stdin)["definitions"][0]
+print("definition from the file report:", d["application"], len(d["definition"]["methods"]), "methods")
+sys.exit(0 if d["application"] == "cli-provider-file" and len(d["definition"]["methods"]) == 16 else 1)' <<<"$out" &&
+      cli_call_more "$reg" >/dev/null || rc=1
+  fi
+  stop_server cli_file_provider >/dev/null 2>&1 || true
+  return $rc
 }
