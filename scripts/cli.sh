@@ -17,7 +17,8 @@ dubbo_tool() {
 
 cli_providers_up() {
   DUBBO_IP_TO_BIND=::ffff:127.0.0.1 DUBBO_IP_TO_REGISTRY=::ffff:127.0.0.1 \
-    start_server cli_java_provider java -Djava.net.preferIPv4Stack=true -cp "$INTEROP_JAVA_DUBBO_JAR" \
+    start_server cli_java_provider java -Djava.net.preferIPv4Stack=true -Ddubbo.tri.builtin.service.init=true \
+    -cp "$INTEROP_JAVA_DUBBO_JAR" \
     org.apache.dubbo.interop.Provider --dubbo-port $CLI_JAVA_DUBBO --tri-port $CLI_JAVA_TRI \
     --app "$CLI_JAVA_APP" --registry "$ZK_URL" || return 1
   start_server cli_rust_provider "$TARGET_DIR/debug/interop-server" --dubbo-port $CLI_RUST_DUBBO \
@@ -286,6 +287,86 @@ want = {"Greet": (False, False, req), "GreetServerStream": (False, True, req),
 sys.exit(0 if methods == want else 1)' || { echo "Greeter is not described as the contract says"; return 1; }
 }
 
+# The IDL form of `dubbo call`: Greeter's methods at tri:// $1, found through the server's gRPC
+# reflection (v1 on dubbo-rs; v1alpha, the only one Java 3.3 serves, when its built-in services
+# are on), called with protobuf JSON: each kind of streaming answers as CONTRACT.md section 2
+# says, `describe` lists the messages' fields, and a misspelt field is refused before any call.
+cli_idl_call() {
+  local addr=$1 g=org.apache.dubbo.interop.tri.Greeter out
+  dubbo_tool describe "$g" --url "$addr" -o json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+fields = {m["name"]: [(f["name"], f["type"]) for f in m["fields"]] for m in d["messages"]}
+want = {"org.apache.dubbo.interop.tri.GreeterRequest": [("name", "string")],
+        "org.apache.dubbo.interop.tri.GreeterReply": [("message", "string")]}
+sys.exit(0 if fields == want else 1)' || { echo "describe does not show Greeter's messages"; return 1; }
+  dubbo_tool call "$addr" "$g.Greet" '{"name": "idl"}' || return 1
+  while IFS='|' read -r method args want; do
+    out=$(dubbo_tool call "$addr" "$g.$method" "$args" -o json) || { echo "$method: $out"; return 1; }
+    python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+ok = d["result"] == json.loads(sys.argv[1]) and d["parameterTypes"] == ["org.apache.dubbo.interop.tri.GreeterRequest"]
+sys.exit(0 if ok else 1)' "$want" <<<"$out" || { echo "$method $args: expected $want, got $out"; return 1; }
+    echo "$method $args -> $want"
+  done <<'CASES'
+Greet|{"name": "idl"}|{"message": "Hello idl"}
+GreetServerStream|{"name": "s"}|[{"message": "Hello s #0"}, {"message": "Hello s #1"}, {"message": "Hello s #2"}, {"message": "Hello s #3"}, {"message": "Hello s #4"}, {"message": "Hello s #5"}, {"message": "Hello s #6"}, {"message": "Hello s #7"}, {"message": "Hello s #8"}, {"message": "Hello s #9"}]
+GreetClientStream|[{"name": "a"}, {"name": "b"}, {"name": "c"}]|{"message": "Hello a,b,c"}
+GreetBiStream|[{"name": "a"}, {"name": "b"}]|[{"message": "Hello a"}, {"message": "Hello b"}]
+CASES
+  if out=$(dubbo_tool call "$addr" "$g.Greet" '{"nam": "x"}' 2>&1); then
+    echo "a misspelt field was accepted: $out"
+    return 1
+  fi
+  grep -q 'CLI_BAD_ARGUMENT.*nam' <<<"$out" || { echo "unexpected refusal: $out"; return 1; }
+  echo "misspelt field refused: $out"
+}
+
+# `dubbo ls --url dubbo://HOST:PORT --app APP`: provider $2 (listening on dubbo:// port $1 and
+# tri:// port $3) lists, through its MetadataService over dubbo://, InteropService 1.0.0 exported
+# on both protocols at its ports; without --app the tool says what is missing.
+cli_ls_dubbo() {
+  local port=$1 app=$2 tri=$3 out
+  out=$(dubbo_tool ls --url "dubbo://127.0.0.1:$port" --app "$app" -o json) || { echo "$out"; return 1; }
+  python3 -c '
+import json, sys
+port, app, tri = sys.argv[1:4]
+rows = {(s["service"], s["version"], s["protocol"], s["address"].rsplit(":", 1)[1], s["application"])
+        for s in json.load(sys.stdin)["services"]}
+want = {("org.apache.dubbo.interop.InteropService", "1.0.0", "dubbo", port, app),
+        ("org.apache.dubbo.interop.InteropService", "1.0.0", "tri", tri, app)}
+print(len(rows), "exported URLs;", "missing:", sorted(want - rows) if want - rows else "none")
+sys.exit(0 if want <= rows else 1)' "$port" "$app" "$tri" <<<"$out" || return 1
+  dubbo_tool ls --url "dubbo://127.0.0.1:$port" --app "$app" | head -n 5
+  if out=$(dubbo_tool ls --url "dubbo://127.0.0.1:$port" 2>&1); then
+    echo "listed without --app: $out"
+    return 1
+  fi
+  grep -q 'CLI_BAD_ARGUMENT.*--app' <<<"$out" || { echo "unexpected: $out"; return 1; }
+}
+
+# Java 3.3's own IDL service MetadataServiceV2 (protobuf, on its tri:// port, group = the
+# application, version 2.0.0), called with protobuf JSON through reflection: GetMetadataInfo with
+# the revision the instance registered answers a map of ServiceInfoV2 messages, among them
+# InteropService 1.0.0 on dubbo:// at the provider's port.
+cli_idl_metadata_v2() {
+  local revision out
+  revision=$(dubbo_tool ls instances --registry "$ZK_URL" -o json | python3 -c '
+import json, sys
+print([i["revision"] for i in json.load(sys.stdin)["instances"] if i["application"] == sys.argv[1]][0])' "$CLI_JAVA_APP") ||
+    return 1
+  out=$(dubbo_tool call "tri://127.0.0.1:$CLI_JAVA_TRI" org.apache.dubbo.metadata.MetadataServiceV2.GetMetadataInfo \
+    "{\"revision\": \"$revision\"}" --group "$CLI_JAVA_APP" --version 2.0.0 -o json) || { echo "$out"; return 1; }
+  python3 -c '
+import json, sys
+d = json.load(sys.stdin)["result"]
+s = d["services"].get("org.apache.dubbo.interop.InteropService:1.0.0:dubbo", {})
+ok = d["app"] == sys.argv[1] and s.get("port") == int(sys.argv[2]) and s.get("params", {}).get("version") == "1.0.0"
+print("GetMetadataInfo:", d["app"], len(d["services"]), "services;", "InteropService:1.0.0:dubbo port", s.get("port"))
+sys.exit(0 if ok else 1)' "$CLI_JAVA_APP" "$CLI_JAVA_DUBBO" <<<"$out"
+}
+
 cli_completions() {
   local out
   out=$(dubbo_tool completions bash) || return 1
@@ -317,8 +398,118 @@ cli_steps() {
   step "dubbo call: attachments, a User through the registry with the definition's types" cli_call_more "$ZK_URL"
   step "dubbo ls / describe --url tri://: the Rust provider's services and Greeter's methods through gRPC reflection" \
     cli_reflection
+  step "dubbo call tri:// Greeter with protobuf JSON through reflection (v1): Rust provider, four streaming kinds" \
+    cli_idl_call "tri://127.0.0.1:$CLI_RUST_TRI"
+  step "dubbo call tri:// Greeter with protobuf JSON through reflection (v1alpha): Java 3.3 provider, four streaming kinds" \
+    cli_idl_call "tri://127.0.0.1:$CLI_JAVA_TRI"
+  step "dubbo call tri:// Java 3.3 MetadataServiceV2.GetMetadataInfo (IDL, maps and nested messages) with the instance's revision" \
+    cli_idl_metadata_v2
+  step "dubbo ls --url dubbo:// --app: the Rust provider's exports through its MetadataService" \
+    cli_ls_dubbo $CLI_RUST_DUBBO "$CLI_RUST_APP" $CLI_RUST_TRI
+  step "dubbo ls/describe/call on the file registry: a Rust provider's services, its definition from the file report, a User typed from it" \
+    cli_file
   step "dubbo completions bash" cli_completions
   stop_server cli_rust_provider >/dev/null 2>&1 || true
   stop_server cli_java_provider >/dev/null 2>&1 || true
   step "ZooKeeper exits on SIGTERM" stop_server zookeeper
+}
+
+# The `dubbo` tool over TLS (called from tls_steps, which makes the certificates): against the
+# Rust interop server at tri:// port $1 and dubbo:// port $2, with the TLS flags that follow
+# (--tls-ca, and --tls-cert/--tls-key under mutual TLS): reflection lists and describes Greeter,
+# Greet answers through the IDL form, and sayHello through the generic form on both protocols.
+cli_tls() {
+  local tri=$1 dubbo=$2 out
+  shift 2
+  dubbo_tool ls --url "tri://127.0.0.1:$tri" "$@" -o json | python3 -c '
+import json, sys
+names = {s["service"] for s in json.load(sys.stdin)["services"]}
+sys.exit(0 if "org.apache.dubbo.interop.tri.Greeter" in names else 1)' || { echo "ls over TLS"; return 1; }
+  dubbo_tool describe org.apache.dubbo.interop.tri.Greeter --url "tri://127.0.0.1:$tri" "$@" >/dev/null ||
+    { echo "describe over TLS"; return 1; }
+  out=$(dubbo_tool call "tri://127.0.0.1:$tri" org.apache.dubbo.interop.tri.Greeter.Greet '{"name": "tls"}' "$@" -o json) ||
+    { echo "$out"; return 1; }
+  python3 -c 'import json,sys; sys.exit(0 if json.load(sys.stdin)["result"] == {"message": "Hello tls"} else 1)' <<<"$out" ||
+    { echo "Greet over TLS: $out"; return 1; }
+  echo "tri:// Greet (IDL): $(python3 -c 'import json,sys; print(json.load(sys.stdin)["result"])' <<<"$out")"
+  for target in "tri://127.0.0.1:$tri" "dubbo://127.0.0.1:$dubbo"; do
+    out=$(dubbo_tool call "$target" "$CLI_IFACE.sayHello" '["tls"]' --version 1.0.0 "$@" -o json) ||
+      { echo "$out"; return 1; }
+    python3 -c 'import json,sys; sys.exit(0 if json.load(sys.stdin)["result"] == "Hello tls" else 1)' <<<"$out" ||
+      { echo "sayHello over TLS at $target: $out"; return 1; }
+    echo "$target sayHello (generic): Hello tls"
+  done
+}
+
+# The same server refuses the tool without TLS flags: the call fails (exit 1) with an error.
+cli_tls_refused() {
+  local out
+  if out=$(dubbo_tool call "$@" "$CLI_IFACE.sayHello" '["tls"]' --version 1.0.0 --timeout 2000 2>&1); then
+    echo "served without a certificate: $out"
+    return 1
+  fi
+  echo "$out" | head -n 2
+  grep -q 'dubbo: error \[' <<<"$out"
+}
+
+# The `dubbo` tool on an etcd registry (called from the etcd group, with the Rust providers of
+# $REG_RUST_APP and the Java provider of $ETCD_JAVA_APP registered there): `ls` lists the whole
+# registry (InteropService 1.0.0 from both applications), `describe` reads the Rust provider's
+# service definition from etcd's metadata report, and `call` through etcd sends a User typed
+# from that definition.
+cli_etcd() {
+  local out i
+  for i in $(seq 1 50); do
+    out=$(dubbo_tool ls --registry "$ETCD_URL" -o json) || { echo "$out"; return 1; }
+    python3 -c '
+import json, sys
+apps = {s["application"] for s in json.load(sys.stdin)["services"]
+        if s["service"] == "org.apache.dubbo.interop.InteropService" and s["version"] == "1.0.0"}
+sys.exit(0 if set(sys.argv[1:]) <= apps else 1)' "$REG_RUST_APP" "$ETCD_JAVA_APP" <<<"$out" && break
+    [ "$i" = 50 ] && { echo "ls does not list both applications: $out"; return 1; }
+    sleep 0.2
+  done
+  dubbo_tool ls --registry "$ETCD_URL" | grep InteropService
+  out=$(dubbo_tool describe "$CLI_IFACE" --registry "$ETCD_URL" --app "$REG_RUST_APP" --version 1.0.0 -o json) ||
+    { echo "$out"; return 1; }
+  python3 -c '
+import json, sys
+d = json.load(sys.stdin)["definitions"][0]["definition"]
+names = {m["name"] for m in d["methods"]}
+print("definition from etcd:", d["canonicalName"], len(d["methods"]), "methods")
+sys.exit(0 if "echoUser" in names and "sayHello" in names else 1)' <<<"$out" || return 1
+  cli_call_more "$ETCD_URL"
+}
+
+# The `dubbo` tool on the embedded file registry: a Rust provider registering in a directory;
+# `ls` lists its services there, `describe` reads its definition from the file report, and
+# `call` through the directory sends a User typed from it.
+CLI_FILE_DUBBO=21998
+CLI_FILE_TRI=11998
+cli_file() {
+  local reg="file://$WORK/cli-file-registry" out i rc=0
+  start_server cli_file_provider "$TARGET_DIR/debug/interop-server" --dubbo-port $CLI_FILE_DUBBO \
+    --tri-port $CLI_FILE_TRI --registry "$reg" --app cli-provider-file || return 1
+  for i in $(seq 1 50); do
+    out=$(dubbo_tool ls --registry "$reg" -o json) &&
+      python3 -c '
+import json, sys
+rows = {(s["service"], s["version"], s["protocol"], s["application"]) for s in json.load(sys.stdin)["services"]}
+want = {("org.apache.dubbo.interop.InteropService", "1.0.0", p, "cli-provider-file") for p in ("dubbo", "tri")}
+sys.exit(0 if want <= rows else 1)' <<<"$out" && break
+    [ "$i" = 50 ] && { echo "ls of the file registry: $out"; rc=1; }
+    sleep 0.2
+  done
+  if [ $rc = 0 ]; then
+    dubbo_tool ls --registry "$reg" | grep -c InteropService
+    out=$(dubbo_tool describe "$CLI_IFACE" --registry "$reg" --version 1.0.0 -o json) &&
+      python3 -c '
+import json, sys
+d = json.load(sys.stdin)["definitions"][0]
+print("definition from the file report:", d["application"], len(d["definition"]["methods"]), "methods")
+sys.exit(0 if d["application"] == "cli-provider-file" and len(d["definition"]["methods"]) == 16 else 1)' <<<"$out" &&
+      cli_call_more "$reg" >/dev/null || rc=1
+  fi
+  stop_server cli_file_provider >/dev/null 2>&1 || true
+  return $rc
 }

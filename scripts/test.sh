@@ -1298,6 +1298,8 @@ etcd_steps() {
     step "Rust client -> Java provider through etcd, $p://, FORCE_INTERFACE" \
       rust_client --registry "$ETCD_URL" --protocol $p --migration FORCE_INTERFACE
   done
+  step "dubbo ls/describe/call on etcd: the whole registry, the Rust definition from etcd's metadata report, a User typed from it" \
+    cli_etcd
   step "start Java provider registering its instance in etcd (etcd://, instance-level)" \
     java_etcd_instance_provider_up
   for p in dubbo tri; do

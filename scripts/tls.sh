@@ -170,6 +170,8 @@ tls_steps() {
     step "TLS: Java 3.3 consumer -> Rust provider, $s://" java_consumer --url "$s://127.0.0.1:$port" --tls-ca "$ca" $(tls_client_cert)
   done
   step "TLS: grpcio -> Rust provider (Greeter)" tls_grpcio "127.0.0.1:$TLS_RUST_TRI" --ca "$ca"
+  step "TLS: dubbo tool --tls-ca -> Rust provider: ls/describe through reflection, call Greet (IDL) and sayHello on both protocols" \
+    cli_tls $TLS_RUST_TRI $TLS_RUST_DUBBO --tls-ca "$ca"
   step "TLS: curl https -> Rust provider, JSON form (ALPN http/1.1)" tls_curl_json $TLS_RUST_TRI
   step "TLS: curl https -> Rust provider, JSON form and REST GET /users/7 over HTTP/2 (ALPN h2)" tls_curl_h2 $TLS_RUST_TRI
   step "TLS: plaintext Rust client refused (dubbo://), logged" tls_refused rust_tls_server 'plaintext connection refused' \
@@ -189,6 +191,9 @@ tls_steps() {
   done
   step "mTLS: grpcio with a certificate -> Rust provider" tls_grpcio "127.0.0.1:$MTLS_RUST_TRI" --ca "$ca" \
     --cert "$TLS_DIR/client.pem" --key "$TLS_DIR/client.key"
+  step "mTLS: dubbo tool --tls-ca --tls-cert --tls-key -> Rust provider: ls/describe, Greet (IDL), sayHello on both protocols" \
+    cli_tls $MTLS_RUST_TRI $MTLS_RUST_DUBBO --tls-ca "$ca" $(tls_client_cert)
+  step "mTLS: dubbo tool without a client certificate refused, tri://" cli_tls_refused "tri://127.0.0.1:$MTLS_RUST_TRI" --tls-ca "$ca"
   step "mTLS: curl https with a certificate -> Rust provider, JSON form" tls_curl_json $MTLS_RUST_TRI \
     --cert "$TLS_DIR/client.pem" --key "$TLS_DIR/client.key"
   step "mTLS: Rust client without a certificate refused (dubbo://), logged" tls_refused rust_mtls_server 'TLS handshake failed.*client certificate' \

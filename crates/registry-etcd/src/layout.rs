@@ -67,6 +67,33 @@ pub(crate) fn metadata_key(root: &str, app: &str, revision: &str) -> String {
     format!("{}/metadata/{app}/{revision}", root.trim_end_matches('/'))
 }
 
+/// The interface a key under `{root}/` registers (`{root}/{encoded interface}/{category}/…`),
+/// if it is a registration: the metadata report's, the mapping's and the config centre's keys
+/// share the root and are not.
+pub(crate) fn registered_interface(root: &str, key: &str) -> Option<String> {
+    let rest = key
+        .strip_prefix(root.trim_end_matches('/'))?
+        .strip_prefix('/')?;
+    let mut parts = rest.split('/');
+    let interface = parts.next()?;
+    let category = parts.next()?;
+    if matches!(interface, "metadata" | "mapping" | "config")
+        || !matches!(
+            category,
+            "providers" | "consumers" | "configurators" | "routers"
+        )
+    {
+        return None;
+    }
+    Some(dubbo_url::decode(interface).unwrap_or_else(|_| interface.to_owned()))
+}
+
+/// `{root}/metadata/{interface}/{version}/{group}/{side}/{app}`: where a service definition is
+/// kept, the ZooKeeper report's path (Java's `MetadataIdentifier` path key under the root).
+pub(crate) fn definition_key(root: &str, id: &dubbo_registry::DefinitionId) -> String {
+    format!("{}/{}", root.trim_end_matches('/'), id.path_key())
+}
+
 /// The direct child of `parent` that `key` names, if it is one (one segment, no deeper
 /// path), as Java's `getChildren` filters prefix reads.
 pub(crate) fn child<'a>(parent: &str, key: &'a str) -> Option<&'a str> {
@@ -111,6 +138,36 @@ mod tests {
 
     fn root_of(s: &str) -> String {
         root(&Url::parse(s).unwrap())
+    }
+
+    #[test]
+    fn registrations_name_their_interface() {
+        let key = "/dubbo/org.a.B/providers/dubbo%3A%2F%2F1.2.3.4%3A20880%2Forg.a.B";
+        assert_eq!(
+            registered_interface("/dubbo", key).as_deref(),
+            Some("org.a.B")
+        );
+        assert_eq!(
+            registered_interface("/dubbo", "/dubbo/org.a.B").as_deref(),
+            None
+        );
+        assert_eq!(
+            registered_interface("/dubbo", "/dubbo/metadata/org.a.B/providers/x"),
+            None
+        );
+        assert_eq!(
+            registered_interface("/dubbo", "/dubbo/config/dubbo/k"),
+            None
+        );
+        assert_eq!(
+            registered_interface("/dubbo", "/other/org.a.B/providers/x"),
+            None
+        );
+        let id = dubbo_registry::DefinitionId::provider("org.a.B", "1.0.0", "", "app");
+        assert_eq!(
+            definition_key("/dubbo", &id),
+            "/dubbo/metadata/org.a.B/1.0.0/provider/app"
+        );
     }
 
     #[test]

@@ -10,7 +10,7 @@ use dubbo_url::Url;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
 use crate::client::{EtcdClient, PutGuard};
-use crate::layout::{category_path, child, java_hash, root, url_key};
+use crate::layout::{category_path, child, java_hash, registered_interface, root, url_key};
 use crate::matching::is_match;
 use crate::session::{EntryValue, Session};
 use crate::watch::{prefix_end, spawn_watch, Delivery, Snapshot};
@@ -175,6 +175,26 @@ impl Registry for EtcdRegistry {
                 token.cancel();
             }
             Ok(())
+        })
+    }
+
+    fn services(&self) -> BoxFuture<'_, Result<Vec<String>, RegistryError>> {
+        Box::pin(async move {
+            self.check_open()?;
+            let prefix = format!("{}/", self.root.trim_end_matches('/'));
+            let (kvs, _) = self
+                .client
+                .range(prefix.as_bytes(), &prefix_end(prefix.as_bytes()))
+                .await
+                .map_err(|s| self.client.error(&format!("read {prefix}"), &s))?;
+            let mut services: Vec<String> = kvs
+                .iter()
+                .filter_map(|kv| std::str::from_utf8(&kv.key).ok())
+                .filter_map(|key| registered_interface(&self.root, key))
+                .collect();
+            services.sort();
+            services.dedup();
+            Ok(services)
         })
     }
 

@@ -6,12 +6,12 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use dubbo_core::BoxFuture;
-use dubbo_registry::{MappingListener, MetadataInfo, MetadataReport, RegistryError};
+use dubbo_registry::{DefinitionId, MappingListener, MetadataInfo, MetadataReport, RegistryError};
 use dubbo_url::Url;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
 use crate::client::{EtcdClient, PutGuard};
-use crate::layout::{mapping_key, metadata_key, root};
+use crate::layout::{definition_key, mapping_key, metadata_key, root};
 use crate::watch::{spawn_watch, Delivery, Snapshot};
 
 /// How many times a mapping update re-reads and retries after losing a compare-and-set.
@@ -221,6 +221,38 @@ impl MetadataReport for EtcdMetadataReport {
                 token.cancel();
             }
             Ok(())
+        })
+    }
+
+    fn store_definition(
+        &self,
+        id: &DefinitionId,
+        json: &str,
+    ) -> BoxFuture<'_, Result<(), RegistryError>> {
+        // A plain key with no lease, as Java's etcd report stores provider metadata: it outlives
+        // the provider, as the ZooKeeper report's persistent node does.
+        let key = definition_key(&self.root, id);
+        let value = json.as_bytes().to_vec();
+        Box::pin(async move {
+            self.client
+                .put(&key, value, 0)
+                .await
+                .map_err(|s| self.client.error(&format!("put {key}"), &s))
+        })
+    }
+
+    fn definition(
+        &self,
+        id: &DefinitionId,
+    ) -> BoxFuture<'_, Result<Option<String>, RegistryError>> {
+        let key = definition_key(&self.root, id);
+        Box::pin(async move {
+            let kv = self
+                .client
+                .get(&key)
+                .await
+                .map_err(|s| self.client.error(&format!("read {key}"), &s))?;
+            Ok(kv.map(|kv| String::from_utf8_lossy(&kv.value).into_owned()))
         })
     }
 }

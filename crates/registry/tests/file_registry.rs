@@ -220,6 +220,53 @@ async fn instances_are_watched_and_rewrites_are_seen() {
     consumer_side.unwatch("demo", &l).await.unwrap();
 }
 
+/// `dubbo ls` lists a file registry's interfaces; `describe` reads the definitions its report
+/// keeps beside the application metadata.
+#[tokio::test]
+async fn interfaces_are_listed_and_definitions_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = FileRegistry::open(&reg_url(dir.path())).unwrap();
+    assert!(registry.services().await.unwrap().is_empty());
+    registry.register(&provider(20880)).await.unwrap();
+    let other = Url::parse(
+        "tri://127.0.0.1:50051/org.demo.Other?interface=org.demo.Other&side=provider&application=demo",
+    )
+    .unwrap();
+    registry.register(&other).await.unwrap();
+    let report = FileMetadataReport::open(&reg_url(dir.path())).unwrap();
+    let mut meta = MetadataInfo::new("demo");
+    meta.add_service(ServiceInfo::from_url(&provider(20880)));
+    report.publish_app_metadata(&meta).await.unwrap();
+    report.register_mapping(IFACE, "demo").await.unwrap();
+    // The mapping and the metadata share the tree and are not interfaces.
+    assert_eq!(
+        registry.services().await.unwrap(),
+        ["org.demo.Greeter", "org.demo.Other"]
+    );
+
+    let id = dubbo_registry::DefinitionId::provider(IFACE, "1.0.0", "", "demo");
+    assert!(report.definition(&id).await.unwrap().is_none());
+    report
+        .store_definition(&id, r#"{"canonicalName":"org.demo.Greeter"}"#)
+        .await
+        .unwrap();
+    assert_eq!(
+        report.definition(&id).await.unwrap().as_deref(),
+        Some(r#"{"canonicalName":"org.demo.Greeter"}"#)
+    );
+    assert!(dir
+        .path()
+        .join("dubbo/metadata/org.demo.Greeter/1.0.0/provider/demo")
+        .is_file());
+    // Java's application metadata of the same report is still read.
+    assert!(report
+        .app_metadata("demo", &meta.revision)
+        .await
+        .unwrap()
+        .is_some());
+    registry.destroy().await;
+}
+
 #[tokio::test]
 async fn metadata_and_mapping_with_concurrent_writers() {
     let dir = tempfile::tempdir().unwrap();

@@ -51,20 +51,29 @@ fn run(parsed: cli::Parsed) -> Result<Outcome, CliError> {
         .build()
         .map_err(|e| CliError::io("tokio runtime", &e))?;
     let format = parsed.format;
+    let tls = parsed.tls.checked()?;
     runtime.block_on(async move {
         let ext = dubbo_cli::centre::extensions();
         match parsed.command {
             Command::Ls {
                 source: Where::Registry(registry),
                 what,
+                ..
             } => {
                 let url = connect::registry_url(&registry)?;
                 ls::run(&ext, &url, what, format).await?;
             }
             Command::Ls {
                 source: Where::Url(target),
+                app,
                 ..
-            } => ls::run_reflection(&target, format).await?,
+            } => {
+                if target.starts_with("dubbo://") {
+                    ls::run_exported(&target, app.as_deref(), &tls, format).await?
+                } else {
+                    ls::run_reflection_with(&target, &tls, format).await?
+                }
+            }
             Command::Describe {
                 source: Where::Registry(registry),
                 wanted,
@@ -75,8 +84,8 @@ fn run(parsed: cli::Parsed) -> Result<Outcome, CliError> {
             Command::Describe {
                 source: Where::Url(target),
                 wanted,
-            } => describe::run_reflection(&target, &wanted.service, format).await?,
-            Command::Call(request) => call::run(&ext, &request, format).await?,
+            } => describe::run_reflection_with(&target, &wanted.service, &tls, format).await?,
+            Command::Call(request) => call::run_with(&ext, &request, &tls, format).await?,
             Command::Rules {
                 center,
                 key,

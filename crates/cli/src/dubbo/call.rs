@@ -13,7 +13,9 @@ use serde_json::json;
 
 use crate::dubbo::connect;
 use crate::dubbo::describe::{self, Wanted};
+use crate::dubbo::idl::{self, IdlAnswer};
 use crate::dubbo::output::{self, Format};
+use crate::dubbo::tls::TlsFlags;
 use crate::dubbo::CliError;
 
 /// One `dubbo call`.
@@ -119,8 +121,23 @@ async fn parameter_types(
     Ok(args.iter().map(|a| inferred_type(a).to_owned()).collect())
 }
 
-/// Runs `dubbo call`.
+/// Runs `dubbo call`, dialling plaintext.
 pub async fn run(ext: &Extensions, request: &CallRequest, format: Format) -> Result<(), CliError> {
+    run_with(ext, request, &TlsFlags::default(), format).await
+}
+
+/// Runs `dubbo call`, dialling with `tls`: an IDL method of a tri:// target that reflection
+/// describes is called with protobuf JSON; anything else generically.
+pub async fn run_with(
+    ext: &Extensions,
+    request: &CallRequest,
+    tls: &TlsFlags,
+    format: Format,
+) -> Result<(), CliError> {
+    if let Some(method) = idl::method_of(request, tls).await? {
+        let answer = idl::call(request, &method, tls).await?;
+        return print_idl(request, &answer, format);
+    }
     let args = parse_args(&request.args)?;
     let types = parameter_types(ext, request, &args).await?;
     let mut builder = Application::builder("dubbo-cli");
@@ -137,6 +154,9 @@ pub async fn run(ext: &Extensions, request: &CallRequest, format: Format) -> Res
     }
     if let Some(g) = &request.group {
         options = options.group(g.clone());
+    }
+    if let Some(ssl) = tls.ssl() {
+        builder = builder.ssl(ssl);
     }
     let app = builder.build()?;
     let outcome = call(&app, options, request, &types, &args).await;
@@ -161,6 +181,32 @@ pub async fn run(ext: &Extensions, request: &CallRequest, format: Format) -> Res
                 request.service,
                 request.method,
                 types.join(", ")
+            );
+            Ok(())
+        }
+    }
+}
+
+/// Prints what an IDL call answered, as the generic form prints its result.
+fn print_idl(request: &CallRequest, answer: &IdlAnswer, format: Format) -> Result<(), CliError> {
+    let elapsed_ms = answer.elapsed.as_secs_f64() * 1000.0;
+    match format {
+        Format::Json => output::print_json(&json!({
+            "service": request.service,
+            "method": request.method,
+            "parameterTypes": [answer.input],
+            "returnType": answer.output,
+            "streaming": answer.streaming,
+            "result": answer.result,
+            "elapsedMs": elapsed_ms,
+        })),
+        Format::Table => {
+            let text = serde_json::to_string_pretty(&answer.result)
+                .map_err(|e| CliError::io("JSON output", &e))?;
+            output::print(&format!("{text}\n"))?;
+            eprintln!(
+                "dubbo: {}.{}({}) -> {} ({}) took {elapsed_ms:.1} ms",
+                request.service, request.method, answer.input, answer.output, answer.streaming
             );
             Ok(())
         }

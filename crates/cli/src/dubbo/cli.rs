@@ -12,6 +12,7 @@ use crate::dubbo::describe::Wanted;
 use crate::dubbo::ls::What;
 use crate::dubbo::output::Format;
 use crate::dubbo::rules::{parse_kind, RuleAction, RuleKey};
+use crate::dubbo::tls::TlsFlags;
 
 /// One parsed `dubbo` command.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,6 +23,8 @@ pub enum Command {
         source: Where,
         /// What to list.
         what: What,
+        /// `--app`: the provider's application, for `--url dubbo://…`.
+        app: Option<String>,
     },
     /// `dubbo describe`.
     Describe {
@@ -52,7 +55,8 @@ pub enum Command {
 pub enum Where {
     /// `--registry URL`: the registry and its metadata report.
     Registry(String),
-    /// `--url tri://HOST:PORT`: the server's gRPC reflection.
+    /// `--url tri://HOST:PORT`: the server's gRPC reflection; `--url dubbo://HOST:PORT` (`ls`
+    /// only): the provider's MetadataService.
     Url(String),
 }
 
@@ -63,6 +67,41 @@ pub struct Parsed {
     pub command: Command,
     /// `-o table|json`.
     pub format: Format,
+    /// `--tls-ca`, `--tls-cert`, `--tls-key` of `ls`, `describe` and `call`: how providers are
+    /// dialled.
+    pub tls: TlsFlags,
+}
+
+/// `--tls-ca FILE [--tls-cert FILE --tls-key FILE]`, as the interop programs take them.
+fn tls_args() -> Vec<Arg> {
+    vec![
+        Arg::new("tls-ca")
+            .long("tls-ca")
+            .value_name("FILE")
+            .value_parser(clap::value_parser!(PathBuf))
+            .help("Dial providers with TLS, trusting the CA certificates of FILE (PEM)"),
+        Arg::new("tls-cert")
+            .long("tls-cert")
+            .value_name("FILE")
+            .value_parser(clap::value_parser!(PathBuf))
+            .requires_all(["tls-ca", "tls-key"])
+            .help("With --tls-ca and --tls-key: present this certificate (mutual TLS)"),
+        Arg::new("tls-key")
+            .long("tls-key")
+            .value_name("FILE")
+            .value_parser(clap::value_parser!(PathBuf))
+            .requires("tls-cert")
+            .help("The private key of --tls-cert (PEM)"),
+    ]
+}
+
+fn tls_flags(m: &ArgMatches) -> TlsFlags {
+    let path = |id: &str| m.get_one::<PathBuf>(id).cloned();
+    TlsFlags {
+        ca: path("tls-ca"),
+        cert: path("tls-cert"),
+        key: path("tls-key"),
+    }
 }
 
 fn registry_arg() -> Arg {
@@ -79,7 +118,9 @@ fn url_arg() -> Arg {
     Arg::new("url")
         .long("url")
         .value_name("tri://HOST:PORT")
-        .help("A Triple server, read through its gRPC reflection")
+        .help(
+        "A Triple server, read through its gRPC reflection (ls: also dubbo://HOST:PORT with --app)",
+    )
 }
 
 fn source(m: &ArgMatches) -> Where {
@@ -146,6 +187,14 @@ pub fn command() -> ClapCommand {
                 .about("List the services, applications or instances of a registry, or a tri:// server's services")
                 .arg(registry_arg())
                 .arg(url_arg())
+                .args(tls_args())
+                .arg(
+                    Arg::new("app")
+                        .long("app")
+                        .value_name("APP")
+                        .requires("url")
+                        .help("With --url dubbo://…: the provider's application (its MetadataService's group)"),
+                )
                 .arg(
                     Arg::new("what")
                         .value_name("WHAT")
@@ -159,6 +208,7 @@ pub fn command() -> ClapCommand {
                 .about("Show a service's methods and types: its published definition, or gRPC reflection")
                 .arg(registry_arg())
                 .arg(url_arg())
+                .args(tls_args())
                 .arg(Arg::new("service").value_name("SERVICE").required(true))
                 .arg(Arg::new("version").long("version").value_name("V"))
                 .arg(Arg::new("group").long("group").value_name("G"))
@@ -171,7 +221,8 @@ pub fn command() -> ClapCommand {
         )
         .subcommand(
             ClapCommand::new("call")
-                .about("Call a method with JSON arguments (generic invocation)")
+                .about("Call a method with JSON arguments (generic invocation, or protobuf JSON through reflection)")
+                .args(tls_args())
                 .arg(
                     Arg::new("target")
                         .value_name("TARGET")
@@ -278,6 +329,11 @@ where
     let format = text(&matches, "output")
         .and_then(|f| Format::parse(&f))
         .unwrap_or(Format::Table);
+    let tls = matches
+        .subcommand()
+        .filter(|(name, _)| matches!(*name, "ls" | "describe" | "call"))
+        .map(|(_, m)| tls_flags(m))
+        .unwrap_or_default();
     let mut cmd = command();
     let usage = |cmd: &mut ClapCommand, message: String| {
         cmd.error(clap::error::ErrorKind::InvalidValue, message)
@@ -288,6 +344,7 @@ where
             what: text(m, "what")
                 .and_then(|w| What::parse(&w))
                 .unwrap_or(What::Services),
+            app: text(m, "app"),
         },
         Some(("describe", m)) => Command::Describe {
             source: source(m),
@@ -366,7 +423,11 @@ where
         },
         _ => return Err(usage(&mut cmd, "expected a command".into())),
     };
-    Ok(Parsed { command, format })
+    Ok(Parsed {
+        command,
+        format,
+        tls,
+    })
 }
 
 #[cfg(test)]
@@ -401,6 +462,14 @@ mod tests {
         );
         assert_eq!(c.attachments, [("k".to_owned(), "v".to_owned())]);
         assert_eq!(c.version.as_deref(), Some("1.0.0"));
+        assert_eq!(p.tls, TlsFlags::default());
+        let p = parsed(
+            "dubbo describe S --url tri://h:1 --tls-ca ca.pem --tls-cert c.pem --tls-key k.pem",
+        )
+        .unwrap();
+        assert_eq!(p.tls.ca.as_deref(), Some(std::path::Path::new("ca.pem")));
+        assert_eq!(p.tls.cert.as_deref(), Some(std::path::Path::new("c.pem")));
+        assert_eq!(p.tls.key.as_deref(), Some(std::path::Path::new("k.pem")));
         let p = parsed("dubbo rules set --registry z://h:1 --app demo --kind override -f /tmp/r")
             .unwrap();
         assert_eq!(
@@ -434,6 +503,9 @@ mod tests {
         assert!(parsed("dubbo rules get --registry z://h:1").is_err());
         assert!(parsed("dubbo rules get --registry z://h:1 --app a").is_err());
         assert!(parsed("dubbo ls -r z://h:1 -o yaml").is_err());
+        assert!(parsed("dubbo call tri://h:1 a.b --tls-cert c.pem --tls-key k.pem").is_err());
+        assert!(parsed("dubbo call tri://h:1 a.b --tls-ca ca.pem --tls-cert c.pem").is_err());
+        assert!(parsed("dubbo call tri://h:1 a.b --tls-ca ca.pem --tls-key k.pem").is_err());
         command().debug_assert();
     }
 }

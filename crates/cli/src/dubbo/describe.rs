@@ -11,6 +11,7 @@ use serde_json::json;
 use crate::dubbo::connect;
 use crate::dubbo::ls::providers;
 use crate::dubbo::output::{self, Format, Table};
+use crate::dubbo::tls::TlsFlags;
 use crate::dubbo::CliError;
 
 /// Which service to describe.
@@ -164,39 +165,20 @@ pub async fn run(
     }
 }
 
-/// Runs `dubbo describe SERVICE --url tri://…`: the methods gRPC reflection describes.
+/// Runs `dubbo describe SERVICE --url tri://…`: the methods and messages gRPC reflection
+/// describes (plaintext).
 pub async fn run_reflection(target: &str, service: &str, format: Format) -> Result<(), CliError> {
-    let methods = crate::dubbo::reflection::methods(target, service).await?;
-    match format {
-        Format::Json => output::print_json(&json!({
-            "service": service,
-            "methods": methods.iter().map(|m| json!({
-                "name": m.name,
-                "input": m.input,
-                "output": m.output,
-                "clientStreaming": m.client_streaming,
-                "serverStreaming": m.server_streaming,
-            })).collect::<Vec<_>>()
-        })),
-        Format::Table => {
-            let mut t = Table::new(&["METHOD", "REQUEST", "RESPONSE", "STREAMING"]);
-            for m in methods {
-                let streaming = match (m.client_streaming, m.server_streaming) {
-                    (false, false) => "unary",
-                    (false, true) => "server",
-                    (true, false) => "client",
-                    (true, true) => "bidi",
-                };
-                t.row(vec![
-                    m.name,
-                    m.input.trim_start_matches('.').to_owned(),
-                    m.output.trim_start_matches('.').to_owned(),
-                    streaming.to_owned(),
-                ]);
-            }
-            output::print(&format!("{service}\n\n{}", t.render()))
-        }
-    }
+    run_reflection_with(target, service, &TlsFlags::default(), format).await
+}
+
+/// Runs `dubbo describe SERVICE --url tri://…`, dialling with `tls`.
+pub async fn run_reflection_with(
+    target: &str,
+    service: &str,
+    tls: &TlsFlags,
+    format: Format,
+) -> Result<(), CliError> {
+    crate::dubbo::schema::run(target, service, tls, format).await
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 use dubbo_config_center::ConfigCenterError;
 use dubbo_registry::RegistryError;
 use dubbo_rs::core::RpcError;
+use dubbo_rs::tls::TlsError;
 use dubbo_rs::DubboError;
 
 /// A failed `dubbo` command.
@@ -20,6 +21,9 @@ pub enum CliError {
     /// The call failed: a framework error, or the provider's business exception.
     #[error(transparent)]
     Rpc(#[from] RpcError),
+    /// The TLS flags' files could not be loaded (`--tls-ca`, `--tls-cert`, `--tls-key`).
+    #[error(transparent)]
+    Tls(#[from] TlsError),
     /// An argument does not make sense (a target, a JSON text, `K=V`).
     #[error("{what}: {reason}")]
     BadArgument {
@@ -49,6 +53,7 @@ impl CliError {
             CliError::ConfigCenter(e) => e.code(),
             CliError::Dubbo(e) => e.code(),
             CliError::Rpc(e) => e.code().map_or("BUSINESS_EXCEPTION", |c| c.as_str()),
+            CliError::Tls(e) => e.code(),
             CliError::BadArgument { .. } => "CLI_BAD_ARGUMENT",
             CliError::NotFound(_) => "CLI_NOT_FOUND",
             CliError::Io { .. } => "CLI_IO",

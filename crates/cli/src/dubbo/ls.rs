@@ -7,6 +7,7 @@ use serde_json::json;
 
 use crate::dubbo::connect;
 use crate::dubbo::output::{self, Format, Table};
+use crate::dubbo::tls::TlsFlags;
 use crate::dubbo::CliError;
 
 /// What `ls` lists.
@@ -52,7 +53,8 @@ pub struct ProviderRow {
 }
 
 impl ProviderRow {
-    fn from_url(url: Url) -> Self {
+    /// The row of a registered (or exported) URL.
+    pub fn from_url(url: Url) -> Self {
         let text = |v: Option<&str>| v.unwrap_or_default().to_owned();
         Self {
             service: text(url.service_interface()),
@@ -127,9 +129,76 @@ fn endpoints(instance: &ServiceInstance) -> String {
     endpoints.join(",")
 }
 
+/// Prints provider rows: a table, or `{"services": [...]}` with each whole URL.
+pub fn print_providers(rows: Vec<ProviderRow>, format: Format) -> Result<(), CliError> {
+    match format {
+        Format::Json => output::print_json(&json!({
+            "services": rows.iter().map(|r| json!({
+                "service": r.service,
+                "version": r.version,
+                "group": r.group,
+                "application": r.application,
+                "protocol": r.protocol,
+                "address": r.address,
+                "url": r.url.to_full_string(),
+            })).collect::<Vec<_>>()
+        })),
+        Format::Table => {
+            let mut t = Table::new(&[
+                "SERVICE",
+                "VERSION",
+                "GROUP",
+                "APPLICATION",
+                "PROTOCOL",
+                "ADDRESS",
+            ]);
+            for r in rows {
+                t.row(vec![
+                    r.service,
+                    r.version,
+                    r.group,
+                    r.application,
+                    r.protocol,
+                    r.address,
+                ]);
+            }
+            output::print(&t.render())
+        }
+    }
+}
+
+/// Runs `dubbo ls --url dubbo://HOST:PORT --app APP`: what the provider's MetadataService
+/// says it exports.
+pub async fn run_exported(
+    target: &str,
+    app: Option<&str>,
+    tls: &TlsFlags,
+    format: Format,
+) -> Result<(), CliError> {
+    let Some(app) = app else {
+        return Err(CliError::bad(
+            "--app",
+            "a dubbo:// provider is asked through its MetadataService, whose group is the provider's application name: give --app",
+        ));
+    };
+    print_providers(
+        crate::dubbo::exported::exported(target, app, tls).await?,
+        format,
+    )
+}
+
 /// Runs `dubbo ls --url tri://…`: the services the server's gRPC reflection lists.
 pub async fn run_reflection(target: &str, format: Format) -> Result<(), CliError> {
-    let services = crate::dubbo::reflection::services(target).await?;
+    run_reflection_with(target, &TlsFlags::default(), format).await
+}
+
+/// Runs `dubbo ls --url tri://…`, dialling with `tls`.
+pub async fn run_reflection_with(
+    target: &str,
+    tls: &TlsFlags,
+    format: Format,
+) -> Result<(), CliError> {
+    let services = crate::dubbo::reflection::services_with(target, tls).await?;
     match format {
         Format::Json => output::print_json(&json!({
             "services": services.iter().map(|s| json!({ "service": s })).collect::<Vec<_>>()
@@ -152,43 +221,7 @@ pub async fn run(
     format: Format,
 ) -> Result<(), CliError> {
     match what {
-        What::Services => {
-            let rows = providers(ext, registry_url).await?;
-            match format {
-                Format::Json => output::print_json(&json!({
-                    "services": rows.iter().map(|r| json!({
-                        "service": r.service,
-                        "version": r.version,
-                        "group": r.group,
-                        "application": r.application,
-                        "protocol": r.protocol,
-                        "address": r.address,
-                        "url": r.url.to_full_string(),
-                    })).collect::<Vec<_>>()
-                })),
-                Format::Table => {
-                    let mut t = Table::new(&[
-                        "SERVICE",
-                        "VERSION",
-                        "GROUP",
-                        "APPLICATION",
-                        "PROTOCOL",
-                        "ADDRESS",
-                    ]);
-                    for r in rows {
-                        t.row(vec![
-                            r.service,
-                            r.version,
-                            r.group,
-                            r.application,
-                            r.protocol,
-                            r.address,
-                        ]);
-                    }
-                    output::print(&t.render())
-                }
-            }
-        }
+        What::Services => print_providers(providers(ext, registry_url).await?, format),
         What::Apps => {
             let apps = instances(ext, registry_url).await?;
             match format {

@@ -6,6 +6,7 @@
 //! {root}/services/{encoded app}/{host:port}                         Curator JSON per instance
 //! {root}/dubbo/mapping/{encoded interface}                          "app1,app2"
 //! {root}/dubbo/metadata/{encoded app}/{revision}                    MetadataInfo JSON
+//! {root}/dubbo/metadata/{encoded interface}/{version}/{group}/{side}/{app}  service definition
 //! {root}/dubbo/config/{encoded group}/{encoded key}                 config centre value
 //! {root}/.owners/{owner}.lock, {owner}.manifest                     liveness (see owner.rs)
 //! ```
@@ -104,6 +105,16 @@ impl Layout {
             .join("config")
             .join(encode(group))
             .join(format!(".{}.lock", encode(key)))
+    }
+
+    /// `{root}/dubbo`: the interfaces' directories, beside `mapping`, `metadata` and `config`.
+    pub(crate) fn interfaces_dir(&self) -> PathBuf {
+        self.root.join("dubbo")
+    }
+
+    /// Where a service definition is kept: the ZooKeeper report's path under `{root}/dubbo`.
+    pub(crate) fn definition_file(&self, id: &crate::DefinitionId) -> PathBuf {
+        self.root.join("dubbo").join(id.path_key())
     }
 
     pub(crate) fn metadata_file(&self, app: &str, revision: &str) -> PathBuf {

@@ -386,6 +386,32 @@ impl Inner {
     }
 }
 
+/// The interfaces with a directory of registrations (one of the categories' directories) under
+/// `{root}/dubbo`; the mapping, metadata and config directories share it and are left out.
+fn interfaces(layout: &Layout) -> Result<Vec<String>, RegistryError> {
+    let dir = layout.interfaces_dir();
+    let entries = match std::fs::read_dir(&dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(RegistryError::io(&dir, &e)),
+    };
+    let mut out = Vec::new();
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if matches!(name.as_str(), "mapping" | "metadata" | "config") || name.starts_with('.') {
+            continue;
+        }
+        let registered = ["providers", "consumers", "configurators", "routers"]
+            .iter()
+            .any(|c| entry.path().join(c).is_dir());
+        if registered {
+            out.push(dubbo_url::decode(&name).unwrap_or(name));
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
 impl Registry for FileRegistry {
     fn url(&self) -> &Url {
         &self.inner.url
@@ -417,6 +443,14 @@ impl Registry for FileRegistry {
     ) -> BoxFuture<'_, Result<(), RegistryError>> {
         self.inner.unsubscribe(consumer, listener);
         Box::pin(async { Ok(()) })
+    }
+
+    fn services(&self) -> BoxFuture<'_, Result<Vec<String>, RegistryError>> {
+        let r = self
+            .inner
+            .check_open()
+            .and_then(|_| interfaces(&self.inner.layout));
+        Box::pin(async move { r })
     }
 
     fn lookup(&self, consumer: &Url) -> BoxFuture<'_, Result<Vec<Url>, RegistryError>> {

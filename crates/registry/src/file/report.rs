@@ -15,6 +15,7 @@ use tokio_util::sync::CancellationToken;
 use super::layout::{poll_period, Layout};
 use super::poller;
 use crate::atomic_file::{inode, try_lock, write_atomic};
+use crate::definition_id::DefinitionId;
 use crate::error::RegistryError;
 use crate::metadata_info::MetadataInfo;
 use crate::report::{MappingListener, MetadataReport};
@@ -167,6 +168,29 @@ impl MetadataReport for FileMetadataReport {
         let path = self.inner.layout.metadata_file(app, revision);
         let r = match std::fs::read(&path) {
             Ok(data) => MetadataInfo::from_json(&path.display().to_string(), &data).map(Some),
+            Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(RegistryError::io(&path, &e)),
+        };
+        Box::pin(async move { r })
+    }
+
+    fn store_definition(
+        &self,
+        id: &DefinitionId,
+        json: &str,
+    ) -> BoxFuture<'_, Result<(), RegistryError>> {
+        let path = self.inner.layout.definition_file(id);
+        let r = write_atomic(&path, json.as_bytes()).map(|_| ());
+        Box::pin(async move { r })
+    }
+
+    fn definition(
+        &self,
+        id: &DefinitionId,
+    ) -> BoxFuture<'_, Result<Option<String>, RegistryError>> {
+        let path = self.inner.layout.definition_file(id);
+        let r = match std::fs::read(&path) {
+            Ok(data) => Ok(Some(String::from_utf8_lossy(&data).into_owned())),
             Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
             Err(e) => Err(RegistryError::io(&path, &e)),
         };
