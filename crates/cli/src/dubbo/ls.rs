@@ -52,7 +52,8 @@ pub struct ProviderRow {
 }
 
 impl ProviderRow {
-    fn from_url(url: Url) -> Self {
+    /// The row of one registered provider URL.
+    pub fn from_url(url: Url) -> Self {
         let text = |v: Option<&str>| v.unwrap_or_default().to_owned();
         Self {
             service: text(url.service_interface()),
