@@ -98,22 +98,16 @@ pub fn services(catalog: &Catalog) -> Vec<ServiceSummary> {
     by_key.into_values().collect()
 }
 
-/// `GET /api/v1/service`: services whose name (`pattern=service`, the default), application
-/// (`application`) or provider address (`ip`) contains `filter`.
-pub async fn search_services(
-    State(state): State<Arc<AdminState>>,
-    headers: HeaderMap,
-    Query(q): Query<Search>,
-) -> Result<Json<Page<ServiceSummary>>, AdminError> {
-    session(&state, &headers)?;
-    let catalog = state.catalog().await?;
-    let pattern = q.pattern.as_deref().unwrap_or("service");
-    let wanted: Vec<ServiceSummary> = match pattern {
-        "service" => services(&catalog)
+/// The services whose name (`pattern=service`, the default), application (`application`) or
+/// provider address (`ip`) contains the search's `filter`.
+pub fn find_services(catalog: &Catalog, q: &Search) -> Result<Vec<ServiceSummary>, AdminError> {
+    let all = services(catalog);
+    Ok(match q.pattern.as_deref().unwrap_or("service") {
+        "service" => all
             .into_iter()
             .filter(|s| q.matches(&s.service_key))
             .collect(),
-        "application" => services(&catalog)
+        "application" => all
             .into_iter()
             .filter(|s| s.applications.iter().any(|a| q.matches(a)))
             .collect(),
@@ -124,8 +118,7 @@ pub async fn search_services(
                 .filter(|p| q.matches(&p.address))
                 .map(ProviderEntry::service_key)
                 .collect();
-            services(&catalog)
-                .into_iter()
+            all.into_iter()
                 .filter(|s| keys.contains(&s.service_key))
                 .collect()
         }
@@ -134,8 +127,18 @@ pub async fn search_services(
                 "pattern {other:?} is not service, application or ip"
             )))
         }
-    };
-    Ok(Json(Page::of(wanted, q.page())))
+    })
+}
+
+/// `GET /api/v1/service`: a page of [`find_services`].
+pub async fn search_services(
+    State(state): State<Arc<AdminState>>,
+    headers: HeaderMap,
+    Query(q): Query<Search>,
+) -> Result<Json<Page<ServiceSummary>>, AdminError> {
+    session(&state, &headers)?;
+    let catalog = state.catalog().await?;
+    Ok(Json(Page::of(find_services(&catalog, &q)?, q.page())))
 }
 
 /// The providers of `key` (`group/interface:version`), or a not-found error.

@@ -18,6 +18,9 @@ use crate::html::{escape, page, path_segment};
 use crate::session::Session;
 use crate::state::AdminState;
 
+/// How many services the search page lists at most.
+const SHOWN: usize = 500;
+
 /// The script, checked in.
 pub const SCRIPT: &str = include_str!("../assets/console.js");
 /// The style sheet, checked in.
@@ -37,9 +40,14 @@ pub async fn style() -> Response {
     ([(header::CONTENT_TYPE, "text/css; charset=utf-8")], STYLE).into_response()
 }
 
-/// The session, or the answer that sends the browser to the login page.
-fn logged_in(state: &AdminState, headers: &HeaderMap) -> Result<Session, Response> {
-    session(state, headers).map_err(|_| Redirect::to("/login").into_response())
+/// The session, if the request has a valid one.
+fn logged_in(state: &AdminState, headers: &HeaderMap) -> Option<Session> {
+    session(state, headers).ok()
+}
+
+/// The answer that sends the browser to the login page.
+fn to_login() -> Response {
+    Redirect::to("/login").into_response()
 }
 
 fn user(s: &Session) -> Option<(&str, &str)> {
@@ -72,9 +80,8 @@ pub async fn home(
     headers: HeaderMap,
     Query(q): Query<Search>,
 ) -> Response {
-    let s = match logged_in(&state, &headers) {
-        Ok(s) => s,
-        Err(r) => return r,
+    let Some(s) = logged_in(&state, &headers) else {
+        return to_login();
     };
     let catalog = match state.catalog().await {
         Ok(c) => c,
@@ -82,22 +89,13 @@ pub async fn home(
     };
     let filter = q.filter.clone().unwrap_or_default();
     let pattern = q.pattern.clone().unwrap_or_else(|| "service".into());
-    let services: Vec<_> = api_catalog::services(&catalog)
-        .into_iter()
-        .filter(|sv| {
-            let f = filter.to_lowercase();
-            f.is_empty()
-                || match pattern.as_str() {
-                    "application" => sv
-                        .applications
-                        .iter()
-                        .any(|a| a.to_lowercase().contains(&f)),
-                    _ => sv.service_key.to_lowercase().contains(&f),
-                }
-        })
-        .collect();
+    let services = match api_catalog::find_services(&catalog, &q) {
+        Ok(found) => found,
+        Err(e) => return error_page(&s, &e),
+    };
     let mut rows = String::new();
-    for sv in &services {
+    // A page of a browser holds a few hundred rows well; a narrower filter finds the rest.
+    for sv in services.iter().take(SHOWN) {
         rows.push_str(&format!(
             "<tr class=\"service-row\"><td><a href=\"/service/{}\">{}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             path_segment(&sv.service_key),
@@ -111,13 +109,19 @@ pub async fn home(
     let selected = |p: &str| if p == pattern { " selected" } else { "" };
     let body = format!(
         "<h1>Services</h1><form id=\"search\" method=\"get\" action=\"/\"><select name=\"pattern\" id=\"pattern\">\
-<option value=\"service\"{}>service</option><option value=\"application\"{}>application</option></select>\
+<option value=\"service\"{}>service</option><option value=\"application\"{}>application</option><option value=\"ip\"{}>ip</option></select>\
 <input name=\"filter\" id=\"filter\" value=\"{}\" placeholder=\"part of a name\"><button type=\"submit\" id=\"search-button\">Search</button></form>\
-<p id=\"count\">{} services</p><table id=\"services\"><tr><th>Service</th><th>Version</th><th>Group</th><th>Applications</th><th>Protocols</th></tr>{rows}</table>",
+<p id=\"count\">{} services{}</p><table id=\"services\"><tr><th>Service</th><th>Version</th><th>Group</th><th>Applications</th><th>Protocols</th></tr>{rows}</table>",
         selected("service"),
         selected("application"),
+        selected("ip"),
         escape(&filter),
-        services.len()
+        services.len(),
+        if services.len() > SHOWN {
+            format!(", the first {SHOWN} shown")
+        } else {
+            String::new()
+        }
     );
     Html(page("Services", user(&s), &body)).into_response()
 }
@@ -190,9 +194,8 @@ pub async fn service_page(
     headers: HeaderMap,
     Path(key): Path<String>,
 ) -> Response {
-    let s = match logged_in(&state, &headers) {
-        Ok(s) => s,
-        Err(r) => return r,
+    let Some(s) = logged_in(&state, &headers) else {
+        return to_login();
     };
     let catalog = match state.catalog().await {
         Ok(c) => c,
@@ -348,9 +351,8 @@ pub async fn rules_page(
     headers: HeaderMap,
     Query(q): Query<BTreeMap<String, String>>,
 ) -> Response {
-    let s = match logged_in(&state, &headers) {
-        Ok(s) => s,
-        Err(r) => return r,
+    let Some(s) = logged_in(&state, &headers) else {
+        return to_login();
     };
     let get = |k: &str| escape(q.get(k).map(String::as_str).unwrap_or_default());
     let body = format!(
@@ -382,9 +384,8 @@ pub async fn list_page(
     headers: HeaderMap,
     uri: axum::http::Uri,
 ) -> Response {
-    let s = match logged_in(&state, &headers) {
-        Ok(s) => s,
-        Err(r) => return r,
+    let Some(s) = logged_in(&state, &headers) else {
+        return to_login();
     };
     let what = if uri.path().starts_with("/applications") {
         "applications"
@@ -403,9 +404,8 @@ pub async fn detail_page(
     uri: axum::http::Uri,
     Path(name): Path<String>,
 ) -> Response {
-    let s = match logged_in(&state, &headers) {
-        Ok(s) => s,
-        Err(r) => return r,
+    let Some(s) = logged_in(&state, &headers) else {
+        return to_login();
     };
     let what = if uri.path().starts_with("/application/") {
         "application"
