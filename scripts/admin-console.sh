@@ -7,11 +7,11 @@
 # `bash scripts/test.sh --only admin` runs these steps. Screenshots go to $ADMIN_LOGS
 # (target/test-logs/admin unless set).
 
-ADM_JAVA_DUBBO=22996
-ADM_JAVA_TRI=12996
+ADM_JAVA_DUBBO=22984
+ADM_JAVA_TRI=12984
 ADM_JAVA_APP=admin-provider-java
-ADM_RUST_DUBBO=21996
-ADM_RUST_TRI=11996
+ADM_RUST_DUBBO=21984
+ADM_RUST_TRI=11984
 ADM_RUST_APP=admin-provider-rust
 ADM_IFACE=org.apache.dubbo.interop.InteropService
 ADM_KEY=$ADM_IFACE:1.0.0
@@ -54,6 +54,29 @@ qos-ports:
 YAML
   start_server admin "$TARGET_DIR/debug/dubbo-admin" --registry "$ZK_URL" --port "$ADM_PORT" \
     --config "$WORK/admin.yaml"
+}
+
+# With no user configured, the first start makes user admin a password, prints it once and
+# keeps its digest; that password logs in; the second start on the same data directory prints
+# none and the same password still logs in.
+admin_generated_password() {
+  local port pw code dir="$WORK/admin-generated"
+  port=$(free_port)
+  start_server admin_generated "$TARGET_DIR/debug/dubbo-admin" --registry "$ZK_URL" --port "$port" \
+    --data-dir "$dir" || return 1
+  pw=$(sed -n 's/.*user admin has the generated password \([0-9a-f]*\) .*/\1/p' "$WORK/admin_generated.err")
+  [ -n "$pw" ] || { echo "no generated password printed"; cat "$WORK/admin_generated.err"; return 1; }
+  stop_server admin_generated || return 1
+  start_server admin_generated "$TARGET_DIR/debug/dubbo-admin" --registry "$ZK_URL" --port "$port" \
+    --data-dir "$dir" || return 1
+  if grep -q "generated password" "$WORK/admin_generated.err"; then
+    echo "the password was printed again"; stop_server admin_generated; return 1
+  fi
+  code=$(curl -s -o /dev/null -w '%{http_code}' -H 'Content-Type: application/json' \
+    -d "{\"username\":\"admin\",\"password\":\"$pw\"}" "http://127.0.0.1:$port/api/v1/auth/login")
+  echo "generated password printed once; login after a restart: HTTP $code"
+  stop_server admin_generated || return 1
+  [ "$code" = 200 ] && ! grep -rq "$pw" "$dir"
 }
 
 # curl with the admin's session cookie jar $1, then curl's arguments.
@@ -187,10 +210,10 @@ sys.exit(0 if {"127.0.0.1:" + sys.argv[2], "127.0.0.1:" + sys.argv[3]} <= target
 }
 
 # A real Prometheus with http_sd_configs pointing at the admin: both instances' QoS addresses
-# become its targets and both are scraped; the Rust provider's is up and its sayHello counter
+# become its targets and both are scraped; the Rust provider's is up and its InteropService call counter
 # arrives. The Java 3.3 provider has no metrics backend on its classpath (no Micrometer), so its
-# QoS answers /metrics with a sentence, not Prometheus text: Prometheus reaches it and reports the
-# parse error, which is checked as such.
+# QoS answers /metrics with a sentence, not Prometheus text: Prometheus scrapes it (the step
+# checks a scrape was made) and reports it down with the parse error, which the step prints.
 admin_prometheus() {
   apt_install prometheus prometheus || return 1
   ADM_PROM_PORT=$(free_port)
@@ -213,7 +236,7 @@ YAML
   local i
   for i in $(seq 1 60); do
     curl -s "http://127.0.0.1:$ADM_PROM_PORT/api/v1/targets" >"$WORK/admin-prom-targets.json"
-    curl -s --get --data-urlencode "query=sum(dubbo_provider_requests_total{job=\"dubbo-admin-sd\",application_name=\"$ADM_RUST_APP\",method=\"sayHello\"})" \
+    curl -s --get --data-urlencode "query=sum(dubbo_provider_requests_total{job=\"dubbo-admin-sd\",application_name=\"$ADM_RUST_APP\",interface=\"org.apache.dubbo.interop.InteropService\"})" \
       "http://127.0.0.1:$ADM_PROM_PORT/api/v1/query" >"$WORK/admin-prom-query.json"
     python3 - "$WORK" "$ADM_JAVA_QOS" "$ADM_RUST_QOS" <<'PY' && return 0
 import json, sys
@@ -227,7 +250,7 @@ ok = (scraped(java) and scraped(rust) and rust["health"] == "up" and calls and f
       and java["labels"]["application"] == "admin-provider-java")
 if ok:
     print("targets from the admin:", sorted(targets))
-    print("Rust provider: up; sayHello calls scraped:", calls[0]["value"][1])
+    print("Rust provider: up; InteropService calls scraped:", calls[0]["value"][1])
     print("Java provider: scraped, health", java["health"], "-", java["lastError"] or "no error")
 sys.exit(0 if ok else 1)
 PY
@@ -250,6 +273,7 @@ admin_browser_setup() {
 # and see them return. Screenshots in $ADMIN_LOGS.
 admin_browser() {
   local pid out="$WORK/admin-load.out" rc
+  rm -f "$ADMIN_LOGS"/*.png
   mkdir -p "$ADMIN_LOGS"
   rust_client --registry "$ZK_URL" --app admin-load-consumer --load 100000000 --duration 90 --concurrency 2 \
     >"$out" 2>"$WORK/admin-load.err" &
@@ -269,6 +293,8 @@ admin_steps() {
   step "start ZooKeeper (admin)" zookeeper_up admin-zk
   step "start a Java 3.3 and a Rust provider with QoS ports, registering in ZooKeeper" admin_providers_up
   step "start dubbo-admin (scripts/admin.sh's binary) with users from a configuration file" admin_up
+  step "dubbo-admin without users: a generated admin password, printed once, logs in after a restart" \
+    admin_generated_password
   step "admin API: 401 without a session, wrong password refused, read-only user may not call" admin_login
   step "admin API: service search finds both providers' applications; instances with QoS addresses" admin_search
   step "admin API: methods of InteropService from the published definitions" admin_methods
