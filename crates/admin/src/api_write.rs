@@ -88,7 +88,7 @@ pub async fn invoke(
     let outcome = call::invoke(&state.ext, "dubbo-admin", &request).await;
     let details = json!({
         "service": req.service, "method": req.method, "version": req.version,
-        "group": req.group, "target": target,
+        "group": req.group, "target": target, "args": req.args,
         "error": outcome.as_ref().err().map(|e| e.to_string()),
     });
     state
