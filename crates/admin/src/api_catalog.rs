@@ -6,13 +6,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use axum::extract::{Path, Query, State};
-use axum::http::HeaderMap;
 use axum::Json;
 use dubbo_cli::dubbo::describe::{self, Wanted};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use crate::auth::session;
+use crate::auth::LoggedIn;
 use crate::catalog::{self, Catalog, InstanceEntry, ProviderEntry};
 use crate::error::AdminError;
 use crate::page::{Page, PageRequest};
@@ -133,10 +132,9 @@ pub fn find_services(catalog: &Catalog, q: &Search) -> Result<Vec<ServiceSummary
 /// `GET /api/v1/service`: a page of [`find_services`].
 pub async fn search_services(
     State(state): State<Arc<AdminState>>,
-    headers: HeaderMap,
+    _user: LoggedIn,
     Query(q): Query<Search>,
 ) -> Result<Json<Page<ServiceSummary>>, AdminError> {
-    session(&state, &headers)?;
     let catalog = state.catalog().await?;
     Ok(Json(Page::of(find_services(&catalog, &q)?, q.page())))
 }
@@ -182,10 +180,9 @@ pub async fn definitions(state: &AdminState, key: &str) -> Vec<Value> {
 /// `GET /api/v1/service/{key}`: providers, consumers and definitions of one service.
 pub async fn service_detail(
     State(state): State<Arc<AdminState>>,
-    headers: HeaderMap,
+    _user: LoggedIn,
     Path(key): Path<String>,
 ) -> Result<Json<Value>, AdminError> {
-    session(&state, &headers)?;
     let catalog = state.catalog().await?;
     let providers = providers_of(&catalog, &key)?;
     let (service, version, group) = catalog::split_service_key(&key);
@@ -233,10 +230,9 @@ pub async fn methods_of(state: &AdminState, key: &str) -> Vec<Value> {
 /// `GET /api/v1/service/{key}/methods`.
 pub async fn service_methods(
     State(state): State<Arc<AdminState>>,
-    headers: HeaderMap,
+    _user: LoggedIn,
     Path(key): Path<String>,
 ) -> Result<Json<Value>, AdminError> {
-    session(&state, &headers)?;
     let methods = methods_of(&state, &key).await;
     if methods.is_empty() {
         return Err(AdminError::NotFound(format!(
@@ -281,10 +277,9 @@ fn applications(catalog: &Catalog) -> Vec<AppSummary> {
 /// `GET /api/v1/applications`.
 pub async fn search_applications(
     State(state): State<Arc<AdminState>>,
-    headers: HeaderMap,
+    _user: LoggedIn,
     Query(q): Query<Search>,
 ) -> Result<Json<Page<AppSummary>>, AdminError> {
-    session(&state, &headers)?;
     let catalog = state.catalog().await?;
     let apps = applications(&catalog)
         .into_iter()
@@ -296,10 +291,9 @@ pub async fn search_applications(
 /// `GET /api/v1/application/{name}`: its instances and the services it provides.
 pub async fn application_detail(
     State(state): State<Arc<AdminState>>,
-    headers: HeaderMap,
+    _user: LoggedIn,
     Path(name): Path<String>,
 ) -> Result<Json<Value>, AdminError> {
-    session(&state, &headers)?;
     let catalog = state.catalog().await?;
     let instances: Vec<&InstanceEntry> = catalog
         .instances
@@ -324,10 +318,9 @@ pub async fn application_detail(
 /// `GET /api/v1/instances`: instances whose application or address contains `filter`.
 pub async fn search_instances(
     State(state): State<Arc<AdminState>>,
-    headers: HeaderMap,
+    _user: LoggedIn,
     Query(q): Query<Search>,
 ) -> Result<Json<Page<InstanceEntry>>, AdminError> {
-    session(&state, &headers)?;
     let catalog = state.catalog().await?;
     let found = catalog
         .instances
@@ -356,10 +349,9 @@ pub fn instance(catalog: &Catalog, id: &str) -> Result<InstanceEntry, AdminError
 /// `GET /api/v1/instance/{id}`.
 pub async fn instance_detail(
     State(state): State<Arc<AdminState>>,
-    headers: HeaderMap,
+    _user: LoggedIn,
     Path(id): Path<String>,
 ) -> Result<Json<Value>, AdminError> {
-    session(&state, &headers)?;
     let catalog = state.catalog().await?;
     let i = instance(&catalog, &id)?;
     let providers: Vec<&ProviderEntry> = catalog
@@ -378,10 +370,9 @@ pub async fn instance_detail(
 /// `GET /api/v1/instance/{id}/metrics`: the `dubbo_` samples of the instance's QoS `/metrics`.
 pub async fn instance_metrics(
     State(state): State<Arc<AdminState>>,
-    headers: HeaderMap,
+    _user: LoggedIn,
     Path(id): Path<String>,
 ) -> Result<Json<Value>, AdminError> {
-    session(&state, &headers)?;
     let catalog = state.catalog().await?;
     let i = instance(&catalog, &id)?;
     let text = crate::qos_metrics::fetch(&i.qos_address).await?;

@@ -3,8 +3,9 @@
 
 use std::sync::Arc;
 
-use axum::extract::State;
+use axum::extract::{FromRequestParts, State};
 use axum::http::header::{COOKIE, SET_COOKIE};
+use axum::http::request::Parts;
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -55,6 +56,21 @@ pub fn session(state: &AdminState, headers: &HeaderMap) -> Result<Session, Admin
         return Err(AdminError::Unauthenticated);
     }
     Ok(session)
+}
+
+/// A request with a valid session, as a handler's argument: the handler runs only for a
+/// logged-in user, others get 401.
+pub struct LoggedIn(pub Session);
+
+impl FromRequestParts<Arc<AdminState>> for LoggedIn {
+    type Rejection = AdminError;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &Arc<AdminState>,
+    ) -> Result<Self, Self::Rejection> {
+        session(state, &parts.headers).map(LoggedIn)
+    }
 }
 
 /// The session of the request, which must have the admin role to do `what`.
