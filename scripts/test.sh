@@ -5,7 +5,7 @@
 #
 #   bash scripts/test.sh            # everything
 #   bash scripts/test.sh --quick    # Rust suites only (no Java, no Python)
-#   bash scripts/test.sh --only registry|etcd|older_registry|older_java|metrics|tracing|governance|faults|grpc_tools|rest|auth|tls|cli|fastjson2   # one group of interop steps, for development
+#   bash scripts/test.sh --only registry|etcd|older_registry|older_java|metrics|tracing|governance|faults|grpc_tools|rest|auth|tls|cli|admin|fastjson2   # one group of interop steps, for development
 #
 # The full run builds the Java peers before `cargo test` and runs it with
 # DUBBO_RS_REQUIRE_PEERS=1, so a Rust test that needs Java (URL differential test, dubbo://
@@ -22,7 +22,7 @@ TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 QUICK=0
 ONLY=
 [ "${1:-}" = "--quick" ] && QUICK=1
-[ "${1:-}" = "--only" ] && ONLY=${2:?--only needs a group: registry, etcd, older_registry, older_java, metrics, tracing, governance, faults, grpc_tools, rest, auth, tls, cli or fastjson2}
+[ "${1:-}" = "--only" ] && ONLY=${2:?--only needs a group: registry, etcd, older_registry, older_java, metrics, tracing, governance, faults, grpc_tools, rest, auth, tls, cli, admin or fastjson2}
 
 # A fresh build gains nothing from incremental state, which would add gigabytes of disk per
 # crate; a developer's own `cargo test` keeps it.
@@ -1810,6 +1810,9 @@ source scripts/auth.sh
 source scripts/tls.sh
 # The `dubbo` command-line tool against ZooKeeper and Java and Rust providers (cli_steps).
 source scripts/cli.sh
+# The admin console and HTTP API against ZooKeeper, Java and Rust providers, Prometheus and a
+# headless Chromium driven by Selenium (admin_steps).
+source scripts/admin-console.sh
 
 grpc_tools_steps() {
   step "install grpcurl (Go module proxy)" install_grpcurl
@@ -1903,6 +1906,7 @@ if [ "$QUICK" -eq 0 ]; then
   rest_steps
   auth_steps
   cli_steps
+  admin_steps
 fi
 
 echo

@@ -73,6 +73,7 @@ pub use builder::ApplicationBuilder;
 pub use error::DubboError;
 pub use framework::{Framework, ProtocolFactory};
 pub use generic::GenericClient;
+pub use governance::validate_migration_rule;
 pub use lifecycle::ShutdownPhase;
 pub use listeners::ServiceListener;
 pub use module::{Module, Reference};

@@ -121,26 +121,42 @@ async fn parameter_types(
     Ok(args.iter().map(|a| inferred_type(a).to_owned()).collect())
 }
 
+/// What one generic call answered.
+#[derive(Debug, Clone)]
+pub struct CallAnswer {
+    /// The Java parameter types the call was made with.
+    pub parameter_types: Vec<String>,
+    /// The result, as JSON.
+    pub result: serde_json::Value,
+    /// How long the call took (without connecting).
+    pub elapsed: Duration,
+}
+
+/// Makes the generic call `request` describes, under an application named `app_name`, dialling
+/// plaintext, and answers its result: what `dubbo call` prints and the admin console shows.
+pub async fn invoke(
+    ext: &Extensions,
+    app_name: &str,
+    request: &CallRequest,
+) -> Result<CallAnswer, CliError> {
+    invoke_with(ext, app_name, request, &TlsFlags::default()).await
+}
+
 /// Runs `dubbo call`, dialling plaintext.
 pub async fn run(ext: &Extensions, request: &CallRequest, format: Format) -> Result<(), CliError> {
     run_with(ext, request, &TlsFlags::default(), format).await
 }
 
-/// Runs `dubbo call`, dialling with `tls`: an IDL method of a tri:// target that reflection
-/// describes is called with protobuf JSON; anything else generically.
-pub async fn run_with(
+/// As [`invoke`], dialling with `tls`.
+pub async fn invoke_with(
     ext: &Extensions,
+    app_name: &str,
     request: &CallRequest,
     tls: &TlsFlags,
-    format: Format,
-) -> Result<(), CliError> {
-    if let Some(method) = idl::method_of(request, tls).await? {
-        let answer = idl::call(request, &method, tls).await?;
-        return print_idl(request, &answer, format);
-    }
+) -> Result<CallAnswer, CliError> {
     let args = parse_args(&request.args)?;
     let types = parameter_types(ext, request, &args).await?;
-    let mut builder = Application::builder("dubbo-cli");
+    let mut builder = Application::builder(app_name);
     let mut options = ReferenceOptions::new(request.service.clone())
         .timeout(Duration::from_millis(request.timeout_ms));
     if is_direct(&request.target) {
@@ -162,8 +178,28 @@ pub async fn run_with(
     let outcome = call(&app, options, request, &types, &args).await;
     app.shutdown().await;
     let (value, elapsed) = outcome?;
-    let result = value_to_json(&value);
-    let elapsed_ms = elapsed.as_secs_f64() * 1000.0;
+    Ok(CallAnswer {
+        parameter_types: types,
+        result: value_to_json(&value),
+        elapsed,
+    })
+}
+
+/// Runs `dubbo call`, dialling with `tls`: an IDL method of a tri:// target that reflection
+/// describes is called with protobuf JSON; anything else generically.
+pub async fn run_with(
+    ext: &Extensions,
+    request: &CallRequest,
+    tls: &TlsFlags,
+    format: Format,
+) -> Result<(), CliError> {
+    if let Some(method) = idl::method_of(request, tls).await? {
+        let answer = idl::call(request, &method, tls).await?;
+        return print_idl(request, &answer, format);
+    }
+    let answer = invoke_with(ext, "dubbo-cli", request, tls).await?;
+    let (types, result) = (&answer.parameter_types, &answer.result);
+    let elapsed_ms = answer.elapsed.as_secs_f64() * 1000.0;
     match format {
         Format::Json => output::print_json(&json!({
             "service": request.service,
@@ -173,7 +209,7 @@ pub async fn run_with(
             "elapsedMs": elapsed_ms,
         })),
         Format::Table => {
-            let text = serde_json::to_string_pretty(&result)
+            let text = serde_json::to_string_pretty(result)
                 .map_err(|e| CliError::io("JSON output", &e))?;
             output::print(&format!("{text}\n"))?;
             eprintln!(

@@ -57,8 +57,14 @@ pub async fn report(ext: &Extensions, url: &Url) -> Result<Arc<dyn MetadataRepor
 
 /// The subscription URL that matches every provider of `interface`, any group and version.
 pub fn any_provider_of(interface: &str) -> Result<Url, RegistryError> {
+    any_of(interface, "providers")
+}
+
+/// The lookup URL that matches every registration of `interface` in `category`
+/// (`providers`, `consumers`, `configurators`, `routers`), any group and version.
+pub fn any_of(interface: &str, category: &str) -> Result<Url, RegistryError> {
     let text = format!(
-        "consumer://127.0.0.1/{interface}?interface={interface}&group=*&version=*&category=providers&side=consumer"
+        "consumer://127.0.0.1/{interface}?interface={interface}&group=*&version=*&category={category}&side=consumer"
     );
     Url::parse(&text).map_err(|e| RegistryError::BadData {
         path: interface.to_owned(),

@@ -14,5 +14,12 @@ pub(crate) use migration_rule::Migration;
 pub(crate) use provider::follow_provider;
 pub(crate) use reference::{follow, ReferenceRules};
 
+/// Checks a migration rule (`{app}.migration`) as running applications will read it: YAML
+/// with Java's keys, every `step` one of `FORCE_INTERFACE`, `APPLICATION_FIRST` or
+/// `FORCE_APPLICATION`. The error says what is wrong.
+pub fn validate_migration_rule(text: &str) -> Result<(), String> {
+    migration_rule::MigrationRule::from_yaml(text).map(|_| ())
+}
+
 /// How long making a reference waits for the rules in force to be applied to it.
 pub(crate) const RULES_WAIT: std::time::Duration = std::time::Duration::from_secs(3);

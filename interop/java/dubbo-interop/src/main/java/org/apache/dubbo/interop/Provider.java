@@ -43,13 +43,13 @@ import org.apache.dubbo.config.bootstrap.DubboBootstrap;
  *       ({@link GreeterImpl}, protobuf, no version) over tri:// only.</li>
  *   <li>With {@code --token T} every service requires Dubbo's token T ({@code ServiceConfig.setToken}):
  *       a call without it, or with another one, is refused by Dubbo's TokenFilter / TokenHeaderFilter.</li>
- *   <li>QoS is off. Prints {@code READY} on stdout once everything is exported; on SIGTERM or
+ *   <li>QoS is off unless {@code --qos-port Q} turns it on at 127.0.0.1:Q. Prints {@code READY} on stdout once everything is exported; on SIGTERM or
  *       SIGINT it stops Dubbo (graceful shutdown) and exits with status 0.</li>
  * </ul>
  */
 public final class Provider {
 
-    static final String USAGE = "usage: Provider [--dubbo-port P] [--tri-port Q] [--app NAME] [--shutdown-wait MS] [--token T] " + AuthFlags.USAGE + " "
+    static final String USAGE = "usage: Provider [--dubbo-port P] [--tri-port Q] [--app NAME] [--shutdown-wait MS] [--token T] [--qos-port Q] " + AuthFlags.USAGE + " "
             + "[--registry zookeeper://HOST:PORT] [--tls-cert FILE --tls-key FILE [--tls-ca FILE]]";
     /**
      * Dubbo 3.3 treats every "127.*" / "localhost" address as "no host configured": it then binds
@@ -67,7 +67,7 @@ public final class Provider {
         if (System.getProperty("java.net.preferIPv4Stack") == null) {
             System.setProperty("java.net.preferIPv4Stack", "true");
         }
-        Set<String> known = new java.util.HashSet<>(Set.of("dubbo-port", "tri-port", "app", "shutdown-wait", "token", "registry",
+        Set<String> known = new java.util.HashSet<>(Set.of("dubbo-port", "tri-port", "app", "shutdown-wait", "token", "registry", "qos-port",
                 "tls-cert", "tls-key", "tls-ca"));
         known.addAll(AuthFlags.FLAGS);
         Args args = Args.parse(argv, known, USAGE);
@@ -87,7 +87,14 @@ public final class Provider {
         Debug.configureLogging();
 
         ApplicationConfig application = new ApplicationConfig(app);
-        application.setQosEnable(false);
+        // --qos-port Q: Java's QoS on 127.0.0.1:Q (its HTTP commands, /metrics among them), as an
+        // admin console or Prometheus reads it; off otherwise.
+        int qosPort = args.getInt("qos-port", 0, USAGE);
+        application.setQosEnable(qosPort > 0);
+        if (qosPort > 0) {
+            application.setQosPort(qosPort);
+            application.setQosAcceptForeignIp(false);
+        }
         // STRICT is Dubbo 3.3's default; say so explicitly. User is allowed because it appears in the
         // InteropService signatures (Dubbo registers the types of exported interfaces).
         Compat.strictSerializeCheck(application);

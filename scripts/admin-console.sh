@@ -1,0 +1,315 @@
+# The admin console and HTTP API (dubbo-admin) against real peers: ZooKeeper, a Java Dubbo 3.3
+# provider and a dubbo-rs provider of the interop services, each with its QoS port; curl checks
+# of the API, a real Prometheus discovering the instances through the admin, and a headless
+# Chromium driven by Selenium. Sourced by scripts/test.sh, which provides step, start_server,
+# stop_server, zookeeper_up, free_port, apt_install, daemon_ready, stop_daemon, rust_client,
+# python_setup, PY, WORK, ZK_URL, TARGET_DIR and INTEROP_JAVA_DUBBO_JAR;
+# `bash scripts/test.sh --only admin` runs these steps. Screenshots go to $ADMIN_LOGS
+# (target/test-logs/admin unless set).
+
+ADM_JAVA_DUBBO=22984
+ADM_JAVA_TRI=12984
+ADM_JAVA_APP=admin-provider-java
+ADM_RUST_DUBBO=21984
+ADM_RUST_TRI=11984
+ADM_RUST_APP=admin-provider-rust
+ADM_IFACE=org.apache.dubbo.interop.InteropService
+ADM_KEY=$ADM_IFACE:1.0.0
+ADM_USER=ops
+ADM_PASSWORD=
+ADMIN_LOGS=${ADMIN_LOGS:-$ROOT/target/test-logs/admin}
+
+admin_build() {
+  cargo build --quiet -p dubbo-admin
+}
+
+admin_providers_up() {
+  ADM_JAVA_QOS=$(free_port)
+  ADM_RUST_QOS=$(free_port)
+  DUBBO_IP_TO_BIND=::ffff:127.0.0.1 DUBBO_IP_TO_REGISTRY=::ffff:127.0.0.1 \
+    start_server admin_java_provider java -Djava.net.preferIPv4Stack=true -cp "$INTEROP_JAVA_DUBBO_JAR" \
+    org.apache.dubbo.interop.Provider --dubbo-port $ADM_JAVA_DUBBO --tri-port $ADM_JAVA_TRI \
+    --app "$ADM_JAVA_APP" --registry "$ZK_URL" --qos-port "$ADM_JAVA_QOS" || return 1
+  start_server admin_rust_provider "$TARGET_DIR/debug/interop-server" --dubbo-port $ADM_RUST_DUBBO \
+    --tri-port $ADM_RUST_TRI --registry "$ZK_URL" --app "$ADM_RUST_APP" --qos-port "$ADM_RUST_QOS"
+}
+
+# The admin with a read-only and an admin user from a configuration file (the password's
+# digest only), its data directory in $WORK.
+admin_up() {
+  ADM_PORT=$(free_port)
+  ADM_PASSWORD=pw-$RANDOM$RANDOM
+  cat >"$WORK/admin.yaml" <<YAML
+users:
+  - name: $ADM_USER
+    password-sha256: $(printf %s "$ADM_PASSWORD" | sha256sum | cut -d' ' -f1)
+    role: admin
+  - name: viewer
+    password: viewer-$ADM_PASSWORD
+    role: read-only
+data-dir: $WORK/admin-data
+qos-ports:
+  $ADM_JAVA_APP: $ADM_JAVA_QOS
+  $ADM_RUST_APP: $ADM_RUST_QOS
+YAML
+  start_server admin "$TARGET_DIR/debug/dubbo-admin" --registry "$ZK_URL" --port "$ADM_PORT" \
+    --config "$WORK/admin.yaml"
+}
+
+# With no user configured, the first start makes user admin a password, prints it once and
+# keeps its digest; that password logs in; the second start on the same data directory prints
+# none and the same password still logs in.
+admin_generated_password() {
+  local port pw code dir="$WORK/admin-generated"
+  port=$(free_port)
+  start_server admin_generated "$TARGET_DIR/debug/dubbo-admin" --registry "$ZK_URL" --port "$port" \
+    --data-dir "$dir" || return 1
+  pw=$(sed -n 's/.*user admin has the generated password \([0-9a-f]*\) .*/\1/p' "$WORK/admin_generated.err")
+  [ -n "$pw" ] || { echo "no generated password printed"; cat "$WORK/admin_generated.err"; return 1; }
+  stop_server admin_generated || return 1
+  start_server admin_generated "$TARGET_DIR/debug/dubbo-admin" --registry "$ZK_URL" --port "$port" \
+    --data-dir "$dir" || return 1
+  if grep -q "generated password" "$WORK/admin_generated.err"; then
+    echo "the password was printed again"; stop_server admin_generated; return 1
+  fi
+  code=$(curl -s -o /dev/null -w '%{http_code}' -H 'Content-Type: application/json' \
+    -d "{\"username\":\"admin\",\"password\":\"$pw\"}" "http://127.0.0.1:$port/api/v1/auth/login")
+  echo "generated password printed once; login after a restart: HTTP $code"
+  stop_server admin_generated || return 1
+  [ "$code" = 200 ] && ! grep -rq "$pw" "$dir"
+}
+
+# curl with the admin's session cookie jar $1, then curl's arguments.
+admin_curl() {
+  local jar=$1
+  shift
+  curl -sS -b "$jar" -c "$jar" "$@"
+}
+
+# Without a session the API answers 401; a wrong password does not log in; the configured
+# users do, with their roles; the read-only user may not call.
+admin_login() {
+  local base="http://127.0.0.1:$ADM_PORT" code
+  code=$(curl -s -o /dev/null -w '%{http_code}' "$base/api/v1/service")
+  [ "$code" = 401 ] || { echo "no session: HTTP $code, expected 401"; return 1; }
+  code=$(curl -s -o /dev/null -w '%{http_code}' -H 'Content-Type: application/json' \
+    -d "{\"username\":\"$ADM_USER\",\"password\":\"wrong\"}" "$base/api/v1/auth/login")
+  [ "$code" = 401 ] || { echo "wrong password: HTTP $code, expected 401"; return 1; }
+  rm -f "$WORK/admin.jar" "$WORK/viewer.jar"
+  admin_curl "$WORK/admin.jar" -f -H 'Content-Type: application/json' \
+    -d "{\"username\":\"$ADM_USER\",\"password\":\"$ADM_PASSWORD\"}" "$base/api/v1/auth/login" || return 1
+  echo
+  admin_curl "$WORK/viewer.jar" -f -H 'Content-Type: application/json' \
+    -d "{\"username\":\"viewer\",\"password\":\"viewer-$ADM_PASSWORD\"}" "$base/api/v1/auth/login" || return 1
+  echo
+  code=$(admin_curl "$WORK/viewer.jar" -o "$WORK/admin-forbidden.json" -w '%{http_code}' \
+    -H 'Content-Type: application/json' -d "{\"service\":\"$ADM_IFACE\",\"method\":\"sayHello\",\"args\":[\"x\"]}" \
+    "$base/api/v1/invoke")
+  echo "read-only user calling: HTTP $code $(cat "$WORK/admin-forbidden.json")"
+  [ "$code" = 403 ]
+}
+
+# The service search finds InteropService with both applications and both protocols; the
+# instance search lists both instances with their QoS addresses (registration is
+# asynchronous: read until complete, 15 s at most).
+admin_search() {
+  local base="http://127.0.0.1:$ADM_PORT" i
+  for i in $(seq 1 30); do
+    admin_curl "$WORK/admin.jar" -f "$base/api/v1/service?pattern=service&filter=InteropService&page=0&size=10" \
+      >"$WORK/admin-search.json" &&
+      admin_curl "$WORK/admin.jar" -f "$base/api/v1/instances?size=100" >"$WORK/admin-instances.json" &&
+      python3 - "$WORK" "$ADM_JAVA_APP" "$ADM_RUST_APP" "$ADM_JAVA_QOS" "$ADM_RUST_QOS" <<'PY' && return 0
+import json, sys
+work, japp, rapp, jq, rq = sys.argv[1:6]
+page = json.load(open(work + "/admin-search.json"))
+inst = json.load(open(work + "/admin-instances.json"))["content"]
+s = [x for x in page["content"] if x["serviceKey"] == "org.apache.dubbo.interop.InteropService:1.0.0"]
+ok = (len(s) == 1 and set(s[0]["applications"]) >= {japp, rapp} and set(s[0]["protocols"]) == {"dubbo", "tri"}
+      and page["totalElements"] >= 1 and page["number"] == 0)
+qos = {i["application"]: i["qosAddress"] for i in inst}
+ok = ok and qos.get(japp) == "127.0.0.1:" + jq and qos.get(rapp) == "127.0.0.1:" + rq
+if ok:
+    print("search:", json.dumps(s[0]))
+    print("instances:", json.dumps(qos))
+sys.exit(0 if ok else 1)
+PY
+    sleep 0.5
+  done
+  cat "$WORK/admin-search.json" "$WORK/admin-instances.json"
+  return 1
+}
+
+# The service's methods, from the published definitions: the contract methods are there.
+admin_methods() {
+  local out
+  out=$(admin_curl "$WORK/admin.jar" -f "http://127.0.0.1:$ADM_PORT/api/v1/service/$ADM_KEY/methods") ||
+    { echo "$out"; return 1; }
+  python3 -c '
+import json, sys
+names = {m["name"] for m in json.loads(sys.argv[1])}
+print("methods:", sorted(names))
+want = {"sayHello", "addInt", "echoMap", "echoUser", "listUsers", "getAttachment"}
+sys.exit(0 if want <= names else 1)' "$out"
+}
+
+# POST /api/v1/invoke sayHello at $1 (a provider URL, or "" for through the registry).
+admin_invoke() {
+  local address=$1 body out
+  if [ -n "$address" ]; then
+    body="{\"service\":\"$ADM_IFACE\",\"version\":\"1.0.0\",\"method\":\"sayHello\",\"args\":[\"admin\"],\"address\":\"$address\"}"
+  else
+    body="{\"service\":\"$ADM_IFACE\",\"version\":\"1.0.0\",\"method\":\"sayHello\",\"args\":[\"admin\"]}"
+  fi
+  out=$(admin_curl "$WORK/admin.jar" -f -H 'Content-Type: application/json' -d "$body" \
+    "http://127.0.0.1:$ADM_PORT/api/v1/invoke") || { echo "$out"; return 1; }
+  echo "$out"
+  python3 -c 'import json,sys; sys.exit(0 if json.loads(sys.argv[1])["result"] == "Hello admin" else 1)' "$out"
+}
+
+# A rule that does not parse is refused (400) and nothing is written; a weight rule is written
+# at Java's key (read back through `dubbo rules get`), then rolled back to no rule; the
+# audit log has the write, the rollback and the calls.
+admin_rules() {
+  local base="http://127.0.0.1:$ADM_PORT" path code out
+  path="$base/api/v1/rules/override/service/$ADM_KEY:"
+  code=$(admin_curl "$WORK/admin.jar" -o "$WORK/admin-bad-rule.json" -w '%{http_code}' -X PUT \
+    -H 'Content-Type: application/json' -d '{"content":"configVersion: v3.0\nconfigs: [ {side: provider\n"}' "$path")
+  echo "broken rule: HTTP $code $(cat "$WORK/admin-bad-rule.json")"
+  [ "$code" = 400 ] || return 1
+  "$TARGET_DIR/debug/dubbo" rules get --registry "$ZK_URL" "$ADM_KEY:.configurators" >/dev/null 2>&1 &&
+    { echo "the refused rule was written"; return 1; }
+  out=$(admin_curl "$WORK/admin.jar" -f -X PUT -H 'Content-Type: application/json' \
+    -d "{\"weight\":7,\"addresses\":[\"127.0.0.1:$ADM_RUST_DUBBO\"]}" "$base/api/v1/rules/weight/service/$ADM_KEY:") ||
+    { echo "$out"; return 1; }
+  out=$("$TARGET_DIR/debug/dubbo" rules get --registry "$ZK_URL" "$ADM_KEY:.configurators") || return 1
+  echo "written, as stored:"; echo "$out"
+  grep -q "weight: 7" <<<"$out" || return 1
+  out=$(admin_curl "$WORK/admin.jar" -f -X POST "$base/api/v1/rules/weight/service/$ADM_KEY:/rollback") ||
+    { echo "$out"; return 1; }
+  echo "rolled back: $out"
+  "$TARGET_DIR/debug/dubbo" rules get --registry "$ZK_URL" "$ADM_KEY:.configurators" >/dev/null 2>&1 &&
+    { echo "the rule is still there after the rollback"; return 1; }
+  out=$(admin_curl "$WORK/admin.jar" -f "$base/api/v1/audit?limit=20") || return 1
+  python3 -c '
+import json, sys
+actions = [(e["user"], e["action"], e["ok"]) for e in json.loads(sys.argv[1])]
+print("audit:", actions)
+want = [("ops", "rule-put", False), ("ops", "rule-put", True), ("ops", "rule-rollback", True)]
+sys.exit(0 if all(w in actions for w in want) and ("ops", "invoke", True) in actions else 1)' "$out"
+}
+
+# Prometheus service discovery lists both instances' QoS addresses.
+admin_sd() {
+  local out
+  out=$(curl -sSf "http://127.0.0.1:$ADM_PORT/api/v1/prometheus/sd") || return 1
+  echo "$out"
+  python3 -c '
+import json, sys
+targets = {t for g in json.loads(sys.argv[1]) for t in g["targets"]}
+sys.exit(0 if {"127.0.0.1:" + sys.argv[2], "127.0.0.1:" + sys.argv[3]} <= targets else 1)' "$out" "$ADM_JAVA_QOS" "$ADM_RUST_QOS"
+}
+
+# A real Prometheus with http_sd_configs pointing at the admin: both instances' QoS addresses
+# become its targets and both are scraped; the Rust provider's is up and its InteropService call counter
+# arrives. The Java 3.3 provider has no metrics backend on its classpath (no Micrometer), so its
+# QoS answers /metrics with a sentence, not Prometheus text: Prometheus scrapes it (the step
+# checks a scrape was made) and reports it down with the parse error, which the step prints.
+admin_prometheus() {
+  apt_install prometheus prometheus || return 1
+  ADM_PROM_PORT=$(free_port)
+  mkdir -p "$WORK/admin-prometheus-data"
+  cat >"$WORK/admin-prometheus.yml" <<YAML
+global:
+  scrape_interval: 1s
+scrape_configs:
+  - job_name: dubbo-admin-sd
+    scrape_interval: 1s
+    http_sd_configs:
+      - url: http://127.0.0.1:$ADM_PORT/api/v1/prometheus/sd
+        refresh_interval: 1s
+YAML
+  prometheus --config.file="$WORK/admin-prometheus.yml" --storage.tsdb.path="$WORK/admin-prometheus-data" \
+    --web.listen-address="127.0.0.1:$ADM_PROM_PORT" >"$WORK/admin_prometheus.out" 2>"$WORK/admin_prometheus.err" &
+  PID_admin_prometheus=$!
+  PIDS+=("$PID_admin_prometheus")
+  daemon_ready admin_prometheus "http://127.0.0.1:$ADM_PROM_PORT/-/ready" || return 1
+  local i
+  for i in $(seq 1 60); do
+    curl -s "http://127.0.0.1:$ADM_PROM_PORT/api/v1/targets" >"$WORK/admin-prom-targets.json"
+    curl -s --get --data-urlencode "query=sum(dubbo_provider_requests_total{job=\"dubbo-admin-sd\",application_name=\"$ADM_RUST_APP\",interface=\"org.apache.dubbo.interop.InteropService\"})" \
+      "http://127.0.0.1:$ADM_PROM_PORT/api/v1/query" >"$WORK/admin-prom-query.json"
+    python3 - "$WORK" "$ADM_JAVA_QOS" "$ADM_RUST_QOS" <<'PY' && return 0
+import json, sys
+work, jq, rq = sys.argv[1:4]
+targets = {t["scrapeUrl"]: t for t in json.load(open(work + "/admin-prom-targets.json"))["data"]["activeTargets"]}
+java = targets.get(f"http://127.0.0.1:{jq}/metrics")
+rust = targets.get(f"http://127.0.0.1:{rq}/metrics")
+calls = json.load(open(work + "/admin-prom-query.json"))["data"]["result"]
+scraped = lambda t: t is not None and not t["lastScrape"].startswith("0001")
+ok = (scraped(java) and scraped(rust) and rust["health"] == "up" and calls and float(calls[0]["value"][1]) > 0
+      and java["labels"]["application"] == "admin-provider-java")
+if ok:
+    print("targets from the admin:", sorted(targets))
+    print("Rust provider: up; InteropService calls scraped:", calls[0]["value"][1])
+    print("Java provider: scraped, health", java["health"], "-", java["lastError"] or "no error")
+sys.exit(0 if ok else 1)
+PY
+    sleep 0.5
+  done
+  cat "$WORK/admin-prom-targets.json"; echo
+  return 1
+}
+
+admin_browser_setup() {
+  apt_install chromium chromium || return 1
+  apt_install chromedriver chromium-driver || return 1
+  python_setup
+}
+
+# Selenium drives headless Chromium through the console while a Rust consumer loads both
+# providers through ZooKeeper: log in, find the service with both applications, call sayHello
+# from the test form at each provider, write a weight rule (weight 0 on the Rust provider) and
+# see its requests/s drop to 0 on the instance page (read from its QoS /metrics), roll it back
+# and see them return. Screenshots in $ADMIN_LOGS.
+admin_browser() {
+  local pid out="$WORK/admin-load.out" rc
+  rm -f "$ADMIN_LOGS"/*.png
+  mkdir -p "$ADMIN_LOGS"
+  rust_client --registry "$ZK_URL" --app admin-load-consumer --load 100000000 --duration 90 --concurrency 2 \
+    >"$out" 2>"$WORK/admin-load.err" &
+  pid=$!
+  "$PY" interop/python/admin_console.py --base "http://127.0.0.1:$ADM_PORT" --user "$ADM_USER" \
+    --password "$ADM_PASSWORD" --service "$ADM_KEY" --rust-app "$ADM_RUST_APP" --java-app "$ADM_JAVA_APP" \
+    --rust-address "127.0.0.1:$ADM_RUST_DUBBO" --screenshots "$ADMIN_LOGS"
+  rc=$?
+  kill "$pid" 2>/dev/null
+  wait "$pid" 2>/dev/null
+  ls "$ADMIN_LOGS"
+  return $rc
+}
+
+admin_steps() {
+  step "build dubbo-admin" admin_build
+  step "start ZooKeeper (admin)" zookeeper_up admin-zk
+  step "start a Java 3.3 and a Rust provider with QoS ports, registering in ZooKeeper" admin_providers_up
+  step "start dubbo-admin (scripts/admin.sh's binary) with users from a configuration file" admin_up
+  step "dubbo-admin without users: a generated admin password, printed once, logs in after a restart" \
+    admin_generated_password
+  step "admin API: 401 without a session, wrong password refused, read-only user may not call" admin_login
+  step "admin API: service search finds both providers' applications; instances with QoS addresses" admin_search
+  step "admin API: methods of InteropService from the published definitions" admin_methods
+  step "admin API: invoke sayHello at the Java provider (dubbo://)" admin_invoke "dubbo://127.0.0.1:$ADM_JAVA_DUBBO"
+  step "admin API: invoke sayHello at the Rust provider (tri://)" admin_invoke "tri://127.0.0.1:$ADM_RUST_TRI"
+  step "admin API: invoke sayHello through ZooKeeper" admin_invoke ""
+  step "admin API: a broken rule is refused; a weight rule is written and rolled back; the audit log has them" admin_rules
+  step "admin API: Prometheus service discovery lists both instances' QoS addresses" admin_sd
+  step "Prometheus with http_sd_configs at the admin: both instances discovered and scraped, the Rust one up with its calls" admin_prometheus
+  stop_daemon admin_prometheus >/dev/null 2>&1 || true
+  step "install Chromium, chromedriver (Debian) and Selenium (PyPI)" admin_browser_setup
+  step "console in headless Chromium: log in, search, call sayHello, weight rule changes the traffic share, roll back" \
+    admin_browser
+  step "dubbo-admin exits on SIGTERM" stop_server admin
+  stop_server admin_rust_provider >/dev/null 2>&1 || true
+  stop_server admin_java_provider >/dev/null 2>&1 || true
+  stop_server zookeeper >/dev/null 2>&1 || true
+}
