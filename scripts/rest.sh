@@ -1,5 +1,5 @@
-# REST on the Triple port (CONTRACT.md §5): curl over HTTP/1.1 and h2c and Python `requests`
-# against every row of the UserResource table and InteropService's default mapping, then bad
+# REST on the Triple port (CONTRACT.md §5): curl over HTTP/1.1 and h2c, the Rust `rest://`
+# client (interop-client) and Python `requests` against every row of the UserResource table and InteropService's default mapping, then bad
 # input (malformed JSON, a wrong path variable type, a huge body, an unknown route, a wrong
 # verb) with the server still serving, the provider's filters applied to REST calls, and the
 # OpenAPI document checked by openapi-spec-validator.
@@ -107,6 +107,10 @@ rest_steps() {
   REST_BASE=http://127.0.0.1:$port
   REST_CURL= step "curl HTTP/1.1 -> Rust provider: every row of the REST table, the default mapping" rest_rows
   REST_CURL=--http2-prior-knowledge step "curl h2c -> Rust provider: every row of the REST table, the default mapping" rest_rows
+  step "Rust REST client (rest://, HTTP/1.1) -> Rust provider: every row of the REST table, the default mapping" \
+    rust_client --url "rest://127.0.0.1:$port"
+  step "Rust REST client (rest://, h2c) -> Rust provider: every row of the REST table, the default mapping" \
+    rust_client --url "rest://127.0.0.1:$port?client=h2c"
   step "Python requests -> Rust provider: every row of the REST table, the default mapping" \
     "$PY" interop/python/rest_client.py "$REST_BASE"
   step "OpenAPI document: openapi-spec-validator (PyPI) accepts it, every row documented, answers fit its schemas" \
