@@ -132,7 +132,7 @@ rest_steps() {
     rest_java_spring_provider
   step "Python requests -> Rust provider: every row of the REST table, the default mapping" \
     "$PY" interop/python/rest_client.py "$REST_BASE"
-  step "OpenAPI document: openapi-spec-validator (PyPI) accepts it, every row documented, answers fit its schemas" \
+  step "OpenAPI document: openapi-spec-validator (PyPI) accepts it (JSON and ?format=yaml), every row documented, answers fit its schemas" \
     "$PY" interop/python/openapi_check.py "$REST_BASE"
   REST_CURL= step "REST bad input over HTTP/1.1: 400 malformed JSON, 400 wrong path type, 413, 404, 405, 415, 406; still serving" rest_bad_input
   REST_CURL=--http2-prior-knowledge step "REST bad input over h2c: the same answers; still serving" rest_bad_input
