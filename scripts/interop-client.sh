@@ -4,6 +4,7 @@
 #
 #   scripts/interop-client.sh --url dubbo://HOST:PORT | --url tri://HOST:PORT | --url "URL1;URL2" | --registry URL
 #                             [--auth accesskey --ak ID --sk SECRET | --auth basic --user U --password P]
+#   scripts/interop-client.sh --url rest://HOST:PORT[?client=h2c][;rest://...]   CONTRACT.md §5 REST table
 #   scripts/interop-client.sh --url "URL1;URL2;..." --load N [--concurrency C] [--loadbalance NAME]
 #                             [--cluster NAME] [--retries R]
 #   ... [--tls-ca FILE [--tls-cert FILE --tls-key FILE]]   dial TLS (with a client certificate)

@@ -1,8 +1,10 @@
-# REST on the Triple port (CONTRACT.md §5): curl over HTTP/1.1 and h2c and Python `requests`
-# against every row of the UserResource table and InteropService's default mapping, then bad
-# input (malformed JSON, a wrong path variable type, a huge body, an unknown route, a wrong
-# verb) with the server still serving, the provider's filters applied to REST calls, and the
-# OpenAPI document checked by openapi-spec-validator.
+# REST on the Triple port (CONTRACT.md §5): curl over HTTP/1.1 and h2c, the Rust `rest://`
+# client (interop-client), Java's java.net.http and Python `requests` against every row of the
+# UserResource table and InteropService's default mapping; the Rust `rest://` client against a
+# Java Dubbo 3.3 provider mapped with Spring MVC annotations; then bad input (malformed JSON, a
+# wrong path variable type, a huge body, an unknown route, a wrong verb) with the server still
+# serving, the provider's filters applied to REST calls, and the OpenAPI document checked by
+# openapi-spec-validator.
 # Sourced by scripts/test.sh, which provides step, start_server, stop_server, free_port,
 # python_setup, PY, WORK and TARGET_DIR.
 
@@ -98,6 +100,19 @@ rest_java_default_form() {
   return $rc
 }
 
+# CONTRACT.md §5's table served by a Java Dubbo 3.3 provider whose UserResource carries Spring
+# MVC annotations (triple rest, dubbo-rest-spring), called by the Rust rest:// client.
+rest_java_spring_provider() {
+  local tri rc=0
+  tri=$(free_port)
+  DUBBO_IP_TO_BIND=::ffff:127.0.0.1 DUBBO_IP_TO_REGISTRY=::ffff:127.0.0.1 \
+    start_server rest_java_spring java -cp "$INTEROP_JAVA_REST_JAR" org.apache.dubbo.interop.rest.RestProvider \
+    --tri-port "$tri" || return 1
+  rust_client --url "rest://127.0.0.1:$tri" || rc=1
+  stop_server rest_java_spring || rc=1
+  return $rc
+}
+
 rest_steps() {
   local port
   port=$(free_port)
@@ -107,9 +122,17 @@ rest_steps() {
   REST_BASE=http://127.0.0.1:$port
   REST_CURL= step "curl HTTP/1.1 -> Rust provider: every row of the REST table, the default mapping" rest_rows
   REST_CURL=--http2-prior-knowledge step "curl h2c -> Rust provider: every row of the REST table, the default mapping" rest_rows
+  step "Rust REST client (rest://, HTTP/1.1) -> Rust provider: every row of the REST table, the default mapping" \
+    rust_client --url "rest://127.0.0.1:$port"
+  step "Rust REST client (rest://, h2c) -> Rust provider: every row of the REST table, the default mapping" \
+    rust_client --url "rest://127.0.0.1:$port?client=h2c"
+  step "Java java.net.http client -> Rust provider: every row of the REST table, the default mapping" \
+    java -cp "$INTEROP_JAVA_REST_JAR" org.apache.dubbo.interop.rest.RestCheck "$REST_BASE"
+  step "Rust REST client (rest://) -> Java Dubbo 3.3 provider with Spring MVC annotations: every row of the REST table" \
+    rest_java_spring_provider
   step "Python requests -> Rust provider: every row of the REST table, the default mapping" \
     "$PY" interop/python/rest_client.py "$REST_BASE"
-  step "OpenAPI document: openapi-spec-validator (PyPI) accepts it, every row documented, answers fit its schemas" \
+  step "OpenAPI document: openapi-spec-validator (PyPI) accepts it (JSON and ?format=yaml), every row documented, answers fit its schemas" \
     "$PY" interop/python/openapi_check.py "$REST_BASE"
   REST_CURL= step "REST bad input over HTTP/1.1: 400 malformed JSON, 400 wrong path type, 413, 404, 405, 415, 406; still serving" rest_bad_input
   REST_CURL=--http2-prior-knowledge step "REST bad input over h2c: the same answers; still serving" rest_bad_input

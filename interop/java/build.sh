@@ -20,6 +20,10 @@
 #                             bridge on the classpath (run with -Ddubbo.tracing.enabled=true)
 #   INTEROP_JAVA_AUTH_JAR     the Java Dubbo 3.3 Provider/Consumer with Dubbo's auth plugin
 #                             (org.apache.dubbo:dubbo-auth 3.3.1) on the classpath, for --auth
+#   INTEROP_JAVA_REST_JAR     java -cp "$INTEROP_JAVA_REST_JAR" org.apache.dubbo.interop.rest.RestProvider --tri-port Q
+#                             (CONTRACT.md §5's UserResource with Spring MVC annotations on Dubbo 3.3.6's
+#                             triple rest: the all-in-one jar's dubbo-rest-spring + spring-web) or ...rest.RestCheck URL
+#                             [--http2] (the REST table checked with java.net.http)
 #   INTEROP_JAVA_OLD_OPTS     JVM flags the 3.2, 2.7 and 2.6 jars need on Java 17 (--add-opens: their
 #                             javassist and hessian-lite reflect into java.base)
 #   INTEROP_JAVA_BENCH_JAR    java -jar "$INTEROP_JAVA_BENCH_JAR" [--dubbo-port P] [--tri-port Q]
@@ -43,6 +47,7 @@ dubbo26_jar="$here/dubbo-interop-26/target/dubbo-interop-26.jar"
 etcd_jar="$here/dubbo-interop-etcd/target/dubbo-interop-etcd.jar"
 tracing_jar="$here/dubbo-interop-tracing/target/dubbo-interop-tracing.jar"
 auth_jar="$here/dubbo-interop-auth/target/dubbo-interop-auth.jar"
+rest_jar="$here/dubbo-interop-rest/target/dubbo-interop-rest.jar"
 proto_dir="$(cd "$here/.." && pwd)/proto"
 # BenchService of the benchmark suite (compiled into bench-provider).
 bench_proto_dir="$(cd "$here/../.." && pwd)/bench/proto"
@@ -66,6 +71,7 @@ up_to_date() {
   [[ -f "$dubbo26_jar" && -d "$here/dubbo-interop-26/target/lib" ]] || return 1
   [[ -d "$here/dubbo-interop-tracing/target/lib" ]] || return 1
   [[ -f "$auth_jar" && -d "$here/dubbo-interop-auth/target/lib" ]] || return 1
+  [[ -f "$rest_jar" && -d "$here/dubbo-interop-rest/target/lib" ]] || return 1
   [[ -d "$here/dubbo-interop-etcd/target/lib" ]] || return 1
   [[ -d "$here/dubbo-interop-32/target/lib" && -d "$here/dubbo-interop-27/target/lib" ]] || return 1
   [[ -d "$here/hessian-golden/target/lib" && -d "$here/dubbo-interop/target/lib" ]] || return 1
@@ -80,6 +86,7 @@ up_to_date() {
   [[ "$etcd_jar" -ot "$oldest" ]] && oldest="$etcd_jar"
   [[ "$tracing_jar" -ot "$oldest" ]] && oldest="$tracing_jar"
   [[ "$auth_jar" -ot "$oldest" ]] && oldest="$auth_jar"
+  [[ "$rest_jar" -ot "$oldest" ]] && oldest="$rest_jar"
   [[ "$fastjson2_golden_jar" -ot "$oldest" ]] && oldest="$fastjson2_golden_jar"
   local newer
   newer="$(find "$here" -path '*/target' -prune -o -type f \( -name 'pom.xml' -o -path '*/src/*' \) \
@@ -100,7 +107,7 @@ if [[ $force -eq 1 ]] || ! up_to_date; then
   rm -f "$here/.build-offline.log"
   # maven-jar-plugin may leave an unchanged jar alone; mark both as fresh for the check above.
   touch "$golden_jar" "$dubbo_jar" "$bench_jar" "$dubbo32_jar" "$dubbo27_jar" "$dubbo26_jar" "$etcd_jar" "$tracing_jar" "$auth_jar" \
-    "$fastjson2_golden_jar"
+    "$rest_jar" "$fastjson2_golden_jar"
 else
   log "up to date"
 fi
@@ -115,5 +122,6 @@ echo "INTEROP_JAVA_DUBBO26_JAR=$dubbo26_jar"
 echo "INTEROP_JAVA_ETCD_JAR=$etcd_jar"
 echo "INTEROP_JAVA_TRACING_JAR=$tracing_jar"
 echo "INTEROP_JAVA_AUTH_JAR=$auth_jar"
+echo "INTEROP_JAVA_REST_JAR=$rest_jar"
 # Quoted so that eval keeps it one value.
 echo "INTEROP_JAVA_OLD_OPTS='--add-opens java.base/java.lang=ALL-UNNAMED --add-opens java.base/java.math=ALL-UNNAMED --add-opens java.base/java.util=ALL-UNNAMED'"

@@ -1,7 +1,7 @@
 """Checks the OpenAPI 3 document a dubbo-rs provider serves at /dubbo/openapi/api-docs:
 valid by openapi-spec-validator, an operation for every row of CONTRACT.md §5's REST table and
-InteropService's default mapping, and each row's real answer valid against the schema the
-document declares for it. Usage: openapi_check.py http://127.0.0.1:PORT
+InteropService's default mapping, each row's real answer valid against the schema the
+document declares for it, and the YAML form (?format=yaml) the same document. Usage: openapi_check.py http://127.0.0.1:PORT
 
 Ends with "N passed, N failed"; exits 1 if any failed.
 """
@@ -27,6 +27,18 @@ def main(base):
             checks.append(False)
 
     check("openapi-spec-validator accepts the document", lambda: validate(doc))
+
+    def yaml_form():
+        import yaml  # PyYAML, a dependency of openapi-spec-validator
+
+        r = requests.get(f"{base}/dubbo/openapi/api-docs", params={"format": "yaml"})
+        assert r.status_code == 200, r.status_code
+        assert r.headers["content-type"].startswith("application/yaml"), r.headers["content-type"]
+        as_yaml = yaml.safe_load(r.text)
+        validate(as_yaml)
+        assert as_yaml == doc, "the YAML form differs from the JSON one"
+
+    check("?format=yaml: the same document as YAML, accepted by openapi-spec-validator", yaml_form)
 
     def answer_schema(path, verb, status):
         op = doc["paths"][path][verb]

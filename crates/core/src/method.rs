@@ -28,6 +28,26 @@ pub struct MethodSignature {
     parameter_types: Arc<[Arc<str>]>,
     descriptor: Arc<str>,
     return_type: Arc<str>,
+    rest: RestLink,
+}
+
+/// The HTTP mapping a generated signature carries, so that a REST invoker knows the verb, path
+/// and parameter places of the call it sends. It is a property of the method, not part of its
+/// identity: two signatures with the same name and types are equal with or without it (a
+/// signature decoded from the wire has none).
+#[derive(Debug, Clone, Copy, Default)]
+struct RestLink(Option<&'static crate::rest::RestMethod>);
+
+impl PartialEq for RestLink {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for RestLink {}
+
+impl std::hash::Hash for RestLink {
+    fn hash<H: std::hash::Hasher>(&self, _: &mut H) {}
 }
 
 impl MethodSignature {
@@ -46,7 +66,20 @@ impl MethodSignature {
             parameter_types,
             descriptor: Arc::from(descriptor),
             return_type: Arc::from(java::class_get_name(return_type)),
+            rest: RestLink::default(),
         }
+    }
+
+    /// The same signature carrying the method's HTTP mapping (what `#[dubbo_rs::service]`
+    /// builds for every method).
+    pub fn with_rest(mut self, rest: &'static crate::rest::RestMethod) -> Self {
+        self.rest = RestLink(Some(rest));
+        self
+    }
+
+    /// The method's HTTP mapping, when the signature was built from a service definition.
+    pub fn rest(&self) -> Option<&'static crate::rest::RestMethod> {
+        self.rest.0
     }
 
     /// A signature from a dubbo:// descriptor such as `Ljava/lang/String;I`.
@@ -72,6 +105,7 @@ impl MethodSignature {
             parameter_types: types.into(),
             descriptor: Arc::from(descriptor),
             return_type: Arc::from("java.lang.Object"),
+            rest: RestLink::default(),
         })
     }
 

@@ -96,6 +96,33 @@ impl RestMethod {
     pub fn is_mapped(&self) -> bool {
         self.verb.is_some()
     }
+
+    /// The verb a consumer sends: the mapped one, else `POST` (the default mapping's arguments
+    /// travel as a JSON array body).
+    pub fn client_verb(&self) -> &'static str {
+        self.verb.unwrap_or("POST")
+    }
+}
+
+/// Whether an HTTP verb may be sent twice with the effect of once (RFC 9110 §9.2.2): `GET`,
+/// `HEAD`, `PUT`, `DELETE`, `OPTIONS` (and `TRACE`).
+pub fn is_idempotent(verb: &str) -> bool {
+    matches!(
+        verb.to_ascii_uppercase().as_str(),
+        "GET" | "HEAD" | "PUT" | "DELETE" | "OPTIONS" | "TRACE"
+    )
+}
+
+/// Whether a call sent over REST (the `rest` protocol) that failed with `error` may be sent
+/// again to another base URL: only when the connection failed (the request may never have
+/// arrived, `ErrorCode::Network`) and only for an idempotent verb, so that a `POST` is never
+/// made twice and an HTTP answer (which is the service's word) is never retried.
+pub fn may_retry_rest(invocation: &crate::Invocation, error: &crate::RpcError) -> bool {
+    let verb = invocation
+        .method()
+        .rest()
+        .map_or("POST", RestMethod::client_verb);
+    error.code() == Some(crate::ErrorCode::Network) && is_idempotent(verb)
 }
 
 /// Java's `org.apache.dubbo.remoting.http12.exception.HttpStatusException`: the exception a

@@ -110,6 +110,11 @@ impl Framework {
                 ))
             });
             extensions.register::<dyn ProtocolFactory>("tri", tri);
+            // Plain HTTP services called with the REST mapping of a service trait.
+            let rest: Arc<dyn ProtocolFactory> = Arc::new(|| -> Arc<dyn Protocol> {
+                Arc::new(dubbo_protocol_triple::RestProtocol::new())
+            });
+            extensions.register::<dyn ProtocolFactory>("rest", rest);
         }
         // Registries by scheme: the embedded file registry needs no server.
         #[cfg(unix)]

@@ -406,7 +406,12 @@ impl Module {
                 url: target.clone(),
                 reason: "no host".to_owned(),
             })?;
-            let url = build_url(&scheme, host, port, &options.interface, &params)?;
+            let mut url = build_url(&scheme, host, port, &options.interface, &params)?;
+            // The direct URL's own parameters (`rest://h:p?contextpath=/api`) apply where
+            // the reference sets none, as Java merges a direct URL with the reference's.
+            for (k, v) in parsed.params().iter() {
+                url = url.with_parameter_if_absent(k, v);
+            }
             let refer_url = if several {
                 url.with_parameter("check", "false")
             } else {

@@ -123,7 +123,8 @@ fn signatures(service: &Service, names: &Names) -> TokenStream {
         ..
     } = names;
 
-    let signature_fns = service.methods.iter().map(|m| {
+    let rest_static = crate::rest::static_ident(&service.item.ident);
+    let signature_fns = service.methods.iter().enumerate().map(|(index, m)| {
         let sig_fn = m.signature_fn();
         let cfgs = m.cfg_attrs();
         let java_name = &m.java_name;
@@ -141,11 +142,12 @@ fn signatures(service: &Service, names: &Names) -> TokenStream {
                 SIGNATURE.get_or_init(|| {
                     let parameter_types: [::std::borrow::Cow<'static, str>; #n] = [#(#param_types),*];
                     let return_type: ::std::borrow::Cow<'static, str> = #return_type;
+                    // The HTTP mapping travels with the signature, for a REST invoker.
                     ::std::sync::Arc::new(#core::MethodSignature::new(
                         #java_name,
                         &parameter_types,
                         &return_type,
-                    ))
+                    ).with_rest(&#rest_static.methods[#index]))
                 })
             }
         }

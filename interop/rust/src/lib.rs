@@ -12,6 +12,7 @@ pub mod provider;
 pub mod reference_flags;
 pub mod report;
 pub mod rest;
+pub mod rest_cases;
 pub mod service;
 pub mod tls_flags;
 pub mod tracing_flag;

@@ -50,7 +50,7 @@ async fn failover(call: ClusterCall, first: Arc<dyn Invoker>, invocation: Invoca
     let attempt = call.invoke_on(&first, invocation.clone());
     let last_error = match attempt.await {
         Ok(response) => return Ok(response),
-        Err(e) if !may_retry(&e) => return Err(e),
+        Err(e) if !may_retry(&*first, &invocation, &e) => return Err(e),
         Err(e) => e,
     };
     // Retries are rare: their state gets a box of its own, made only now, so that the future
@@ -62,14 +62,22 @@ async fn failover(call: ClusterCall, first: Arc<dyn Invoker>, invocation: Invoca
 /// not a business exception (the provider's own answer), not a cancelled call (its caller has
 /// gone), and not a refusal of the consumer's credentials (the same credentials are refused
 /// again; Java retries those too, only to fail the same way). Any other failure is, timeouts
-/// included, as in Java.
-pub(crate) fn may_retry(e: &RpcError) -> bool {
+/// included, as in Java. A call sent over `rest://` is narrower: only a connection failure of
+/// an idempotent verb (an HTTP request is not known to be safe to repeat otherwise; see
+/// [`dubbo_core::rest::may_retry_rest`]).
+pub(crate) fn may_retry(provider: &dyn Invoker, invocation: &Invocation, e: &RpcError) -> bool {
+    if provider.url().protocol() == Some(REST) {
+        return dubbo_core::rest::may_retry_rest(invocation, e);
+    }
     !e.is_business()
         && !matches!(
             e.code(),
             Some(ErrorCode::Cancelled | ErrorCode::Unauthenticated)
         )
 }
+
+/// The scheme of plain HTTP providers.
+const REST: &str = "rest";
 
 /// The attempts after a first one on `first` failed with `last_error`.
 async fn retry(
@@ -110,7 +118,7 @@ async fn retry(
                 );
                 return Ok(response);
             }
-            Err(e) if !may_retry(&e) => return Err(e),
+            Err(e) if !may_retry(&*provider, &invocation, &e) => return Err(e),
             Err(e) => last_error = e,
         }
     }

@@ -198,7 +198,7 @@ async fn call_group(
         let provider = call.select(&inv, members, &tried)?;
         match call.invoke_on(&provider, inv.clone()).await {
             Ok(r) => return Ok(r),
-            Err(e) if !super::failover::may_retry(&e) => return Err(e),
+            Err(e) if !super::failover::may_retry(&*provider, &inv, &e) => return Err(e),
             Err(e) => last = Some(e),
         }
         tried.push(provider);

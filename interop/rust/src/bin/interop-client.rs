@@ -25,6 +25,10 @@ const USAGE: &str = "usage: interop-client --url dubbo://HOST:PORT | --url tri:/
   --no-greeter         over tri://, skip the Greeter cases (for a provider without the IDL
                        service, e.g. the Java Dubbo 3.2 interop provider)
   --url \"U1;U2\"        several direct providers behind one reference (the cluster chooses)
+  --url rest://HOST:PORT[;rest://...]
+                       instead of the interop cases, CONTRACT.md §5's REST table (UserResource,
+                       InteropService's default mapping) through the rest protocol's client;
+                       add ?client=h2c for HTTP/2 with prior knowledge
   --registry URL       find the providers in a registry (zookeeper://127.0.0.1:2181, file:///dir)
   --protocol P         with --registry: call the providers of protocol P (dubbo, the default, or tri)
   --migration STEP     with --registry: FORCE_INTERFACE, APPLICATION_FIRST (default) or FORCE_APPLICATION
@@ -262,6 +266,14 @@ async fn run(args: &Args, report: &mut Report) -> Result<(), String> {
             );
         }
         report.add_counts(result.passed, result.failed);
+        app.shutdown().await;
+        return Ok(());
+    }
+    // rest://: the REST table of CONTRACT.md §5 through the `rest` protocol's consumer.
+    if url.starts_with("rest://") {
+        dubbo_interop::rest_cases::run_rest_cases(&app, url, &flags, report)
+            .await
+            .map_err(|e| e.to_string())?;
         app.shutdown().await;
         return Ok(());
     }

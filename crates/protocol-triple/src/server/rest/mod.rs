@@ -128,11 +128,21 @@ async fn route(
             .into_iter()
             .filter(|(k, _)| shared.exporters.get(k).is_some())
             .collect();
-        let mut r = http::Response::new(Bytes::from(openapi::document(&live).to_string()));
-        r.headers_mut().insert(
-            http::header::CONTENT_TYPE,
-            HeaderValue::from_static(negotiate::JSON),
-        );
+        let document = openapi::document(&live);
+        let (text, media) = if openapi::wants_yaml(&query, &parts.headers) {
+            let yaml = serde_yaml_ng::to_string(&document).map_err(|e| {
+                (
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    format!("the OpenAPI document does not write as YAML: {e}"),
+                )
+            })?;
+            (yaml, openapi::YAML)
+        } else {
+            (document.to_string(), negotiate::JSON)
+        };
+        let mut r = http::Response::new(Bytes::from(text));
+        r.headers_mut()
+            .insert(http::header::CONTENT_TYPE, HeaderValue::from_static(media));
         return Ok(r);
     }
     match shared.rest.find(parts.method.as_str(), &path) {

@@ -1,5 +1,5 @@
 //! The OpenAPI 3 document of every REST-mapped export, served at `GET /dubbo/openapi/api-docs`
-//! (JSON), generated from the mappings the service macro wrote: each mapped method's verb,
+//! (JSON, or YAML with `?format=yaml` or `Accept: application/yaml`), generated from the mappings the service macro wrote: each mapped method's verb,
 //! path, parameters, body, status and media types, and each method's default-mapping form.
 //!
 //! Schemas come from the Rust type names the mapping records: numbers, strings, booleans,
@@ -14,6 +14,26 @@ use serde_json::{json, Map, Value};
 
 /// Where the document is served.
 pub(crate) const PATH: &str = "/dubbo/openapi/api-docs";
+
+/// The media type of the YAML form.
+pub(crate) const YAML: &str = "application/yaml";
+
+/// Whether a request for the document asks for YAML: `?format=yaml` (or `yml`), else an
+/// `Accept` naming `application/yaml`, `application/x-yaml` or `text/yaml` (and not JSON first).
+pub(crate) fn wants_yaml(query: &[(String, String)], headers: &http::HeaderMap) -> bool {
+    if let Some((_, f)) = query.iter().find(|(k, _)| k == "format") {
+        return matches!(f.to_ascii_lowercase().as_str(), "yaml" | "yml");
+    }
+    let accept = headers
+        .get(http::header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let first = accept.split(',').next().unwrap_or("").trim();
+    first.starts_with("application/yaml")
+        || first.starts_with("application/x-yaml")
+        || first.starts_with("text/yaml")
+}
 
 /// The document for `services` (the live exports with a mapping), in export order.
 pub(crate) fn document(services: &[(ServiceKey, &'static RestService)]) -> Value {
@@ -339,6 +359,29 @@ fn named(name: &str, schemas: &mut Map<String, Value>) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn yaml_is_asked_by_format_or_accept() {
+        let q = |f: &str| vec![("format".to_owned(), f.to_owned())];
+        let none = http::HeaderMap::new();
+        assert!(wants_yaml(&q("yaml"), &none));
+        assert!(wants_yaml(&q("YML"), &none));
+        assert!(!wants_yaml(&q("json"), &none));
+        assert!(!wants_yaml(&[], &none));
+        let mut h = http::HeaderMap::new();
+        h.insert(
+            "accept",
+            "application/yaml, application/json".parse().unwrap(),
+        );
+        assert!(wants_yaml(&[], &h));
+        h.insert(
+            "accept",
+            "application/json, application/yaml".parse().unwrap(),
+        );
+        assert!(!wants_yaml(&[], &h));
+        // ?format= wins over Accept.
+        assert!(!wants_yaml(&q("json"), &h) && wants_yaml(&q("yaml"), &h));
+    }
 
     #[test]
     fn paths_and_schemas() {
