@@ -68,9 +68,9 @@ measure() {
     sleep 0.2
   done
   taskset -c 1 h2load -n 2000 "${h2[@]}" "$url" >/dev/null
-  callgrind_control -z "$pid" >/dev/null
+  callgrind_control -z "$pid" >/dev/null 2>&1
   taskset -c 1 h2load -n "$requests" "${h2[@]}" "$url" > "$work/$name.h2load"
-  callgrind_control --dump="$name" "$pid" >/dev/null
+  callgrind_control --dump="$name" "$pid" >/dev/null 2>&1
   local ok
   ok="$(sed -n 's/^requests: .* \([0-9]*\) succeeded.*/\1/p' "$work/$name.h2load")"
   [[ "$ok" == "$requests" ]] || { echo "triple-callgrind: $name answered $ok of $requests" >&2; exit 1; }
