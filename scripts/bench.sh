@@ -5,6 +5,9 @@
 #   scripts/bench.sh [--quick] [--no-java] [--out DIR]
 #   scripts/bench.sh --cluster-only        (the cluster row alone, printed; nothing written)
 #   scripts/bench.sh --metrics-only        (the metrics row alone, printed; nothing written)
+#   scripts/bench.sh --triple-h2load-only  (the h2load rows alone, printed; nothing written;
+#   scripts/bench.sh --rest-only            --quick makes them shorter: 3 s a point, one run)
+#   scripts/bench.sh --tls-only
 #
 # Builds the release binaries of bench/ (dubbo-bench, bench-server, tonic-server) and the Java
 # bench-provider (interop/java/build.sh), then for each server in turn:
@@ -30,6 +33,11 @@
 # The metrics row (after the cluster row; ~1.5 min): CPU per call of the consumer and of the
 # provider with the `metrics` filter on (the default) against off (`filter=-metrics` on both
 # sides, DUBBO_BENCH_FILTER), the same shape and rate as the cluster row.
+#
+# The h2load rows (after the metrics row; scripts/bench-h2load.sh says what each measures):
+# triple-h2load (dubbo-rs Triple against tonic, ~3 min), rest (dubbo-rs REST against axum,
+# ~8 min) and tls (TLS against plaintext, against tonic over TLS, handshakes against Java 3.3;
+# ~5 min). h2load comes from Debian's nghttp2-client, installed if missing (as root).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -39,6 +47,7 @@ quick=0
 java=1
 cluster_only=0
 metrics_only=0
+h2_only=""
 out="$root/docs"
 cmdline="scripts/bench.sh $*"
 while [[ $# -gt 0 ]]; do
@@ -47,9 +56,12 @@ while [[ $# -gt 0 ]]; do
     --no-java) java=0 ;;
     --cluster-only) cluster_only=1 ;;
     --metrics-only) metrics_only=1 ;;
+    --triple-h2load-only) h2_only=triple-h2load ;;
+    --rest-only) h2_only=rest ;;
+    --tls-only) h2_only=tls ;;
     --out) out="$2"; shift ;;
-    -h|--help) sed -n '2,32p' "$0"; exit 0 ;;
-    *) echo "usage: scripts/bench.sh [--quick] [--no-java] [--out DIR] | --cluster-only | --metrics-only" >&2; exit 2 ;;
+    -h|--help) sed -n '2,40p' "$0"; exit 0 ;;
+    *) echo "usage: scripts/bench.sh [--quick] [--no-java] [--out DIR] | --cluster-only | --metrics-only | [--quick] [--no-java] --triple-h2load-only | --rest-only | --tls-only" >&2; exit 2 ;;
   esac
   shift
 done
@@ -82,12 +94,19 @@ if [[ "$(nproc)" -lt 2 ]]; then
   load_core=0
 fi
 
-log "building the benchmark binaries (cargo build --profile perf -p dubbo-bench: release with fat LTO)"
-cargo build --profile perf -q -p dubbo-bench >&2
-bin="${CARGO_TARGET_DIR:-$root/target}/perf"
+# BENCH_BIN_DIR: binaries already built elsewhere (a directory with dubbo-bench, bench-server,
+# tonic-server, axum-server), used as they are.
+if [[ -n "${BENCH_BIN_DIR:-}" ]]; then
+  bin="$BENCH_BIN_DIR"
+  log "using the binaries in $bin (BENCH_BIN_DIR)"
+else
+  log "building the benchmark binaries (cargo build --profile perf -p dubbo-bench: release with fat LTO)"
+  cargo build --profile perf -q -p dubbo-bench >&2
+  bin="${CARGO_TARGET_DIR:-$root/target}/perf"
+fi
 
 java_jar=""
-if [[ $java -eq 1 && $cluster_only -eq 0 && $metrics_only -eq 0 ]]; then
+if [[ $java -eq 1 && $cluster_only -eq 0 && $metrics_only -eq 0 && -z "$h2_only" ]]; then
   if command -v java >/dev/null && command -v mvn >/dev/null; then
     eval "$(interop/java/build.sh)"
     java_jar="${INTEROP_JAVA_BENCH_JAR:-}"
@@ -103,9 +122,10 @@ echo "server,idle_rss_mib" > "$idle"
 server_pid=""
 cluster_pids=()
 metrics_pids=()
+h2_pids=()
 cleanup() {
   local p
-  for p in "$server_pid" "${cluster_pids[@]}" "${metrics_pids[@]}"; do
+  for p in "$server_pid" "${cluster_pids[@]}" "${metrics_pids[@]}" "${h2_pids[@]}"; do
     if [[ -n "$p" ]] && kill -0 "$p" 2>/dev/null; then
       kill "$p" 2>/dev/null || true
       wait "$p" 2>/dev/null || true
@@ -368,6 +388,20 @@ metrics_row() {
     "$metrics_csv" >&2
 }
 
+# shellcheck source=scripts/bench-h2load.sh
+source "$root/scripts/bench-h2load.sh"
+
+if [[ -n "$h2_only" ]]; then
+  case "$h2_only" in
+    triple-h2load) triple_h2load_row ;;
+    rest) rest_row ;;
+    tls) tls_row ;;
+  esac
+  cat "$work/$h2_only.md"
+  rm -rf "$work"
+  exit 0
+fi
+
 if [[ $metrics_only -eq 1 ]]; then
   metrics_row
   cat "$metrics_csv"
@@ -387,6 +421,9 @@ run_points dubbo-rs
 stop_server
 cluster_row
 metrics_row
+triple_h2load_row
+rest_row
+tls_row
 
 start_server tonic "$bin/tonic-server" --port "$tonic_port"
 run_points tonic
@@ -409,10 +446,11 @@ fi
 
 mkdir -p "$out"
 machine="$(lscpu 2>/dev/null | awk -F: '/Model name/ { gsub(/^ +/, "", $2); print $2; exit }')"
-python3 - "$raw" "$idle" "$out" "$cmdline" "$machine" "$duration" "$warmup" "$quick" "$load_before" "${prio:-normal priority}" "$cluster_csv" "$metrics_csv" <<'PY'
+cat "$work/triple-h2load.md" "$work/rest.md" "$work/tls.md" > "$work/h2load-rows.md" 2>/dev/null || true
+python3 - "$raw" "$idle" "$out" "$cmdline" "$machine" "$duration" "$warmup" "$quick" "$load_before" "${prio:-normal priority}" "$cluster_csv" "$metrics_csv" "$work/h2load-rows.md" <<'PY'
 import csv, datetime, math, os, platform, subprocess, sys
 
-raw, idle_path, out, cmdline, machine, duration, warmup, quick, load_before, prio, cluster_path, metrics_path = sys.argv[1:13]
+raw, idle_path, out, cmdline, machine, duration, warmup, quick, load_before, prio, cluster_path, metrics_path, h2_rows = sys.argv[1:14]
 rows = list(csv.DictReader(open(raw)))
 idle = {r["server"]: float(r["idle_rss_mib"]) for r in csv.DictReader(open(idle_path))}
 
@@ -658,6 +696,10 @@ for scen in ["empty", "echo128", "echo1k", "list100", "stream"]:
           f' {fmt(f(r, "server_cpu_us_per_call"), 1)} | {r["server_rss_mib"]} | {r["client_cpu_pct"]} | {r.get("other_cpu_pct", "")} |'
           f' {fr(ratio(f(r, "qps"), f(t, "qps"))) if t else ""} | {fr(ratio(f(r, "p99_us"), f(t, "p99_us"))) if t else ""} |'
           f' {fr(ratio(f(r, "qps"), f(j, "qps"))) if j else ""} | {fr(ratio(f(r, "p99_us"), f(j, "p99_us"))) if j else ""} |')
+    A("")
+if os.path.exists(h2_rows):
+    # The h2load rows (scripts/bench-h2load.sh), tables as they were printed.
+    lines.extend(open(h2_rows).read().rstrip("\n").split("\n"))
     A("")
 A("<!-- results:end -->")
 block = "\n".join(lines) + "\n"

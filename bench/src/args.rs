@@ -19,7 +19,9 @@ targets:  dubbo      dubbo-rs consumer, interface mode (EchoService, hessian2) o
 scenarios: empty (ping), echo128 / echo1k (bytes echo), list100 (listUsers(100)),
            stream (StreamEcho: 100 messages of 128 B per call; IDL targets only)
 addresses: dubbo and tri-iface also take a list, HOST:PORT;HOST:PORT;..., as one reference
-           over every provider (the cluster layer: routers, load balancer, failover)";
+           over every provider (the cluster layer: routers, load balancer, failover)
+environment: DUBBO_BENCH_FILTER  the references' `filter` list (dubbo, tri-iface), e.g. -metrics
+             DUBBO_BENCH_TLS_CA  CA certificates (PEM): dubbo and tri-iface connect over TLS";
 
 /// Which client drives the server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

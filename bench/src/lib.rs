@@ -4,6 +4,8 @@
 //! - `bench-server`: the dubbo-rs provider of [`service::EchoService`] (interface mode, over
 //!   dubbo:// and tri://) and of the IDL `BenchService` (tri://).
 //! - `tonic-server`: the same IDL `BenchService` served by tonic, the peer Triple is compared with.
+//! - `axum-server`: the REST endpoints of [`rest::UserResource`] served by axum, the peer dubbo-rs
+//!   REST is compared with.
 //!
 //! `scripts/bench.sh` runs them side by side with Java Dubbo (`interop/java/bench-provider`) and
 //! writes `docs/performance.md`.
@@ -13,6 +15,7 @@
 pub mod args;
 pub mod proc_stat;
 pub mod report;
+pub mod rest;
 pub mod runner;
 pub mod service;
 pub mod target;

@@ -70,9 +70,16 @@ impl FacadeTarget {
         let mut apps = Vec::new();
         let mut clients = Vec::new();
         for i in 0..connections {
-            let app = Application::builder(format!("dubbo-bench-{i}"))
-                .build()
-                .map_err(|e| e.to_string())?;
+            let mut builder = Application::builder(format!("dubbo-bench-{i}"));
+            // DUBBO_BENCH_TLS_CA: CA certificates (PEM) the server's certificate must chain
+            // to; set, every connection uses TLS (`dubbo.ssl.client-trust-cert-collection-path`).
+            if let Ok(ca) = std::env::var("DUBBO_BENCH_TLS_CA") {
+                builder = builder.ssl(dubbo_rs::config::SslConfig {
+                    client_trust_cert_collection_path: Some(ca),
+                    ..Default::default()
+                });
+            }
+            let app = builder.build().map_err(|e| e.to_string())?;
             let mut options = ReferenceOptions::new(ECHO_INTERFACE)
                 .url(format!("{scheme}://{addr}"))
                 .timeout(timeout);

@@ -2,7 +2,14 @@
 //! tri://, and the IDL `BenchService` over tri://, on 127.0.0.1. Prints READY once serving;
 //! exits on SIGTERM or SIGINT.
 //!
-//! `bench-server [--dubbo-port 20880] [--tri-port 50051] [--copies N]`
+//! `bench-server [--dubbo-port 20880] [--tri-port 50051] [--copies N]
+//!              [--tls-cert CHAIN.pem --tls-key KEY.pem]`
+//!
+//! The Triple port also serves `org.apache.dubbo.bench.UserResource` as REST
+//! (`GET /users/{id}`, `POST /users`; bench/src/rest.rs), through the filter chain.
+//!
+//! `--tls-cert` and `--tls-key` serve both ports over TLS only (`dubbo.ssl.server-key-cert-chain-path`
+//! and `server-private-key-path`), for the TLS rows of scripts/bench.sh.
 //!
 //! `--copies N` serves N independent provider applications from this one process and runtime,
 //! on consecutive ports from the ones given: as many providers for a consumer's cluster as N
@@ -17,12 +24,15 @@
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+use dubbo_bench::rest::{RestUsers, UserResourceServer};
 use dubbo_bench::service::{EchoProvider, EchoServiceServer, TripleBench};
 use dubbo_bench::triple_pb::BenchServiceServer;
+use dubbo_rs::config::SslConfig;
 use dubbo_rs::prelude::*;
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: bench-server [--dubbo-port 20880] [--tri-port 50051] [--copies N]";
+const USAGE: &str = "usage: bench-server [--dubbo-port 20880] [--tri-port 50051] [--copies N] \
+                     [--tls-cert CHAIN.pem --tls-key KEY.pem]";
 
 fn number(args: &[String], name: &str, default: u16) -> Result<u16, String> {
     match args.iter().position(|a| a == name) {
@@ -34,14 +44,26 @@ fn number(args: &[String], name: &str, default: u16) -> Result<u16, String> {
     }
 }
 
+fn text(args: &[String], name: &str) -> Result<Option<String>, String> {
+    match args.iter().position(|a| a == name) {
+        None => Ok(None),
+        Some(i) => args
+            .get(i + 1)
+            .cloned()
+            .map(Some)
+            .ok_or_else(|| format!("{name} needs a value\n{USAGE}")),
+    }
+}
+
 #[tokio::main]
 async fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if let Some(bad) = args
-        .iter()
-        .step_by(2)
-        .find(|a| !matches!(a.as_str(), "--dubbo-port" | "--tri-port" | "--copies"))
-    {
+    if let Some(bad) = args.iter().step_by(2).find(|a| {
+        !matches!(
+            a.as_str(),
+            "--dubbo-port" | "--tri-port" | "--copies" | "--tls-cert" | "--tls-key"
+        )
+    }) {
         eprintln!("bench-server: unknown argument {bad}\n{USAGE}");
         return ExitCode::from(2);
     }
@@ -64,9 +86,18 @@ async fn run(args: &[String]) -> Result<(), String> {
     {
         return Err(format!("bad --copies {copies}\n{USAGE}"));
     }
+    let tls = match (text(args, "--tls-cert")?, text(args, "--tls-key")?) {
+        (None, None) => None,
+        (Some(cert), Some(key)) => Some(SslConfig {
+            server_key_cert_chain_path: Some(cert),
+            server_private_key_path: Some(key),
+            ..SslConfig::default()
+        }),
+        _ => return Err(format!("--tls-cert and --tls-key go together\n{USAGE}")),
+    };
     let mut apps = Vec::new();
     for i in 0..copies {
-        apps.push(serve(i, dubbo_port + i, tri_port + i).await?);
+        apps.push(serve(i, dubbo_port + i, tri_port + i, tls.clone()).await?);
     }
     println!("READY");
     dubbo_rs::wait_for_signal().await;
@@ -76,18 +107,25 @@ async fn run(args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
-async fn serve(copy: u16, dubbo_port: u16, tri_port: u16) -> Result<Application, String> {
+async fn serve(
+    copy: u16,
+    dubbo_port: u16,
+    tri_port: u16,
+    tls: Option<SslConfig>,
+) -> Result<Application, String> {
     let name = if copy == 0 {
         "bench-provider".to_owned()
     } else {
         format!("bench-provider-{copy}")
     };
-    let app = Application::builder(&name)
+    let mut builder = Application::builder(&name)
         .protocol("dubbo", dubbo_port)
         .protocol("tri", tri_port)
-        .host("127.0.0.1")
-        .build()
-        .map_err(|e| e.to_string())?;
+        .host("127.0.0.1");
+    if let Some(tls) = tls {
+        builder = builder.ssl(tls);
+    }
+    let app = builder.build().map_err(|e| e.to_string())?;
     let module = app.default_module();
     let options = || match std::env::var("DUBBO_BENCH_FILTER") {
         Ok(filter) => ServiceOptions::new().parameter("filter", filter),
@@ -99,6 +137,10 @@ async fn serve(copy: u16, dubbo_port: u16, tri_port: u16) -> Result<Application,
         .map_err(|e| e.to_string())?;
     module
         .export_idl(BenchServiceServer::new(TripleBench), options())
+        .await
+        .map_err(|e| e.to_string())?;
+    module
+        .export(UserResourceServer::new(RestUsers), options())
         .await
         .map_err(|e| e.to_string())?;
     Ok(app)

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Instructions per Triple unary call in the server, dubbo-rs against tonic, counted by callgrind
+# (valgrind), so the result does not depend on the machine's load.
+#
+#   scripts/triple-callgrind.sh [--requests N] [--streams M] [--bin DIR] [--keep DIR]
+#
+# Each server (bench-server's Triple port, tonic-server) runs under
+# `valgrind --tool=callgrind`; h2load sends 2,000 Echo calls (128 B, gRPC framing) to warm it
+# up, the counters are zeroed (callgrind_control -z), h2load sends N calls (default 20,000) on
+# one connection with M streams (default 32), and the counters are dumped (callgrind_control
+# -d). Instructions per call = the dump's total ÷ N (every thread of the server: runtime,
+# HTTP/2, filters, the service). --keep DIR keeps the dumps for callgrind_annotate.
+# The binaries are those of `cargo build --profile perf -p dubbo-bench` (or --bin DIR).
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+requests=20000
+streams=32
+bin=""
+keep=""
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --requests) requests="$2"; shift ;;
+    --streams) streams="$2"; shift ;;
+    --bin) bin="$2"; shift ;;
+    --keep) keep="$2"; shift ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    *) echo "usage: scripts/triple-callgrind.sh [--requests N] [--streams M] [--bin DIR] [--keep DIR]" >&2; exit 2 ;;
+  esac
+  shift
+done
+command -v valgrind >/dev/null || { echo "triple-callgrind: valgrind missing" >&2; exit 1; }
+command -v h2load >/dev/null || { echo "triple-callgrind: h2load missing (Debian: nghttp2-client)" >&2; exit 1; }
+if [[ -z "$bin" ]]; then
+  cargo build --profile perf -q -p dubbo-bench >&2
+  bin="${CARGO_TARGET_DIR:-$root/target}/perf"
+fi
+
+work="$(mktemp -d)"
+pid=""
+cleanup() {
+  if [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null; then
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+python3 - "$work/echo128.grpc" <<'PY'
+import sys
+msg = bytes([0x0A, 0x80, 0x01]) + bytes([0x5A] * 128)
+open(sys.argv[1], "wb").write(b"\x00" + len(msg).to_bytes(4, "big") + msg)
+PY
+
+# measure NAME PORT CMD...: prints "NAME instructions-per-call".
+measure() {
+  local name="$1" port="$2"; shift 2
+  local url="http://127.0.0.1:$port/org.apache.dubbo.bench.BenchService/Echo"
+  local h2=(-c 1 -m "$streams" -H 'content-type: application/grpc' -H 'te: trailers' -d "$work/echo128.grpc")
+  taskset -c 0 valgrind --tool=callgrind --callgrind-out-file="$work/$name.%p" "$@" \
+    >"$work/$name.log" 2>&1 &
+  pid=$!
+  for _ in $(seq 1 600); do
+    grep -q READY "$work/$name.log" 2>/dev/null && break
+    kill -0 "$pid" 2>/dev/null || { cat "$work/$name.log" >&2; exit 1; }
+    sleep 0.2
+  done
+  taskset -c 1 h2load -n 2000 "${h2[@]}" "$url" >/dev/null
+  callgrind_control -z "$pid" >/dev/null 2>&1
+  taskset -c 1 h2load -n "$requests" "${h2[@]}" "$url" > "$work/$name.h2load"
+  callgrind_control --dump="$name" "$pid" >/dev/null 2>&1
+  local ok
+  ok="$(sed -n 's/^requests: .* \([0-9]*\) succeeded.*/\1/p' "$work/$name.h2load")"
+  [[ "$ok" == "$requests" ]] || { echo "triple-callgrind: $name answered $ok of $requests" >&2; exit 1; }
+  kill "$pid"; wait "$pid" 2>/dev/null || true; pid=""
+  local dump
+  dump="$(ls "$work/$name".*.1 2>/dev/null | head -1)"
+  [[ -n "$dump" ]] || { echo "triple-callgrind: no dump for $name" >&2; ls "$work" >&2; exit 1; }
+  [[ -n "$keep" ]] && { mkdir -p "$keep"; cp "$dump" "$keep/$name.callgrind"; }
+  awk -v n="$requests" -v name="$name" '/^summary:/ { printf "%s %.0f\n", name, $2 / n }' "$dump"
+}
+
+rs="$(measure dubbo-rs 25151 "$bin/bench-server" --dubbo-port 25880 --tri-port 25151)"
+tonic="$(measure tonic 25152 "$bin/tonic-server" --port 25152)"
+echo "$rs"
+echo "$tonic"
+awk -v a="${rs##* }" -v b="${tonic##* }" -v n="$requests" -v m="$streams" \
+  'BEGIN { printf "instructions per Echo call (%d calls, 1 connection, %d streams): dubbo-rs %d, tonic %d, dubbo-rs / tonic %.3f\n", n, m, a, b, a / b }'
