@@ -378,10 +378,11 @@ pub struct ProtocolConfig {
     /// one more is closed as soon as it is accepted. 0 or absent: no limit.
     #[serde(default, deserialize_with = "lenient::number")]
     pub accepts: Option<u32>,
-    /// Serialization; only `hessian2` is accepted.
+    /// Serialization: `hessian2` (the default) or `fastjson2`.
     #[serde(default, deserialize_with = "lenient::text")]
     pub serialization: Option<String>,
-    /// Preferred serializations advertised to consumers; only `hessian2` is accepted.
+    /// Preferred serializations advertised to consumers, in order (`hessian2`, `fastjson2`);
+    /// default `hessian2,fastjson2`, as Java 3.3 advertises.
     #[serde(default, deserialize_with = "lenient::text")]
     pub prefer_serialization: Option<String>,
     /// `ssl-enabled`: `false` keeps this protocol's port plaintext while `dubbo.ssl` configures

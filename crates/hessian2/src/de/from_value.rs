@@ -240,6 +240,15 @@ impl<'de> de::Deserializer<'de> for ValueDeserializer {
         }
     }
 
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        super::java_default::visit_struct(self.0, fields, visitor)
+    }
+
     fn deserialize_unit<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         match self.0 {
             Value::Null | Value::Ref(_) => visitor.visit_unit(),
@@ -255,6 +264,6 @@ impl<'de> de::Deserializer<'de> for ValueDeserializer {
     serde::forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
         bytes byte_buf unit_struct seq tuple
-        tuple_struct map struct identifier
+        tuple_struct map identifier
     }
 }
