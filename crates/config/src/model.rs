@@ -123,6 +123,11 @@ macro_rules! consumer_section {
             /// Maximum concurrent calls per method (`actives`).
             #[serde(default, deserialize_with = "lenient::number")]
             pub actives: Option<u32>,
+            /// `prefer-serialization`: the serializations to send in, in order (`fastjson2`,
+            /// `hessian2`); the first one dubbo-rs speaks is used. Unset: the provider's
+            /// advertised preference, then Hessian 2.
+            #[serde(default, deserialize_with = "lenient::text")]
+            pub prefer_serialization: Option<String>,
             /// Extra URL parameters.
             #[serde(default, deserialize_with = "lenient::text_map")]
             pub parameters: BTreeMap<String, String>,
@@ -131,7 +136,7 @@ macro_rules! consumer_section {
         impl $name {
             /// The shared consumer keys that become URL parameters, by their URL names
             /// (`None` where unset). `protocol` is not one: it picks providers and schemes.
-            pub fn consumer_url_parameters(&self) -> [(&'static str, Option<String>); 9] {
+            pub fn consumer_url_parameters(&self) -> [(&'static str, Option<String>); 10] {
                 [
                     ("timeout", self.timeout.map(|v| v.to_string())),
                     ("retries", self.retries.map(|v| v.to_string())),
@@ -142,6 +147,7 @@ macro_rules! consumer_section {
                     ("connections", self.connections.map(|v| v.to_string())),
                     ("lazy", self.lazy.map(|v| v.to_string())),
                     ("actives", self.actives.map(|v| v.to_string())),
+                    ("prefer.serialization", self.prefer_serialization.clone()),
                 ]
             }
         }

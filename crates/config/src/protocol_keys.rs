@@ -29,6 +29,24 @@ pub fn refuse_unhonoured(config: &DubboConfig) -> Result<(), ConfigError> {
         };
         check_protocol(&key, pc.protocol_name(&id), &pc)?;
     }
+    check_prefer(
+        "dubbo.consumer",
+        config.consumer.prefer_serialization.as_deref(),
+    )?;
+    for (name, m) in &config.modules {
+        if let Some(c) = &m.consumer {
+            check_prefer(
+                &format!("dubbo.modules.{name}.consumer"),
+                c.prefer_serialization.as_deref(),
+            )?;
+        }
+    }
+    for (id, r) in &config.references {
+        check_prefer(
+            &format!("dubbo.references.{id}"),
+            r.prefer_serialization.as_deref(),
+        )?;
+    }
     let consumer_tri = config.consumer.protocol.as_deref().is_some_and(is_tri);
     if consumer_tri && config.consumer.connections.is_some() {
         return Err(no_connections("dubbo.consumer.connections"));
@@ -49,6 +67,24 @@ pub fn refuse_unhonoured(config: &DubboConfig) -> Result<(), ConfigError> {
         }
     }
     Ok(())
+}
+
+/// Refuses a `prefer-serialization` under `key` naming a serialization dubbo-rs cannot read
+/// and write: a provider would advertise bodies it cannot read, a consumer would ask for
+/// bodies it cannot write.
+fn check_prefer(key: &str, prefer: Option<&str>) -> Result<(), ConfigError> {
+    let other = prefer.and_then(|p| {
+        p.split(',')
+            .map(str::trim)
+            .find(|s| !s.is_empty() && !SERIALIZATIONS.contains(s))
+    });
+    match other {
+        Some(other) => Err(ConfigError::invalid(
+            format!("{key}.prefer-serialization"),
+            format!("expected a list of {SERIALIZATIONS:?} (got {other:?})"),
+        )),
+        None => Ok(()),
+    }
 }
 
 fn is_tri(name: &str) -> bool {
@@ -72,20 +108,7 @@ fn check_protocol(key: &str, name: &str, pc: &ProtocolConfig) -> Result<(), Conf
             ));
         }
     }
-    if let Some(p) = &pc.prefer_serialization {
-        if let Some(other) = p
-            .split(',')
-            .map(str::trim)
-            .find(|s| !s.is_empty() && !SERIALIZATIONS.contains(s))
-        {
-            return Err(ConfigError::invalid(
-                format!("{key}.prefer-serialization"),
-                format!(
-                    "only {SERIALIZATIONS:?} can be read, so only they may be advertised (got {other:?})"
-                ),
-            ));
-        }
-    }
+    check_prefer(key, pc.prefer_serialization.as_deref())?;
     if is_tri(name) {
         let unread = [
             ("threads", pc.threads.is_some()),
