@@ -89,7 +89,10 @@ mod tests {
         );
         assert_eq!(full_class_name("Throwable".into()), "java.lang.Throwable");
         assert_eq!(full_class_name("a.b.MyException".into()), "a.b.MyException");
-        assert_eq!(full_class_name("[Ljava.lang.Error;".into()), "[Ljava.lang.Error;");
+        assert_eq!(
+            full_class_name("[Ljava.lang.Error;".into()),
+            "[Ljava.lang.Error;"
+        );
         assert_eq!(full_class_name("User".into()), "User");
     }
 }

@@ -1,86 +1,15 @@
-//! A struct read from a tree that lacks some of the struct's fields gets Java's default for
-//! each of them (`0`, `false`, `null`), as a Java deserializer leaves a field the bytes do not
+//! [`JavaDefault`]: the value of a field a tree lacks. A struct read from a tree that lacks
+//! some of the struct's fields gets Java's default for each of them (`0`, `false`, `null`), as a Java deserializer leaves a field the bytes do not
 //! carry. fastjson2 relies on it: Java writes with `NotWriteDefaultValue`, so an `int` field
 //! holding 0 is not in the bytes at all.
 
-use serde::de::{self, DeserializeSeed, Visitor};
+use serde::de::{self, Visitor};
 
-use super::from_value::ValueDeserializer;
 use crate::error::Error;
-use crate::value::{Map, Object, Value};
-
-/// Visits `value` (an object, or a map keyed by strings) as the struct whose fields are
-/// `fields`, adding the fields it lacks with their Java default. Any other value is visited as
-/// it is.
-pub(super) fn visit_struct<'de, V: Visitor<'de>>(
-    value: Value,
-    fields: &'static [&'static str],
-    visitor: V,
-) -> Result<V::Value, Error> {
-    let given: Vec<(String, Value)> = match value {
-        Value::Object(Object { fields: f, .. }) => f,
-        Value::Map(Map { entries, .. })
-            if entries.iter().all(|(k, _)| matches!(k, Value::String(_))) =>
-        {
-            entries
-                .into_iter()
-                .filter_map(|(k, v)| match k {
-                    Value::String(k) => Some((k, v)),
-                    _ => None,
-                })
-                .collect()
-        }
-        other => return de::Deserializer::deserialize_any(ValueDeserializer(other), visitor),
-    };
-    let absent: Vec<(String, Option<Value>)> = fields
-        .iter()
-        .filter(|f| !given.iter().any(|(k, _)| k == *f))
-        .map(|f| ((*f).to_owned(), None))
-        .collect();
-    let iter = given
-        .into_iter()
-        .map(|(k, v)| (k, Some(v)))
-        .chain(absent)
-        .collect::<Vec<_>>()
-        .into_iter();
-    visitor.visit_map(StructDe { iter, value: None })
-}
-
-struct StructDe {
-    iter: std::vec::IntoIter<(String, Option<Value>)>,
-    /// The value of the key just read; `Some(None)` for a field the tree lacks.
-    value: Option<Option<Value>>,
-}
-
-impl<'de> de::MapAccess<'de> for StructDe {
-    type Error = Error;
-    fn next_key_seed<K: DeserializeSeed<'de>>(
-        &mut self,
-        seed: K,
-    ) -> Result<Option<K::Value>, Error> {
-        match self.iter.next() {
-            Some((k, v)) => {
-                self.value = Some(v);
-                seed.deserialize(de::value::StringDeserializer::<Error>::new(k))
-                    .map(Some)
-            }
-            None => Ok(None),
-        }
-    }
-    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Error> {
-        match self.value.take().flatten() {
-            Some(v) => seed.deserialize(ValueDeserializer(v)),
-            None => seed.deserialize(JavaDefault),
-        }
-    }
-    fn size_hint(&self) -> Option<usize> {
-        Some(self.iter.len())
-    }
-}
 
 /// The value of a field the bytes did not carry: zero for numbers, `false`, `'\0'`, and
 /// `null` (`None`, unit) for everything else.
-struct JavaDefault;
+pub(super) struct JavaDefault;
 
 macro_rules! zero {
     ($($method:ident => $visit:ident($zero:expr)),* $(,)?) => {
