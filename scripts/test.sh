@@ -5,7 +5,7 @@
 #
 #   bash scripts/test.sh            # everything
 #   bash scripts/test.sh --quick    # Rust suites only (no Java, no Python)
-#   bash scripts/test.sh --only registry|etcd|older_registry|older_java|metrics|tracing|governance|faults|grpc_tools|rest|auth|tls|cli|admin|fastjson2   # one group of interop steps, for development
+#   bash scripts/test.sh --only registry|etcd|older_registry|older_java|metrics|tracing|governance|faults|grpc_tools|rest|auth|tls|cli|admin|fastjson2|fastjson2_wire   # one group of interop steps, for development
 #
 # The full run builds the Java peers before `cargo test` and runs it with
 # DUBBO_RS_REQUIRE_PEERS=1, so a Rust test that needs Java (URL differential test, dubbo://
@@ -22,7 +22,7 @@ TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 QUICK=0
 ONLY=
 [ "${1:-}" = "--quick" ] && QUICK=1
-[ "${1:-}" = "--only" ] && ONLY=${2:?--only needs a group: registry, etcd, older_registry, older_java, metrics, tracing, governance, faults, grpc_tools, rest, auth, tls, cli, admin or fastjson2}
+[ "${1:-}" = "--only" ] && ONLY=${2:?--only needs a group: registry, etcd, older_registry, older_java, metrics, tracing, governance, faults, grpc_tools, rest, auth, tls, cli, admin, fastjson2 or fastjson2_wire}
 
 # A fresh build gains nothing from incremental state, which would add gigabytes of disk per
 # crate; a developer's own `cargo test` keeps it.
@@ -183,6 +183,13 @@ OLDREG_J33_APP=interop-provider-java33-ref
 OLDREG_RUST_DUBBO=24990
 OLDREG_RUST_TRI=14990
 OLDREG_RUST_APP=interop-provider-rust-older
+# fastjson2 on the wire (fastjson2_wire_steps): a Rust provider advertising fastjson2 first, as a
+# Java 3.2 provider does, registered in ZooKeeper; one permitting Hessian 2 only.
+FJ2_RUST_DUBBO=24995
+FJ2_RUST_TRI=14995
+FJ2_RUST_APP=interop-provider-rust-fastjson2
+FJ2_H2ONLY_DUBBO=24996
+FJ2_H2ONLY_TRI=14996
 
 cargo_checks() {
   cargo fmt --all -- --check && cargo clippy --workspace --all-targets --quiet -- -D warnings
@@ -1495,6 +1502,76 @@ older_java_steps() {
   stop_server java33_ref_provider >/dev/null 2>&1 || true
 }
 
+# --- fastjson2 (serialization id 23) on the wire, dubbo:// and tri:// wrapper mode. A Java 3.2
+# consumer with default settings sends what the provider's registered prefer.serialization lists
+# first; the Rust provider here advertises fastjson2,hessian2 (a Java 3.2 provider's default).
+# Directly, the consumer's own ?prefer.serialization=fastjson2 chooses it; the Rust client's is
+# --param prefer.serialization=fastjson2. A provider permitting Hessian 2 only refuses the Rust
+# client's fastjson2 requests, which proves they are fastjson2 on the wire.
+fj2_rust_provider_up() {
+  start_server fj2_rust_provider "$TARGET_DIR/debug/interop-server" --dubbo-port $FJ2_RUST_DUBBO \
+    --tri-port $FJ2_RUST_TRI --registry "$ZK_URL" --app "$FJ2_RUST_APP" --param prefer.serialization=fastjson2,hessian2
+}
+
+fj2_h2only_provider_up() {
+  start_server fj2_h2only_provider "$TARGET_DIR/debug/interop-server" --dubbo-port $FJ2_H2ONLY_DUBBO \
+    --tri-port $FJ2_H2ONLY_TRI --param prefer.serialization=hessian2
+}
+
+# The Rust client preferring fastjson2 against the Hessian-2-only provider: every call refused
+# with the permitted-serialization error of the protocol (URL: the provider's).
+fj2_refused() {
+  local url=$1 symptom=$2 out rc
+  out=$(rust_client --url "$url" --param prefer.serialization=fastjson2 --param retries=0 --no-greeter)
+  rc=$?
+  echo "$out" | tail -n 3
+  [ "$rc" -ne 0 ] && echo "$out" | grep -q "$symptom" && ! echo "$out" | grep -q '^PASS sayHello'
+}
+
+fastjson2_wire_steps() {
+  local p
+  step "start ZooKeeper (scripts/zookeeper.sh)" zookeeper_up zookeeper-data-fastjson2
+  step "start Rust provider advertising prefer.serialization=fastjson2,hessian2 in ZooKeeper" fj2_rust_provider_up
+  step "Java 3.2 consumer (default settings) -> Rust provider through ZooKeeper, dubbo://: sends fastjson2" \
+    java_registry_sends fastjson2 java32_registry_consumer --registry "$ZK_URL" --protocol dubbo --migration FORCE_INTERFACE
+  # echo_service over tri:// is a 3.2 client bug (older_registry_steps proves it against Java 3.3).
+  step "Java 3.2 consumer (default settings) -> Rust provider through ZooKeeper, tri://: sends fastjson2" \
+    java_registry_sends fastjson2 java32_registry_consumer --registry "$ZK_URL" --protocol tri --migration FORCE_INTERFACE \
+    --known-client-bug echo_service
+  step "Java 3.2 consumer -> Rust provider, dubbo://, prefer.serialization=fastjson2" \
+    java32_consumer --url "dubbo://127.0.0.1:$FJ2_RUST_DUBBO?prefer.serialization=fastjson2"
+  step "Java 3.2 consumer -> Rust provider, tri://, prefer.serialization=fastjson2" \
+    java32_consumer --url "tri://127.0.0.1:$FJ2_RUST_TRI?prefer.serialization=fastjson2" --known-client-bug echo_service
+  step "Java 3.3 consumer -> Rust provider, dubbo://, prefer.serialization=fastjson2" \
+    java_consumer --url "dubbo://127.0.0.1:$FJ2_RUST_DUBBO?prefer.serialization=fastjson2"
+  # Java 3.3's tri:// consumer in fastjson2 (46/46 when run by hand) is left out: it costs 45 s.
+  for p in dubbo tri; do
+    step "Rust client (prefer fastjson2) -> Rust provider, $p://" \
+      rust_client --url "$p://127.0.0.1:$([ $p = dubbo ] && echo $FJ2_RUST_DUBBO || echo $FJ2_RUST_TRI)" \
+      --param prefer.serialization=fastjson2 --no-greeter
+  done
+  stop_server fj2_rust_provider >/dev/null 2>&1 || true
+  step "ZooKeeper exits on SIGTERM" stop_server zookeeper
+  step "start Rust provider permitting hessian2 only" fj2_h2only_provider_up
+  step "Rust client (prefer fastjson2) -> Hessian-2-only Rust provider, dubbo://: refused as not permitted" \
+    fj2_refused "dubbo://127.0.0.1:$FJ2_H2ONLY_DUBBO" 'Unexpected serialization id:23.*fastjson2 is not permitted'
+  step "Rust client (prefer fastjson2) -> Hessian-2-only Rust provider, tri://: refused as not permitted" \
+    fj2_refused "tri://127.0.0.1:$FJ2_H2ONLY_TRI" 'fastjson2.* is not permitted by org.apache.dubbo.interop.InteropService'
+  stop_server fj2_h2only_provider >/dev/null 2>&1 || true
+  step "start Java 3.2 provider" java32_provider_up
+  step "Rust client (prefer fastjson2) -> Java 3.2 provider, dubbo://" \
+    rust_client --url "dubbo://127.0.0.1:$J32_DUBBO" --param prefer.serialization=fastjson2
+  step "Rust client (prefer fastjson2) -> Java 3.2 provider, tri://" \
+    rust_client --url "tri://127.0.0.1:$J32_TRI" --param prefer.serialization=fastjson2 --no-greeter
+  stop_server java32_provider >/dev/null 2>&1 || true
+  step "start Java 3.3 provider" java33_ref_provider_up
+  step "Rust client (prefer fastjson2) -> Java 3.3 provider, dubbo://" \
+    rust_client --url "dubbo://127.0.0.1:$J33_REF_DUBBO" --param prefer.serialization=fastjson2
+  step "Rust client (prefer fastjson2) -> Java 3.3 provider, tri://" \
+    rust_client --url "tri://127.0.0.1:$J33_REF_TRI" --param prefer.serialization=fastjson2
+  stop_server java33_ref_provider >/dev/null 2>&1 || true
+}
+
 # --- Governance (config centre): rules written into ZooKeeper where Dubbo Admin writes them
 # (/dubbo/config/{group}/{key}, with the dubbo-cli tool), obeyed by running consumers. Which
 # provider serves how many calls is read from each provider's own QoS /metrics, so the checks
@@ -1898,6 +1975,7 @@ if [ "$QUICK" -eq 0 ]; then
   etcd_steps
   older_registry_steps
   older_java_steps
+  fastjson2_wire_steps
   metrics_steps
   tracing_steps
   governance_steps

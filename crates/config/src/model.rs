@@ -123,6 +123,11 @@ macro_rules! consumer_section {
             /// Maximum concurrent calls per method (`actives`).
             #[serde(default, deserialize_with = "lenient::number")]
             pub actives: Option<u32>,
+            /// `prefer-serialization`: the serializations to send in, in order (`fastjson2`,
+            /// `hessian2`); the first one dubbo-rs speaks is used. Unset: the provider's
+            /// advertised preference, then Hessian 2.
+            #[serde(default, deserialize_with = "lenient::text")]
+            pub prefer_serialization: Option<String>,
             /// Extra URL parameters.
             #[serde(default, deserialize_with = "lenient::text_map")]
             pub parameters: BTreeMap<String, String>,
@@ -131,7 +136,7 @@ macro_rules! consumer_section {
         impl $name {
             /// The shared consumer keys that become URL parameters, by their URL names
             /// (`None` where unset). `protocol` is not one: it picks providers and schemes.
-            pub fn consumer_url_parameters(&self) -> [(&'static str, Option<String>); 9] {
+            pub fn consumer_url_parameters(&self) -> [(&'static str, Option<String>); 10] {
                 [
                     ("timeout", self.timeout.map(|v| v.to_string())),
                     ("retries", self.retries.map(|v| v.to_string())),
@@ -142,6 +147,7 @@ macro_rules! consumer_section {
                     ("connections", self.connections.map(|v| v.to_string())),
                     ("lazy", self.lazy.map(|v| v.to_string())),
                     ("actives", self.actives.map(|v| v.to_string())),
+                    ("prefer.serialization", self.prefer_serialization.clone()),
                 ]
             }
         }
@@ -378,10 +384,11 @@ pub struct ProtocolConfig {
     /// one more is closed as soon as it is accepted. 0 or absent: no limit.
     #[serde(default, deserialize_with = "lenient::number")]
     pub accepts: Option<u32>,
-    /// Serialization; only `hessian2` is accepted.
+    /// Serialization: `hessian2` (the default) or `fastjson2`.
     #[serde(default, deserialize_with = "lenient::text")]
     pub serialization: Option<String>,
-    /// Preferred serializations advertised to consumers; only `hessian2` is accepted.
+    /// Preferred serializations advertised to consumers, in order (`hessian2`, `fastjson2`);
+    /// default `hessian2,fastjson2`, as Java 3.3 advertises.
     #[serde(default, deserialize_with = "lenient::text")]
     pub prefer_serialization: Option<String>,
     /// `ssl-enabled`: `false` keeps this protocol's port plaintext while `dubbo.ssl` configures

@@ -5,9 +5,9 @@
 //!   and `connections`, `lazy`, `heartbeat`, `payload` (client).
 //! - tri:// reads none of the server pool and frame settings yet (its limits are
 //!   `TripleConfig`'s), nor `connections` (one HTTP/2 connection per address).
-//! - Both speak Hessian 2 only, so `serialization` and `prefer-serialization` may only name
-//!   `hessian2`: advertising another (Java 3.3's default preference is `fastjson2,hessian2`)
-//!   would make Java consumers send bodies that cannot be read.
+//! - `serialization` and `prefer-serialization` may only name what dubbo:// bodies can be
+//!   read in, `hessian2` and `fastjson2`: advertising another would make Java consumers send
+//!   bodies that cannot be read.
 
 use super::{ConfigError, DubboConfig, ProtocolConfig};
 
@@ -15,6 +15,9 @@ use super::{ConfigError, DubboConfig, ProtocolConfig};
 /// all run at most `threads` handlers at once (the Java pools differ only in how they keep idle
 /// threads and queue, which a task pool has no counterpart for); `cached` has no bound.
 const THREADPOOLS: &[&str] = &["fixed", "limited", "eager", "cached"];
+
+/// The serializations dubbo-rs reads and writes (Java's names).
+const SERIALIZATIONS: &[&str] = &["hessian2", "fastjson2"];
 
 /// Refuses protocol and connection keys that the protocol they apply to does not honour.
 pub fn refuse_unhonoured(config: &DubboConfig) -> Result<(), ConfigError> {
@@ -25,6 +28,24 @@ pub fn refuse_unhonoured(config: &DubboConfig) -> Result<(), ConfigError> {
             "dubbo.protocol".to_owned()
         };
         check_protocol(&key, pc.protocol_name(&id), &pc)?;
+    }
+    check_prefer(
+        "dubbo.consumer",
+        config.consumer.prefer_serialization.as_deref(),
+    )?;
+    for (name, m) in &config.modules {
+        if let Some(c) = &m.consumer {
+            check_prefer(
+                &format!("dubbo.modules.{name}.consumer"),
+                c.prefer_serialization.as_deref(),
+            )?;
+        }
+    }
+    for (id, r) in &config.references {
+        check_prefer(
+            &format!("dubbo.references.{id}"),
+            r.prefer_serialization.as_deref(),
+        )?;
     }
     let consumer_tri = config.consumer.protocol.as_deref().is_some_and(is_tri);
     if consumer_tri && config.consumer.connections.is_some() {
@@ -48,6 +69,24 @@ pub fn refuse_unhonoured(config: &DubboConfig) -> Result<(), ConfigError> {
     Ok(())
 }
 
+/// Refuses a `prefer-serialization` under `key` naming a serialization dubbo-rs cannot read
+/// and write: a provider would advertise bodies it cannot read, a consumer would ask for
+/// bodies it cannot write.
+fn check_prefer(key: &str, prefer: Option<&str>) -> Result<(), ConfigError> {
+    let other = prefer.and_then(|p| {
+        p.split(',')
+            .map(str::trim)
+            .find(|s| !s.is_empty() && !SERIALIZATIONS.contains(s))
+    });
+    match other {
+        Some(other) => Err(ConfigError::invalid(
+            format!("{key}.prefer-serialization"),
+            format!("expected a list of {SERIALIZATIONS:?} (got {other:?})"),
+        )),
+        None => Ok(()),
+    }
+}
+
 fn is_tri(name: &str) -> bool {
     dubbo_url::is_triple(name)
 }
@@ -62,27 +101,14 @@ fn no_connections(key: &str) -> ConfigError {
 
 fn check_protocol(key: &str, name: &str, pc: &ProtocolConfig) -> Result<(), ConfigError> {
     if let Some(s) = pc.serialization.as_deref().map(str::trim) {
-        if s != "hessian2" {
+        if !SERIALIZATIONS.contains(&s) {
             return Err(ConfigError::invalid(
                 format!("{key}.serialization"),
-                format!("only hessian2 is supported (got {s:?})"),
+                format!("expected one of {SERIALIZATIONS:?} (got {s:?})"),
             ));
         }
     }
-    if let Some(p) = &pc.prefer_serialization {
-        if let Some(other) = p
-            .split(',')
-            .map(str::trim)
-            .find(|s| !s.is_empty() && *s != "hessian2")
-        {
-            return Err(ConfigError::invalid(
-                format!("{key}.prefer-serialization"),
-                format!(
-                    "only hessian2 can be read, so only hessian2 may be advertised (got {other:?})"
-                ),
-            ));
-        }
-    }
+    check_prefer(key, pc.prefer_serialization.as_deref())?;
     if is_tri(name) {
         let unread = [
             ("threads", pc.threads.is_some()),

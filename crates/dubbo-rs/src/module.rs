@@ -156,18 +156,19 @@ impl Module {
             put(&mut p, "heartbeat", pc.heartbeat.map(|t| t.to_string()));
             put(&mut p, "accepts", pc.accepts.map(|t| t.to_string()));
             put(&mut p, "ssl-enabled", pc.ssl_enabled.map(|t| t.to_string()));
-            p.insert(
-                "serialization".into(),
+            // The protocol's serializations, unless the service's own parameters name them
+            // (as a Java service's override its protocol's); by default what Java 3.3
+            // advertises: both, Hessian 2 first.
+            p.entry("serialization".into()).or_insert_with(|| {
                 pc.serialization
                     .clone()
-                    .unwrap_or_else(|| "hessian2".into()),
-            );
-            p.insert(
-                "prefer.serialization".into(),
+                    .unwrap_or_else(|| "hessian2".into())
+            });
+            p.entry("prefer.serialization".into()).or_insert_with(|| {
                 pc.prefer_serialization
                     .clone()
-                    .unwrap_or_else(|| "hessian2".into()),
-            );
+                    .unwrap_or_else(|| "hessian2,fastjson2".into())
+            });
             let address = resolve_address(app, &id, &name, &pc, protocol.default_port())?;
             put_address(&mut p, &address);
             let url = build_url(

@@ -87,12 +87,20 @@ async fn keys_without_an_effect_are_refused_at_start_naming_the_key() {
             "dubbo.protocols.dubbo.threads",
         ),
         (
-            "  protocols:\n    dubbo:\n      serialization: fastjson2\n",
+            "  protocols:\n    dubbo:\n      serialization: kryo\n",
             "dubbo.protocols.dubbo.serialization",
         ),
         (
-            "  protocols:\n    dubbo:\n      prefer-serialization: fastjson2,hessian2\n",
+            "  protocols:\n    dubbo:\n      prefer-serialization: fastjson2,protobuf\n",
             "dubbo.protocols.dubbo.prefer-serialization",
+        ),
+        (
+            "  consumer:\n    prefer-serialization: kryo,hessian2\n",
+            "dubbo.consumer.prefer-serialization",
+        ),
+        (
+            "  references:\n    echo:\n      interface: org.example.Echo\n      prefer-serialization: avro\n",
+            "dubbo.references.echo.prefer-serialization",
         ),
         // Filters that do not exist would be skipped.
         ("  provider:\n    filter: nosuch\n", "dubbo.provider.filter"),
@@ -114,10 +122,10 @@ async fn values_that_ask_for_nothing_are_accepted() {
     build(
         "    qos-enable: false\n    qos-port: 22222\n    qos-accept-foreign-ip: false\n    owner: ops\n\
          \x20 registry:\n    address: N/A\n\
-         \x20 protocols:\n    dubbo:\n      threadpool: fixed\n      threads: 50\n      serialization: hessian2\n      prefer-serialization: hessian2\n    tri:\n      serialization: hessian2\n\
+         \x20 protocols:\n    dubbo:\n      threadpool: fixed\n      threads: 50\n      serialization: hessian2\n      prefer-serialization: fastjson2,hessian2\n    tri:\n      serialization: fastjson2\n\
          \x20 provider:\n    register: false\n    filter: default,-echo,tps\n\
          \x20 services:\n    org.example.Echo:\n      register: false\n      filter: accesslog\n\
-         \x20 consumer:\n    filter: activelimit\n    connections: 2\n\
+         \x20 consumer:\n    filter: activelimit\n    connections: 2\n    prefer-serialization: fastjson2,hessian2\n\
          \x20 references:\n    echo:\n      interface: org.example.Echo\n      url: dubbo://127.0.0.1:1\n      generic: false\n      connections: 2\n",
     )
     .unwrap();
@@ -168,7 +176,7 @@ async fn dubbo_server_settings_take_effect() {
         ("dispatcher", "all"),
         ("heartbeat", "30000"),
         ("serialization", "hessian2"),
-        ("prefer.serialization", "hessian2"),
+        ("prefer.serialization", "hessian2,fastjson2"),
     ] {
         assert_eq!(urls[0].parameter(key), Some(value), "{}", urls[0]);
     }

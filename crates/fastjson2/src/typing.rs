@@ -18,8 +18,23 @@ pub(crate) fn is_map_class(class: &str) -> bool {
         || class == "java.util.Properties"
 }
 
+/// The class a type name stands for. fastjson2 writes the `java.lang` exceptions and errors
+/// it has name mappings for by their simple name (`IllegalStateException`), and reads that
+/// name back as the class; the tree carries the full name, as Hessian 2 writes it.
+pub(crate) fn full_class_name(class: String) -> String {
+    let java_lang = !class.contains('.')
+        && !class.starts_with('[')
+        && (class.ends_with("Exception") || class.ends_with("Error") || class == "Throwable");
+    if java_lang {
+        format!("java.lang.{class}")
+    } else {
+        class
+    }
+}
+
 /// Applies the type name `class` to the value read after it.
 pub(crate) fn apply_type(class: String, value: Value) -> Value {
+    let class = full_class_name(class);
     match value {
         // A map under a `java.math` name has no bean form here (the tree carries those as
         // their text), so it stays a map of that type and is written back as one.
@@ -59,5 +74,25 @@ pub(crate) fn apply_type(class: String, value: Value) -> Value {
             })
         }
         other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn java_lang_exceptions_by_simple_name_get_their_package() {
+        assert_eq!(
+            full_class_name("IllegalStateException".into()),
+            "java.lang.IllegalStateException"
+        );
+        assert_eq!(full_class_name("Throwable".into()), "java.lang.Throwable");
+        assert_eq!(full_class_name("a.b.MyException".into()), "a.b.MyException");
+        assert_eq!(
+            full_class_name("[Ljava.lang.Error;".into()),
+            "[Ljava.lang.Error;"
+        );
+        assert_eq!(full_class_name("User".into()), "User");
     }
 }

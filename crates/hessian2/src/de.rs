@@ -14,6 +14,7 @@
 //! `Deserialize for Value`, which takes values handed over whole through [`stash`].
 
 mod from_value;
+mod java_default;
 mod stash;
 mod stream;
 mod value_visitor;

@@ -1,8 +1,9 @@
-//! Request, response and event bodies (`DubboCodec`), in hessian2.
+//! Request, response and event bodies (`DubboCodec`), in hessian2, and the choice between it
+//! and fastjson2 ([`fastjson2`]) by a call's [`Serialization`] (the `*_in` functions).
 //!
-//! Every body is **one** hessian2 stream: the class, type and reference tables are shared by
-//! all the values it holds, so each body is written by one [`Hessian2Writer`] and read by one
-//! [`Hessian2Reader`].
+//! Every hessian2 body is **one** hessian2 stream: the class, type and reference tables are
+//! shared by all the values it holds, so each body is written by one [`Hessian2Writer`] and
+//! read by one [`Hessian2Reader`].
 
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
@@ -21,7 +22,10 @@ use dubbo_hessian2::{Encoded, Hessian2Reader, Hessian2Writer, Object};
 use crate::codec::{finish_frame, frame_buffer};
 use crate::error::BodyError;
 use crate::header::{Header, FASTJSON2, HESSIAN2};
+use crate::serialization::Serialization;
 use crate::status::Status;
+
+pub mod fastjson2;
 
 /// The dubbo protocol version every request carries (`Version.DEFAULT_DUBBO_PROTOCOL_VERSION`).
 pub const DUBBO_VERSION: &str = "2.0.2";
@@ -602,6 +606,9 @@ pub fn business_error_from(v: Value) -> BusinessError {
 
 /// Decodes the single string of a non-OK response body; anything unreadable gives `None`.
 pub fn decode_status_message(serialization: u8, body: &[u8]) -> Option<String> {
+    if serialization == FASTJSON2 {
+        return fastjson2::decode_status_message(body);
+    }
     if serialization != HESSIAN2 {
         return Some(String::from_utf8_lossy(body).into_owned());
     }
@@ -609,6 +616,73 @@ pub fn decode_status_message(serialization: u8, body: &[u8]) -> Option<String> {
         .read_nullable_string()
         .ok()
         .flatten()
+}
+
+// ---------------------------------------------------------------------------------------------
+// By serialization
+// ---------------------------------------------------------------------------------------------
+
+/// [`encode_request`] in `serialization`.
+pub fn encode_request_in(
+    serialization: Serialization,
+    id: i64,
+    invocation: &Invocation,
+    timeout_ms: Option<u64>,
+    two_way: bool,
+) -> Result<Bytes, RpcError> {
+    match serialization {
+        Serialization::Hessian2 => encode_request(id, invocation, timeout_ms, two_way),
+        Serialization::Fastjson2 => fastjson2::encode_request(id, invocation, timeout_ms, two_way),
+    }
+}
+
+/// [`decode_request_shared`] for a body in `serialization`.
+pub fn decode_request_in(
+    serialization: Serialization,
+    body: &Bytes,
+    signatures: &SignatureCache,
+) -> Result<DecodedRequest, BodyError> {
+    match serialization {
+        Serialization::Hessian2 => decode_request_shared(body, signatures),
+        Serialization::Fastjson2 => fastjson2::decode_request(body, signatures),
+    }
+}
+
+/// [`encode_ok_response`] in `serialization`.
+pub fn encode_ok_response_in(
+    serialization: Serialization,
+    id: i64,
+    result: Result<&RpcResponse, &BusinessError>,
+    dubbo_version: &str,
+) -> Result<Bytes, BodyError> {
+    match serialization {
+        Serialization::Hessian2 => encode_ok_response(id, result, dubbo_version),
+        Serialization::Fastjson2 => fastjson2::encode_ok_response(id, result, dubbo_version),
+    }
+}
+
+/// [`encode_status_response`] in `serialization`.
+pub fn encode_status_response_in(
+    serialization: Serialization,
+    id: i64,
+    status: Status,
+    message: &str,
+) -> Bytes {
+    match serialization {
+        Serialization::Hessian2 => encode_status_response(id, status, message),
+        Serialization::Fastjson2 => fastjson2::encode_status_response(id, status, message),
+    }
+}
+
+/// [`decode_ok_response_shared`] for a body in `serialization`.
+pub fn decode_ok_response_in(
+    serialization: Serialization,
+    body: &Bytes,
+) -> Result<Result<RpcResponse, RpcError>, BodyError> {
+    match serialization {
+        Serialization::Hessian2 => decode_ok_response_shared(body),
+        Serialization::Fastjson2 => fastjson2::decode_ok_response(body),
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -53,6 +53,9 @@ pub enum BodyError {
     /// The hessian2 stream is malformed.
     #[error("{0}")]
     Hessian(#[from] dubbo_hessian2::Error),
+    /// The fastjson2 (JSONB) stream is malformed.
+    #[error("{0}")]
+    Fastjson2(#[from] dubbo_fastjson2::Error),
     /// The stream is well-formed but does not hold what the protocol expects.
     #[error("{0}")]
     Invalid(String),

@@ -12,6 +12,7 @@ use crate::config::method_timeout;
 use crate::exchange::availability::Availability;
 use crate::exchange::client::DubboClient;
 use crate::exchange::handle::Handle;
+use crate::serialization::Serialization;
 
 /// Sends invocations to the provider its URL names, over a (possibly shared) [`DubboClient`].
 ///
@@ -20,6 +21,9 @@ use crate::exchange::handle::Handle;
 /// `<method>.return` is `false` is sent one-way and completes with `null` once queued.
 pub struct DubboInvoker {
     url: Url,
+    /// What requests are written in: the URL's first known `prefer.serialization`, then
+    /// `serialization`, else Hessian 2.
+    serialization: Serialization,
     client: Handle<DubboClient>,
     /// The client's usable-connection count, read by `is_available` without loading
     /// `client` (the cluster asks every provider on every call). It does not keep the
@@ -52,6 +56,7 @@ impl DubboInvoker {
     /// An invoker for the provider of `url`, calling through `client`.
     pub fn new(url: Url, client: DubboClient) -> Self {
         DubboInvoker {
+            serialization: Serialization::for_consumer(&url),
             url,
             availability: client.availability(),
             destroyed: AtomicBool::new(false),
@@ -124,7 +129,12 @@ impl Invoker for DubboInvoker {
             Some(left) => left,
             None => settings.timeout.unwrap_or(client.config().timeout),
         };
-        Box::pin(client.invoke_with_timeout(invocation, timeout, !settings.oneway))
+        Box::pin(client.invoke_with_timeout(
+            invocation,
+            timeout,
+            !settings.oneway,
+            self.serialization,
+        ))
     }
 
     fn url(&self) -> &Url {

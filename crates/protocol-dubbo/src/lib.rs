@@ -58,6 +58,7 @@ pub mod exchange;
 pub mod header;
 pub mod invoker;
 pub mod protocol;
+pub mod serialization;
 pub mod status;
 pub mod tls;
 
@@ -69,4 +70,5 @@ pub use exchange::server::DubboServer;
 pub use header::Header;
 pub use invoker::DubboInvoker;
 pub use protocol::{DubboProtocol, DEFAULT_PORT};
+pub use serialization::Serialization;
 pub use status::Status;

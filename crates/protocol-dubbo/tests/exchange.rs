@@ -586,7 +586,22 @@ async fn malformed_bodies_get_bad_request_and_connection_stays() {
     assert!(
         message.contains("Unexpected serialization id:8 ")
             && message.contains("kryo is not permitted")
-            && message.contains("hessian2 (2) only"),
+            && message.contains("hessian2 (2) and fastjson2 (23) only"),
+        "{message}"
+    );
+
+    // fastjson2 to a service whose URL does not advertise it: refused, in fastjson2.
+    let frame =
+        body::fastjson2::encode_request(16, &call("sayHello", vec!["x".into()]), None, true)
+            .unwrap();
+    s.write_all(&frame).await.unwrap();
+    let (h, body) = read_frame(&mut s).await;
+    assert_eq!((h.id, h.status, h.serialization_id()), (16, 40, 23));
+    let message = body::decode_status_message(23, &body).unwrap();
+    assert!(
+        message.contains("Unexpected serialization id:23 ")
+            && message.contains("fastjson2 is not permitted")
+            && message.contains("accepts hessian2 (2) only"),
         "{message}"
     );
 

@@ -54,6 +54,7 @@ pub mod server;
 pub mod status;
 pub mod streaming;
 pub mod wrapper;
+pub mod wrapper_serialization;
 
 pub use client::idl_call::{IdlCall, IdlStreams};
 pub use client::idl_transport::{IdlMethod, IdlTransport};

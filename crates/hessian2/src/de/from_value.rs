@@ -2,6 +2,7 @@
 
 use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
 
+use super::java_default::JavaDefault;
 use super::stash::visit_stashed;
 use crate::error::Error;
 use crate::ser::{MAGIC_TYPED_LIST, MAGIC_TYPED_MAP, MAGIC_VALUE};
@@ -87,6 +88,75 @@ impl<'de> de::MapAccess<'de> for FieldsDe {
     }
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Error> {
         seed.deserialize(ValueDeserializer(self.value.take().unwrap_or(Value::Null)))
+    }
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.iter.len())
+    }
+}
+
+/// Visits `value` (an object, or a map keyed by strings) as the struct whose fields are
+/// `fields`, adding the fields it lacks with their Java default. Any other value is visited as
+/// it is.
+fn visit_struct<'de, V: Visitor<'de>>(
+    value: Value,
+    fields: &'static [&'static str],
+    visitor: V,
+) -> Result<V::Value, Error> {
+    let given: Vec<(String, Value)> = match value {
+        Value::Object(Object { fields: f, .. }) => f,
+        Value::Map(Map { entries, .. })
+            if entries.iter().all(|(k, _)| matches!(k, Value::String(_))) =>
+        {
+            entries
+                .into_iter()
+                .filter_map(|(k, v)| match k {
+                    Value::String(k) => Some((k, v)),
+                    _ => None,
+                })
+                .collect()
+        }
+        other => return de::Deserializer::deserialize_any(ValueDeserializer(other), visitor),
+    };
+    let absent: Vec<(String, Option<Value>)> = fields
+        .iter()
+        .filter(|f| !given.iter().any(|(k, _)| k == *f))
+        .map(|f| ((*f).to_owned(), None))
+        .collect();
+    let iter = given
+        .into_iter()
+        .map(|(k, v)| (k, Some(v)))
+        .chain(absent)
+        .collect::<Vec<_>>()
+        .into_iter();
+    visitor.visit_map(StructDe { iter, value: None })
+}
+
+struct StructDe {
+    iter: std::vec::IntoIter<(String, Option<Value>)>,
+    /// The value of the key just read; `Some(None)` for a field the tree lacks.
+    value: Option<Option<Value>>,
+}
+
+impl<'de> de::MapAccess<'de> for StructDe {
+    type Error = Error;
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, Error> {
+        match self.iter.next() {
+            Some((k, v)) => {
+                self.value = Some(v);
+                seed.deserialize(de::value::StringDeserializer::<Error>::new(k))
+                    .map(Some)
+            }
+            None => Ok(None),
+        }
+    }
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Error> {
+        match self.value.take().flatten() {
+            Some(v) => seed.deserialize(ValueDeserializer(v)),
+            None => seed.deserialize(JavaDefault),
+        }
     }
     fn size_hint(&self) -> Option<usize> {
         Some(self.iter.len())
@@ -240,6 +310,15 @@ impl<'de> de::Deserializer<'de> for ValueDeserializer {
         }
     }
 
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        visit_struct(self.0, fields, visitor)
+    }
+
     fn deserialize_unit<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         match self.0 {
             Value::Null | Value::Ref(_) => visitor.visit_unit(),
@@ -255,6 +334,6 @@ impl<'de> de::Deserializer<'de> for ValueDeserializer {
     serde::forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
         bytes byte_buf unit_struct seq tuple
-        tuple_struct map struct identifier
+        tuple_struct map identifier
     }
 }

@@ -22,6 +22,7 @@ use crate::exchange::handle::Handle;
 use crate::exchange::pending::{next_request_id, PendingCalls, SWEEP_TICK};
 use crate::exchange::{write_loop, WRITE_QUEUE};
 use crate::header::{HEADER_LEN, HESSIAN2};
+use crate::serialization::Serialization;
 use crate::status::{error_for_status, Status};
 
 /// A client for one provider address: `connections` long-lived TCP connections (default one),
@@ -220,7 +221,22 @@ impl DubboClient {
             .remaining()
             .unwrap_or(self.inner.config.timeout);
         self.clone()
-            .invoke_with_timeout(invocation, timeout, true)
+            .invoke_with_timeout(invocation, timeout, true, Serialization::Hessian2)
+            .await
+    }
+
+    /// [`invoke`](Self::invoke) with the request body in `serialization`.
+    pub async fn invoke_in(
+        &self,
+        invocation: Invocation,
+        serialization: Serialization,
+    ) -> RpcResult {
+        let timeout = invocation
+            .context()
+            .remaining()
+            .unwrap_or(self.inner.config.timeout);
+        self.clone()
+            .invoke_with_timeout(invocation, timeout, true, serialization)
             .await
     }
 
@@ -232,7 +248,7 @@ impl DubboClient {
             .remaining()
             .unwrap_or(self.inner.config.timeout);
         self.clone()
-            .invoke_with_timeout(invocation, timeout, false)
+            .invoke_with_timeout(invocation, timeout, false, Serialization::Hessian2)
             .await
     }
 
@@ -245,6 +261,7 @@ impl DubboClient {
         invocation: Invocation,
         timeout: Duration,
         two_way: bool,
+        serialization: Serialization,
     ) -> RpcResult {
         let inner = &self.inner;
         let started = Instant::now();
@@ -254,7 +271,8 @@ impl DubboClient {
         }
         let id = next_request_id();
         let timeout_ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
-        let frame = body::encode_request(id, &invocation, Some(timeout_ms), two_way)?;
+        let frame =
+            body::encode_request_in(serialization, id, &invocation, Some(timeout_ms), two_way)?;
         let body_len = frame.len() - HEADER_LEN;
         if body_len > inner.config.payload {
             return Err(RpcError::framework(
@@ -733,7 +751,9 @@ fn decode_response(frame: Frame, invocation: &Invocation, address: &str) -> RpcR
         let msg = body::decode_status_message(h.serialization_id(), &frame.body);
         return Err(error_for_status(h.status, msg, &context()));
     }
-    if h.serialization_id() != HESSIAN2 {
+    // The provider answers in the request's serialization; either one this client speaks is
+    // read.
+    let Some(ser) = Serialization::from_id(h.serialization_id()) else {
         return Err(RpcError::framework(
             ErrorCode::Codec,
             format!(
@@ -743,10 +763,10 @@ fn decode_response(frame: Frame, invocation: &Invocation, address: &str) -> RpcR
                 h.serialization_id()
             ),
         ));
-    }
-    // The result stays encoded: a typed caller decodes it straight into its type, a generic
-    // one into a tree, each only when it asks.
-    match body::decode_ok_response_shared(&frame.body) {
+    };
+    // A Hessian 2 result stays encoded: a typed caller decodes it straight into its type, a
+    // generic one into a tree, each only when it asks.
+    match body::decode_ok_response_in(ser, &frame.body) {
         Ok(outcome) => outcome,
         Err(e) => Err(e.to_rpc_error(&format!("decoding response of {}", context()))),
     }

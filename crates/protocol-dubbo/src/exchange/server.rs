@@ -21,7 +21,8 @@ use crate::codec::{Frame, FrameDecoder, Inbound};
 use crate::config::{Dispatcher, ServerConfig};
 use crate::exchange::pending::next_request_id;
 use crate::exchange::{write_loop, WRITE_QUEUE};
-use crate::header::{HEADER_LEN, HESSIAN2};
+use crate::header::HEADER_LEN;
+use crate::serialization::Serialization;
 use crate::status::{status_for_error, Status, NOT_FOUND_EXPORTED, REMOTING_EXCEPTION};
 
 /// Requests a connection's reader dispatches before it steps behind their handlers.
@@ -541,19 +542,13 @@ async fn on_frame(shared: &Arc<ServerShared>, conn: &Arc<Conn>, f: Frame) {
         }
         return;
     }
-    if h.serialization_id() != HESSIAN2 {
+    if Serialization::from_id(h.serialization_id()).is_none() {
         tracing::warn!(consumer = %conn.peer, serialization = h.serialization_id(), "request in unsupported serialization");
         if h.is_two_way() {
             conn.send(body::encode_status_response(
                 h.id,
                 Status::BadRequest,
-                &format!(
-                    // Java's permitted-serialization refusal (DecodeableRpcInvocation), then
-                    // what this provider permits: it speaks hessian2 only.
-                    "Fail to decode request due to: java.io.IOException: Unexpected serialization id:{} received from network, please check if the peer send the right id. ({} is not permitted; this provider accepts hessian2 (2) only)",
-                    h.serialization_id(),
-                    crate::header::serialization_name(h.serialization_id()).unwrap_or("unknown")
-                ),
+                &unexpected_serialization(h.serialization_id(), "hessian2 (2) and fastjson2 (23)"),
             ))
             .await;
         }
@@ -574,7 +569,8 @@ async fn on_frame(shared: &Arc<ServerShared>, conn: &Arc<Conn>, f: Frame) {
                 let msg = shared.exhausted_message();
                 tracing::warn!(consumer = %conn.peer, "{msg}");
                 if h.is_two_way() {
-                    conn.send(body::encode_status_response(
+                    conn.send(body::encode_status_response_in(
+                        Serialization::from_id(h.serialization_id()).unwrap_or_default(),
                         h.id,
                         Status::ThreadPoolExhausted,
                         &msg,
@@ -620,12 +616,15 @@ async fn process(
     let h = f.header;
     let id = h.id;
     let two_way = h.is_two_way();
-    let req = match body::decode_request_shared(&f.body, &shared.signatures) {
+    // on_frame let through only the serializations this provider speaks.
+    let ser = Serialization::from_id(h.serialization_id()).unwrap_or_default();
+    let req = match body::decode_request_in(ser, &f.body, &shared.signatures) {
         Ok(r) => r,
         Err(e) => {
             tracing::warn!(consumer = %conn.peer, error = %e, "Decode rpc invocation failed");
             return two_way.then(|| {
-                body::encode_status_response(
+                body::encode_status_response_in(
+                    ser,
                     id,
                     Status::BadRequest,
                     &format!("Fail to decode request due to: {e}"),
@@ -638,13 +637,26 @@ async fn process(
         let msg = not_found_message(shared, conn, &key, &method_text(&req.method));
         tracing::warn!(consumer = %conn.peer, "{msg}");
         return two_way.then(|| {
-            body::encode_status_response(
+            body::encode_status_response_in(
+                ser,
                 id,
                 Status::ServiceError,
                 &format!("{REMOTING_EXCEPTION}: {msg}"),
             )
         });
     };
+    // Java's PermittedSerializationKeeper: per service, what its URL advertises plus hessian2.
+    if !Serialization::permitted(invoker.url(), ser.id()) {
+        tracing::warn!(consumer = %conn.peer, service = %key, serialization = ser.name(), "serialization not permitted for this service");
+        return two_way.then(|| {
+            body::encode_status_response_in(
+                ser,
+                id,
+                Status::BadRequest,
+                &unexpected_serialization(ser.id(), &permitted_text(invoker.url())),
+            )
+        });
+    }
     let timeout = req.timeout_ms();
     let dubbo_version = req.dubbo_version;
     let mut inv = Invocation::with_payloads(key, req.method, req.args);
@@ -672,23 +684,52 @@ async fn process(
     if !two_way {
         return None;
     }
-    Some(encode_result(shared, conn, id, result, &dubbo_version))
+    Some(encode_result(
+        shared,
+        conn,
+        (id, ser),
+        result,
+        &dubbo_version,
+    ))
 }
 
+/// Java's refusal of a serialization id, then what this provider or service permits.
+fn unexpected_serialization(id: u8, permits: &str) -> String {
+    format!(
+        "Fail to decode request due to: java.io.IOException: Unexpected serialization id:{id} received from network, please check if the peer send the right id. ({} is not permitted; this provider accepts {permits} only)",
+        crate::header::serialization_name(id).unwrap_or("unknown")
+    )
+}
+
+/// The serializations a service's URL permits, as `name (id)` joined with "and".
+fn permitted_text(url: &dubbo_url::Url) -> String {
+    let mut names = vec![Serialization::Hessian2];
+    if Serialization::permitted(url, Serialization::Fastjson2.id()) {
+        names.push(Serialization::Fastjson2);
+    }
+    names
+        .iter()
+        .map(|s| format!("{} ({})", s.name(), s.id()))
+        .collect::<Vec<_>>()
+        .join(" and ")
+}
+
+/// Encodes the outcome of call `id` in the serialization its request came in (Java's
+/// `DubboCodecSupport.getResponseSerialization`).
 fn encode_result(
     shared: &ServerShared,
     conn: &Conn,
-    id: i64,
+    (id, ser): (i64, Serialization),
     result: RpcResult,
     dubbo_version: &str,
 ) -> Bytes {
     let encoded = match &result {
-        Ok(resp) => body::encode_ok_response(id, Ok(resp), dubbo_version),
-        Err(RpcError::Business(b)) => body::encode_ok_response(id, Err(b), dubbo_version),
+        Ok(resp) => body::encode_ok_response_in(ser, id, Ok(resp), dubbo_version),
+        Err(RpcError::Business(b)) => body::encode_ok_response_in(ser, id, Err(b), dubbo_version),
         Err(e) => {
             let (status, msg) =
                 status_for_error(e.code().unwrap_or(ErrorCode::Internal), e.message());
-            return body::encode_status_response(id, status, &msg);
+            return body::encode_status_response_in(ser, id, status, &msg);
         }
     };
     match encoded {
@@ -701,14 +742,15 @@ fn encode_result(
                     conn.local, conn.peer
                 );
                 tracing::warn!(consumer = %conn.peer, "{msg}");
-                body::encode_status_response(id, Status::SerializationError, &msg)
+                body::encode_status_response_in(ser, id, Status::SerializationError, &msg)
             } else {
                 frame
             }
         }
         Err(e) => {
             tracing::warn!(consumer = %conn.peer, error = %e, "failed to encode response");
-            body::encode_status_response(
+            body::encode_status_response_in(
+                ser,
                 id,
                 Status::BadResponse,
                 &format!("Failed to send response: id {id}, cause: {e}"),

@@ -21,7 +21,8 @@ use crate::headers::{
 };
 use crate::server::MethodKind;
 use crate::status::Status;
-use crate::wrapper::{decode_hessian, decode_payload, TripleRequestWrapper, TripleResponseWrapper};
+use crate::wrapper::{TripleRequestWrapper, TripleResponseWrapper};
+use crate::wrapper_serialization::WrapperSerialization;
 
 /// Java Dubbo's default consumer timeout.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(1000);
@@ -53,6 +54,8 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(1000);
 pub struct TripleInvoker {
     url: Url,
     client: ArcSwapOption<TripleClient>,
+    /// What wrapper-mode values are written in, from the URL (`prefer.serialization`).
+    serialization: WrapperSerialization,
 }
 
 impl std::fmt::Debug for TripleInvoker {
@@ -68,6 +71,7 @@ impl TripleInvoker {
     /// An invoker described by `url` that sends over `client`'s channel.
     pub fn new(url: Url, client: TripleClient) -> Self {
         Self {
+            serialization: WrapperSerialization::for_consumer(&url),
             url,
             client: ArcSwapOption::from_pointee(client),
         }
@@ -134,14 +138,45 @@ impl TripleInvoker {
         let timeout = self.timeout_for(&inv);
         let path = format!("/{}/{}", inv.service().interface(), inv.method_name());
         let headers = self.call_headers(&inv);
-        let wrapper = TripleRequestWrapper::hessian(inv.args(), inv.method().parameter_types())
-            .map_err(to_rpc)?;
+        let ser = self.serialization;
+        let wrapper = match ser {
+            WrapperSerialization::Hessian2 => {
+                TripleRequestWrapper::hessian(inv.args(), inv.method().parameter_types())
+            }
+            WrapperSerialization::Fastjson2 => inv
+                .args()
+                .iter()
+                .map(|a| ser.encode_payload(a))
+                .collect::<Result<Vec<_>, _>>()
+                .map(|args| TripleRequestWrapper {
+                    serialize_type: ser.serialize_type().to_owned(),
+                    args,
+                    arg_types: inv
+                        .method()
+                        .parameter_types()
+                        .iter()
+                        .map(|t| t.to_string())
+                        .collect(),
+                }),
+        }
+        .map_err(to_rpc)?;
         let raw = client
             .unary_raw(&path, &headers, wrapper.encode(), Some(timeout))
             .await
             .map_err(to_rpc)?;
         let resp = TripleResponseWrapper::decode(raw.payload)
             .map_err(|e| RpcError::framework(ErrorCode::Codec, e.to_string()))?;
+        // The provider answers in the request's serialization; either one is read.
+        let ser =
+            WrapperSerialization::from_serialize_type(&resp.serialize_type).ok_or_else(|| {
+                RpcError::framework(
+                    ErrorCode::Codec,
+                    format!(
+                        "response in unsupported serialization {:?}",
+                        resp.serialize_type
+                    ),
+                )
+            })?;
         let exception_code = raw
             .headers
             .get(TRI_EXCEPTION_CODE)
@@ -150,11 +185,11 @@ impl TripleInvoker {
             .map(str::trim)
             .filter(|c| !c.is_empty() && *c != "0");
         if exception_code.is_some() {
-            let value = decode_hessian(&resp.data).map_err(to_rpc)?;
+            let value = ser.decode_value(&resp.data).map_err(to_rpc)?;
             return Err(RpcError::Business(business_error(value, &resp.type_name)));
         }
         // The wrapper's data is the result's own stream: a typed caller decodes it directly.
-        let value = decode_payload(resp.data);
+        let value = ser.decode_payload(resp.data).map_err(to_rpc)?;
         let mut out = Attachments::new();
         core_attachments(&raw.headers, &mut out);
         core_attachments(&raw.trailers, &mut out);

@@ -19,9 +19,18 @@ use crate::headers::{
 };
 use crate::status::Status;
 use crate::wrapper::{
-    decode_payload, encode_hessian, encode_payload, is_hessian, java_type_of_encoded,
-    TripleRequestWrapper, TripleResponseWrapper,
+    encode_payload, java_type_of, java_type_of_encoded, TripleRequestWrapper, TripleResponseWrapper,
 };
+use crate::wrapper_serialization::{WrapperSerialization, FASTJSON2};
+
+/// Whether the service exported as `url` names fastjson2 in `prefer.serialization` or
+/// `serialization` (Java's `PermittedSerializationKeeper`).
+fn permits_fastjson2(url: &dubbo_url::Url) -> bool {
+    ["prefer.serialization", "serialization"].iter().any(|k| {
+        url.parameter(k)
+            .is_some_and(|v| v.split(',').any(|n| n.trim() == FASTJSON2))
+    })
+}
 
 /// `RpcException.BIZ_EXCEPTION`, the `tri-exception-code` of a business exception.
 pub const BIZ_EXCEPTION_CODE: &str = "3";
@@ -49,10 +58,16 @@ pub(crate) async fn serve(
         ));
     }
     let wrapper = TripleRequestWrapper::decode(first)?;
-    if !is_hessian(&wrapper.serialize_type) {
+    let Some(ser) = WrapperSerialization::from_serialize_type(&wrapper.serialize_type) else {
         return Err(Status::unimplemented(format!(
-            "serialization {:?} is not supported (hessian4 only)",
+            "serialization {:?} is not supported (hessian4 and fastjson2 only)",
             wrapper.serialize_type
+        )));
+    };
+    // What the service permits, as on dubbo://: its advertised serializations and Hessian 2.
+    if ser == WrapperSerialization::Fastjson2 && !permits_fastjson2(invoker.url()) {
+        return Err(Status::unimplemented(format!(
+            "serialization {FASTJSON2:?} is not permitted by {key} (it accepts hessian4 only)"
         )));
     }
     if wrapper.args.len() != wrapper.arg_types.len() {
@@ -62,9 +77,13 @@ pub(crate) async fn serve(
             wrapper.arg_types.len()
         )));
     }
-    // Each argument is a stream of its own: left encoded, for the service's typed dispatch to
-    // decode straight into its parameter types.
-    let args = wrapper.args.into_iter().map(decode_payload).collect();
+    // Each argument is a stream of its own: Hessian 2 left encoded, for the service's typed
+    // dispatch to decode straight into its parameter types.
+    let args = wrapper
+        .args
+        .into_iter()
+        .map(|a| ser.decode_payload(a))
+        .collect::<Result<Vec<_>, _>>()?;
     let method = Arc::new(MethodSignature::new(
         &call.method,
         &wrapper.arg_types,
@@ -98,9 +117,21 @@ pub(crate) async fn serve(
     };
     match invoker.invoke(inv).await {
         Ok(resp) => {
-            let data = encode_payload(&resp.value)?;
-            // Read off the bytes: a typed result has no tree to look at.
-            let type_name = java_type_of_encoded(&data);
+            let (data, type_name) = match ser {
+                WrapperSerialization::Hessian2 => {
+                    let data = encode_payload(&resp.value)?;
+                    // Read off the bytes: a typed result has no tree to look at.
+                    let type_name = java_type_of_encoded(&data);
+                    (data, type_name)
+                }
+                WrapperSerialization::Fastjson2 => {
+                    let value = resp
+                        .value
+                        .to_value()
+                        .map_err(|e| Status::internal(format!("encoding the result: {e}")))?;
+                    (ser.encode_value(&value)?, java_type_of(&value))
+                }
+            };
             let payload = TripleResponseWrapper {
                 serialize_type,
                 data,
@@ -115,7 +146,7 @@ pub(crate) async fn serve(
             let value = b.to_value();
             let payload = TripleResponseWrapper {
                 serialize_type,
-                data: encode_hessian(&value)?,
+                data: ser.encode_value(&value)?,
                 type_name: b.class_name.clone(),
             }
             .encode();
