@@ -124,7 +124,7 @@ for t in "${SELECTED[@]}"; do
       sleep 1
     done
     if kill -0 "$pid" 2>/dev/null; then
-      status=$(grep -E '^#[0-9]+' "$log" | tail -n 1 | awk '{print $1, $2, $3, $4, $5, $6, $7}')
+      status=$(grep -E '^#[0-9]+' "$log" | tail -n 1 | tr -s '\t ' ' ' | cut -c1-100)
       echo "    ${status:-starting}"
     fi
   done
