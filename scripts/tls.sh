@@ -1,6 +1,7 @@
 # TLS on dubbo:// and tri:// against real peers (CONTRACT.md section 5): Rust and Java Dubbo 3.3
 # both ways, grpcio and curl; mutual TLS; plaintext, garbage and certificate-less clients refused
-# while the server keeps serving; port unification; a certificate replaced under load.
+# while the server keeps serving; port unification; a certificate replaced under load; the CA
+# (trust collections) and the client certificate replaced under load.
 # Certificates are made here with openssl. Sourced by scripts/test.sh, which provides step,
 # start_server, stop_server, rust_client, java_consumer, python_setup, PY, WORK and TARGET_DIR.
 
@@ -18,16 +19,21 @@ TLS_JAVA_DUBBO=27884
 TLS_JAVA_TRI=17884
 MTLS_JAVA_DUBBO=27885
 MTLS_JAVA_TRI=17885
+# The CA rotation: the mutual-TLS server whose files change, and one started after the change.
+CAROT_RUST_DUBBO=27886
+CAROT_RUST_TRI=17886
+CAROT_NEW_DUBBO=27887
+CAROT_NEW_TRI=17887
 TLS_DIR=
 
-# A certificate signed by the test CA, for subject $1 into $2.pem / $2.key (PKCS#8, P-256), with
-# 127.0.0.1 and localhost as subject alternative names.
+# A certificate signed by the test CA ($3.pem / $3.key; default the first CA), for subject $1 into
+# $2.pem / $2.key (PKCS#8, P-256), with 127.0.0.1 and localhost as subject alternative names.
 tls_leaf() {
-  local cn=$1 out=$2
+  local cn=$1 out=$2 ca=${3:-$TLS_DIR/ca}
   openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$out.key" -out "$out.csr" \
     -subj "/CN=$cn" 2>/dev/null || return 1
   printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\n' >"$out.ext"
-  openssl x509 -req -in "$out.csr" -CA "$TLS_DIR/ca.pem" -CAkey "$TLS_DIR/ca.key" -CAcreateserial \
+  openssl x509 -req -in "$out.csr" -CA "$ca.pem" -CAkey "$ca.key" -CAcreateserial \
     -days 2 -out "$out.pem" -extfile "$out.ext" 2>/dev/null
 }
 
@@ -39,6 +45,15 @@ tls_certs() {
   tls_leaf server "$TLS_DIR/server" && tls_leaf client "$TLS_DIR/client" &&
     tls_leaf rotated-server "$TLS_DIR/server2" || return 1
   cp "$TLS_DIR/server.pem" "$TLS_DIR/rot/server.pem" && cp "$TLS_DIR/server.key" "$TLS_DIR/rot/server.key"
+  # A second CA with its own server and client certificates, and the files the CA rotation
+  # replaces: the server's (carot/srv) and the client's (carot/cli), first of the first CA.
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$TLS_DIR/ca2.key" \
+    -out "$TLS_DIR/ca2.pem" -days 2 -subj "/CN=dubbo-rs interop CA 2" 2>/dev/null || return 1
+  tls_leaf server-ca2 "$TLS_DIR/server-ca2" "$TLS_DIR/ca2" && tls_leaf client-ca2 "$TLS_DIR/client-ca2" "$TLS_DIR/ca2" || return 1
+  cat "$TLS_DIR/ca.pem" "$TLS_DIR/ca2.pem" >"$TLS_DIR/both-cas.pem"
+  mkdir -p "$TLS_DIR/carot/srv" "$TLS_DIR/carot/cli"
+  cp "$TLS_DIR/ca.pem" "$TLS_DIR/carot/srv/trust.pem" && cp "$TLS_DIR/server.pem" "$TLS_DIR/server.key" "$TLS_DIR/carot/srv/" &&
+    cp "$TLS_DIR/ca.pem" "$TLS_DIR/carot/cli/trust.pem" && cp "$TLS_DIR/client.pem" "$TLS_DIR/client.key" "$TLS_DIR/carot/cli/" || return 1
   openssl x509 -in "$TLS_DIR/server.pem" -noout -subject -ext subjectAltName
 }
 
@@ -146,6 +161,67 @@ tls_rotate_under_load() {
   grep -m 1 'server certificate reloaded' "$WORK/rust_rot_server.err" | sed 's/\x1b\[[0-9;]*m//g'
 }
 
+# $1 replaced by $2, written beside it and renamed over, as certificate tools do.
+tls_replace() {
+  cp "$2" "$1.new" && mv "$1.new" "$1"
+}
+
+# The serial of the certificate a new connection to port $1 sees, trusting CA file $2.
+tls_serial_with() {
+  openssl s_client -connect "127.0.0.1:$1" -CAfile "$2" </dev/null 2>/dev/null | openssl x509 -noout -serial
+}
+
+# A CA rotation under load, with the mutual-TLS server (trust carot/srv/trust.pem) and the
+# loading client (trust carot/cli/trust.pem, certificate carot/cli/client.*) both reading their
+# files every second: both trust collections get both CAs, then both certificates are replaced
+# by the second CA's, then the server trusts the second CA alone. No call fails. The loading
+# client's URL list also names a second server that is started only after the change, trusting
+# the second CA alone and serving its certificate: it answers calls only if the client's new
+# connection presents the reloaded certificate and checks with the reloaded trust collection.
+# A client with the first CA's certificate is then refused by the first server.
+tls_rotate_ca_under_load() {
+  local d="$TLS_DIR/carot" rc want after
+  want=$(openssl x509 -in "$TLS_DIR/server-ca2.pem" -noout -serial)
+  RUST_LOG=warn,dubbo_tls=info rust_client --url "dubbo://127.0.0.1:$CAROT_RUST_DUBBO;dubbo://127.0.0.1:$CAROT_NEW_DUBBO" \
+    --tls-ca "$d/cli/trust.pem" --tls-cert "$d/cli/client.pem" --tls-key "$d/cli/client.key" --tls-reload-ms 1000 \
+    --param check=false --load 2000000 --concurrency 8 --duration 14 >"$WORK/tls-carot.out" 2>"$WORK/tls-carot.err" &
+  local client=$!
+  sleep 2
+  echo "both trust collections: the first and the second CA"
+  tls_replace "$d/srv/trust.pem" "$TLS_DIR/both-cas.pem" && tls_replace "$d/cli/trust.pem" "$TLS_DIR/both-cas.pem" || return 1
+  sleep 2
+  echo "both certificates: the second CA's (keys first)"
+  tls_replace "$d/cli/client.key" "$TLS_DIR/client-ca2.key" && tls_replace "$d/cli/client.pem" "$TLS_DIR/client-ca2.pem" &&
+    tls_replace "$d/srv/server.key" "$TLS_DIR/server-ca2.key" && tls_replace "$d/srv/server.pem" "$TLS_DIR/server-ca2.pem" || return 1
+  sleep 2
+  echo "the server trusts the second CA alone"
+  tls_replace "$d/srv/trust.pem" "$TLS_DIR/ca2.pem" || return 1
+  sleep 2
+  start_server rust_carot_new env RUST_LOG=warn,dubbo_tls=info "$TARGET_DIR/debug/interop-server" \
+    --dubbo-port $CAROT_NEW_DUBBO --tri-port $CAROT_NEW_TRI --tls-cert "$TLS_DIR/server-ca2.pem" \
+    --tls-key "$TLS_DIR/server-ca2.key" --tls-ca "$TLS_DIR/ca2.pem" || return 1
+  wait "$client"
+  rc=$?
+  grep -E '^provider |passed' "$WORK/tls-carot.out"
+  grep -m 4 -E 'reloaded' "$WORK/tls-carot.err" | sed 's/\x1b\[[0-9;]*m//g'
+  grep -m 6 -E 'reloaded' "$WORK/rust_carot_server.err" | sed 's/\x1b\[[0-9;]*m//g'
+  stop_server rust_carot_new >/dev/null 2>&1 || true
+  [ "$rc" -eq 0 ] && grep -Eq '^[0-9]+ passed, 0 failed$' "$WORK/tls-carot.out" || { echo "calls failed during the CA rotation"; return 1; }
+  grep -Eq "^provider 127.0.0.1:$CAROT_NEW_DUBBO calls [1-9]" "$WORK/tls-carot.out" ||
+    { echo "the server started after the change answered no call: the client did not reload its files"; return 1; }
+  after=$(tls_serial_with $CAROT_RUST_DUBBO "$TLS_DIR/ca2.pem")
+  echo "new connections to the rotated server see serial $after (the second CA's certificate has $want)"
+  [ "$after" = "$want" ] || { echo "new connections do not see the new certificate"; return 1; }
+  for pattern in 'client certificate reloaded' 'client trust collection reloaded'; do
+    grep -Eq "$pattern" "$WORK/tls-carot.err" || { echo "no '$pattern' in the client's log"; return 1; }
+  done
+  # "2 CA certificates": the server loaded the collection of both CAs, which was on disk only
+  # while the calls ran (its background look, as no new connection came to it then).
+  for pattern in 'server certificate reloaded' 'server trust collection reloaded \(2 CA' 'server trust collection reloaded \(1 CA'; do
+    grep -Eq "$pattern" "$WORK/rust_carot_server.err" || { echo "no '$pattern' in the server's log"; return 1; }
+  done
+}
+
 java_tls_provider_up() {
   local name=$1 dubbo=$2 tri=$3
   shift 3
@@ -219,6 +295,16 @@ tls_steps() {
     --dubbo-port $ROT_RUST_DUBBO --tri-port $ROT_RUST_TRI --tls-cert "$TLS_DIR/rot/server.pem" --tls-key "$TLS_DIR/rot/server.key"
   step "rotation: certificate replaced under load: 0 failed, new connections see the new one (openssl s_client)" tls_rotate_under_load
   step "rotation: Rust server exits cleanly on SIGTERM" stop_server rust_rot_server
+
+  # The CA, the trust collections and the client certificate replaced on disk while calls run.
+  step "CA rotation: start Rust mutual-TLS server on files to be replaced (--tls-reload-ms 1000)" start_server rust_carot_server \
+    env RUST_LOG=warn,dubbo_tls=info "$srv" --dubbo-port $CAROT_RUST_DUBBO --tri-port $CAROT_RUST_TRI \
+    --tls-cert "$TLS_DIR/carot/srv/server.pem" --tls-key "$TLS_DIR/carot/srv/server.key" \
+    --tls-ca "$TLS_DIR/carot/srv/trust.pem" --tls-reload-ms 1000
+  step "CA rotation: trust collections and both certificates moved to a new CA under load: 0 failed, the client's new connections use its new files" tls_rotate_ca_under_load
+  step "CA rotation: a client with the old CA's certificate is now refused, logged" tls_refused rust_carot_server 'TLS handshake failed.*client certificate' \
+    rust_client --url "dubbo://127.0.0.1:$CAROT_RUST_DUBBO" --tls-ca "$TLS_DIR/both-cas.pem" $(tls_client_cert) --timeout 1000 --param retries=0
+  step "CA rotation: Rust server exits cleanly on SIGTERM" stop_server rust_carot_server
 
   # Java Dubbo 3.3 providers with dubbo.ssl. Java builds its server SSL context for each new
   # connection, and the first handshakes of a fresh JVM take seconds on a busy machine: the

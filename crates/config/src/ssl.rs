@@ -54,9 +54,9 @@ pub struct SslConfig {
     /// by the first byte (port unification). Default false. Never under mutual TLS.
     #[serde(default, deserialize_with = "lenient::flag")]
     pub server_allow_plaintext: Option<bool>,
-    /// `cert-reload-interval` (dubbo-rs): in ms, how often at most the server certificate and
-    /// key files are looked at for a change (loaded for new connections). Default 5000; 0
-    /// turns reloading off.
+    /// `cert-reload-interval` (dubbo-rs): in ms, how often at most the certificate, key and
+    /// trust collection files (server and client side) are looked at for a change (loaded for
+    /// new connections). Default 5000; 0 turns reloading off.
     #[serde(default, deserialize_with = "lenient::number")]
     pub cert_reload_interval: Option<u64>,
 }
@@ -185,6 +185,10 @@ impl SslConfig {
             cert_chain: chain,
             private_key: key,
             key_password: self.client_key_password.clone(),
+            reload_interval: self.cert_reload_interval.map_or(
+                dubbo_tls::settings::DEFAULT_RELOAD_INTERVAL,
+                Duration::from_millis,
+            ),
         }))
     }
 }

@@ -281,24 +281,18 @@ impl Application {
             protocols.insert(name.to_owned(), tri.clone());
             return Ok(tri);
         }
-        #[cfg(feature = "dubbo")]
-        if name == "dubbo"
-            && (self.inner.tls.dubbo_server.is_some() || self.inner.tls.dubbo_client.is_some())
-        {
-            // With `dubbo.ssl`, the built-in dubbo:// carries the application's TLS.
-            let p: Arc<dyn Protocol> = Arc::new(dubbo_protocol_dubbo::DubboProtocol::with_tls(
-                self.inner.tls.dubbo_server.clone(),
-                self.inner.tls.dubbo_client.clone(),
-            ));
-            protocols.insert(name.to_owned(), p.clone());
-            return Ok(p);
-        }
-        let p = self.inner.framework.create_protocol(name).ok_or_else(|| {
-            ConfigError::invalid(
-                "dubbo.protocols",
-                format!("no protocol named {name:?} is registered"),
-            )
-        })?;
+        // The framework's factory builds it, with this application's TLS for the protocol.
+        let tls = self.inner.tls.for_protocol(name);
+        let p = self
+            .inner
+            .framework
+            .create_protocol(name, &tls)
+            .ok_or_else(|| {
+                ConfigError::invalid(
+                    "dubbo.protocols",
+                    format!("no protocol named {name:?} is registered"),
+                )
+            })?;
         protocols.insert(name.to_owned(), p.clone());
         Ok(p)
     }
@@ -309,12 +303,8 @@ impl Application {
         self.inner
             .triple
             .get_or_init(|| {
-                Arc::new(dubbo_protocol_triple::TripleProtocol::new(
-                    dubbo_protocol_triple::TripleConfig {
-                        server_tls: self.inner.tls.tri_server.clone(),
-                        client_tls: self.inner.tls.tri_client.clone(),
-                        ..Default::default()
-                    },
+                Arc::new(crate::protocol_factory::new_triple(
+                    &self.inner.tls.for_protocol("tri"),
                 ))
             })
             .clone()

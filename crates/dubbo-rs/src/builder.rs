@@ -300,7 +300,15 @@ impl ApplicationBuilder {
                 .map_or(&[][..], |l| l.registries.as_slice()),
         )?;
         let tls = crate::app_tls::AppTls::load(&config)?;
-        let app = Application::new(name, framework, config, registry_layer, config_center, tls);
+        let app = Application::new(
+            name,
+            framework,
+            config,
+            registry_layer,
+            config_center,
+            tls.clone(),
+        );
+        tls.watch(&app);
         if let Some(layer) = app.registry_layer() {
             crate::registry::install(&app, layer);
         }

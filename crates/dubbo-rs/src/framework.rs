@@ -9,20 +9,7 @@ use dubbo_tracing::{
     Tracers, TracingFilter, CLIENT_TRACING_FILTER_NAME, SERVER_TRACING_FILTER_NAME,
 };
 
-/// Creates a protocol instance for an application.
-pub trait ProtocolFactory: Send + Sync + 'static {
-    /// A new, independent instance: its servers and connections belong to one application.
-    fn create(&self) -> Arc<dyn Protocol>;
-}
-
-impl<F> ProtocolFactory for F
-where
-    F: Fn() -> Arc<dyn Protocol> + Send + Sync + 'static,
-{
-    fn create(&self) -> Arc<dyn Protocol> {
-        self()
-    }
-}
+use crate::protocol_factory::{ProtocolFactory, ProtocolTls};
 
 /// The framework scope (Dubbo's `FrameworkModel`): the extension tables from which applications
 /// pick protocols, filters and, later, load balancers and registries by name.
@@ -96,21 +83,17 @@ impl Framework {
         dubbo_cluster::merger::register_mergers(&extensions);
         dubbo_cluster::loadbalance::register_load_balancers(&extensions, stats.clone());
         #[cfg(feature = "dubbo")]
-        {
-            let dubbo: Arc<dyn ProtocolFactory> = Arc::new(|| -> Arc<dyn Protocol> {
-                Arc::new(dubbo_protocol_dubbo::DubboProtocol::new())
-            });
-            extensions.register::<dyn ProtocolFactory>("dubbo", dubbo);
-        }
+        extensions.register::<dyn ProtocolFactory>(
+            "dubbo",
+            Arc::new(crate::protocol_factory::DubboFactory),
+        );
         #[cfg(feature = "triple")]
         {
-            let tri: Arc<dyn ProtocolFactory> = Arc::new(|| -> Arc<dyn Protocol> {
-                Arc::new(dubbo_protocol_triple::TripleProtocol::new(
-                    dubbo_protocol_triple::TripleConfig::default(),
-                ))
-            });
-            extensions.register::<dyn ProtocolFactory>("tri", tri);
-            // Plain HTTP services called with the REST mapping of a service trait.
+            extensions.register::<dyn ProtocolFactory>(
+                "tri",
+                Arc::new(crate::protocol_factory::TripleFactory),
+            );
+            // Plain HTTP services called with the REST mapping of a service trait (no TLS yet).
             let rest: Arc<dyn ProtocolFactory> = Arc::new(|| -> Arc<dyn Protocol> {
                 Arc::new(dubbo_protocol_triple::RestProtocol::new())
             });
@@ -190,10 +173,11 @@ impl Framework {
         &self.tracers
     }
 
-    /// A new protocol instance by name (`triple` is `tri`), if a factory is registered.
-    pub fn create_protocol(&self, name: &str) -> Option<Arc<dyn Protocol>> {
+    /// A new protocol instance by name (`triple` is `tri`) using `tls` (an application's
+    /// `dubbo.ssl` for that protocol; default: plaintext), if a factory is registered.
+    pub fn create_protocol(&self, name: &str, tls: &ProtocolTls) -> Option<Arc<dyn Protocol>> {
         self.extensions
             .get::<dyn ProtocolFactory>(dubbo_url::canonical_protocol(name))
-            .map(|f| f.create())
+            .map(|f| f.create(tls))
     }
 }

@@ -203,21 +203,8 @@ fn bad_ssl_keys_are_refused_at_start_naming_the_key() {
     assert_eq!(ok, "started");
 }
 
-#[tokio::test]
-async fn certificate_gauges_on_the_qos_port() {
+async fn scrape(app: &Application) -> String {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let k = pki("gauge");
-    let app = Application::builder("gauge-provider")
-        .protocol("dubbo", 0)
-        .host("127.0.0.1")
-        .qos_port(0)
-        .ssl(dubbo_rs::config::SslConfig {
-            server_key_cert_chain_path: Some(p(&k.server_cert)),
-            server_private_key_path: Some(p(&k.server_key)),
-            ..Default::default()
-        })
-        .build()
-        .unwrap();
     let mut s = tokio::net::TcpStream::connect(app.qos_address().unwrap())
         .await
         .unwrap();
@@ -226,19 +213,134 @@ async fn certificate_gauges_on_the_qos_port() {
         .unwrap();
     let mut text = String::new();
     s.read_to_string(&mut text).await.unwrap();
-    let line = |name: &str, protocol: &str| {
-        text.lines()
-            .find(|l| l.starts_with(name) && l.contains(&format!("protocol=\"{protocol}\"")))
-            .map(str::to_owned)
-            .unwrap_or_else(|| panic!("no {name} for {protocol} in\n{text}"))
-    };
+    text
+}
+
+fn gauge(text: &str, name: &str, protocol: &str, role: &str) -> String {
+    text.lines()
+        .find(|l| {
+            l.starts_with(name)
+                && l.contains(&format!("protocol=\"{protocol}\""))
+                && l.contains(&format!("role=\"{role}\""))
+        })
+        .map(str::to_owned)
+        .unwrap_or_else(|| panic!("no {name} for {protocol} {role} in\n{text}"))
+}
+
+#[tokio::test]
+async fn certificate_gauges_on_the_qos_port_follow_reloads() {
+    let k = pki("gauge");
+    let app = Application::builder("gauge-provider")
+        .protocol("dubbo", 0)
+        .host("127.0.0.1")
+        .qos_port(0)
+        .ssl(dubbo_rs::config::SslConfig {
+            server_key_cert_chain_path: Some(p(&k.server_cert)),
+            server_private_key_path: Some(p(&k.server_key)),
+            client_trust_cert_collection_path: Some(p(&k.ca)),
+            client_key_cert_chain_path: Some(p(&k.client_cert)),
+            client_private_key_path: Some(p(&k.client_key)),
+            cert_reload_interval: Some(50),
+            ..Default::default()
+        })
+        .build()
+        .unwrap();
+    let text = scrape(&app).await;
     for protocol in ["dubbo", "tri"] {
-        let expiry = line("dubbo_tls_certificate_expiry_seconds{", protocol);
-        assert!(expiry.contains("subject=\"CN=server\""), "{expiry}");
-        let secs: i64 = expiry.rsplit(' ').next().unwrap().parse().unwrap();
-        // rcgen's default validity runs to 4096; the test PKI's is a year.
-        assert!(secs > 300 * 86_400, "{expiry}");
-        assert!(line("dubbo_tls_certificate_valid{", protocol).ends_with(" 1"));
+        for (role, cn) in [("server", "server"), ("client", "client")] {
+            let expiry = gauge(
+                &text,
+                "dubbo_tls_certificate_expiry_seconds{",
+                protocol,
+                role,
+            );
+            assert!(expiry.contains(&format!("subject=\"CN={cn}\"")), "{expiry}");
+            let secs: i64 = expiry.rsplit(' ').next().unwrap().parse().unwrap();
+            // The test PKI's certificates are valid for a year.
+            assert!(secs > 300 * 86_400, "{expiry}");
+            assert!(gauge(&text, "dubbo_tls_certificate_valid{", protocol, role).ends_with(" 1"));
+        }
+    }
+    // The server's files now hold the client's pair (CN=client): after the interval, the next
+    // scrape looks at the files and the server gauges name the new certificate.
+    std::fs::copy(&k.client_key, &k.server_key).unwrap();
+    std::fs::copy(&k.client_cert, &k.server_cert).unwrap();
+    tokio::time::sleep(Duration::from_millis(120)).await;
+    let text = scrape(&app).await;
+    for protocol in ["dubbo", "tri"] {
+        let expiry = gauge(
+            &text,
+            "dubbo_tls_certificate_expiry_seconds{",
+            protocol,
+            "server",
+        );
+        assert!(expiry.contains("subject=\"CN=client\""), "{expiry}");
     }
     app.shutdown().await;
+}
+
+/// A dubbo:// factory that records the TLS it is given and builds the protocol with it.
+struct RecordingFactory(std::sync::Arc<std::sync::Mutex<Vec<(bool, bool)>>>);
+
+impl dubbo_rs::ProtocolFactory for RecordingFactory {
+    fn create(&self, tls: &dubbo_rs::ProtocolTls) -> std::sync::Arc<dyn dubbo_rs::core::Protocol> {
+        self.0
+            .lock()
+            .unwrap()
+            .push((tls.server.is_some(), tls.client.is_some()));
+        std::sync::Arc::new(dubbo_rs::protocol_dubbo::DubboProtocol::with_tls(
+            tls.server.clone(),
+            tls.client.clone(),
+        ))
+    }
+}
+
+#[tokio::test]
+async fn the_framework_protocol_factory_receives_the_application_tls() {
+    let k = pki("factory");
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let framework = dubbo_rs::Framework::new();
+    framework
+        .extensions()
+        .register::<dyn dubbo_rs::ProtocolFactory>(
+            "dubbo",
+            std::sync::Arc::new(RecordingFactory(seen.clone())),
+        );
+    let provider = Application::builder("factory-provider")
+        .framework(framework.clone())
+        .protocol("dubbo", 0)
+        .host("127.0.0.1")
+        .ssl(dubbo_rs::config::SslConfig {
+            server_key_cert_chain_path: Some(p(&k.server_cert)),
+            server_private_key_path: Some(p(&k.server_key)),
+            ..Default::default()
+        })
+        .build()
+        .unwrap();
+    let urls = provider
+        .default_module()
+        .export(SafeServer::new(SafeImpl), ServiceOptions::new())
+        .await
+        .unwrap();
+    assert_eq!(*seen.lock().unwrap(), vec![(true, false)]);
+    // The port the factory's protocol opened serves TLS: a TLS client is served, a plaintext
+    // one refused.
+    let tls_consumer = Application::builder("factory-consumer")
+        .framework(framework.clone())
+        .ssl(dubbo_rs::config::SslConfig {
+            client_trust_cert_collection_path: Some(p(&k.ca)),
+            ..Default::default()
+        })
+        .build()
+        .unwrap();
+    let plain = consumer(None);
+    assert_eq!(
+        open(&tls_consumer, &urls[0]).await.unwrap(),
+        "opened for tls"
+    );
+    assert_eq!(*seen.lock().unwrap(), vec![(true, false), (false, true)]);
+    assert!(open(&plain, &urls[0]).await.is_err());
+    for app in [tls_consumer, plain, provider] {
+        app.shutdown().await;
+    }
 }

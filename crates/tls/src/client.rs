@@ -3,25 +3,66 @@
 
 use std::sync::Arc;
 
+use arc_swap::ArcSwap;
+use rustls::crypto::CryptoProvider;
+use rustls::RootCertStore;
 use rustls_pki_types::ServerName;
 use tokio::net::TcpStream;
 use tokio_rustls::TlsConnector;
 
 use crate::error::TlsError;
+use crate::reload::{CertSide, ReloadingCert};
 use crate::settings::ClientTlsSettings;
-use crate::validity::check_chain;
-use crate::{keys, pem, provider};
+use crate::trust::TrustFile;
+use crate::validity::Validity;
+use crate::{keys, provider};
 
-/// A client's TLS, shared by every connection it opens.
+/// A client's TLS, shared by every connection it opens. Its trust collection and its own
+/// certificate are re-read when their files change, for new connections.
 #[derive(Clone)]
 pub struct ClientTls {
-    connector: TlsConnector,
+    inner: Arc<ClientInner>,
+}
+
+struct ClientInner {
+    /// The configuration new connections get; replaced when the trust collection changes.
+    config: ArcSwap<rustls::ClientConfig>,
+    trust: TrustFile,
+    cert: Option<Arc<ReloadingCert>>,
+    alpn: Vec<Vec<u8>>,
+    provider: Arc<CryptoProvider>,
 }
 
 impl std::fmt::Debug for ClientTls {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ClientTls").finish_non_exhaustive()
+        f.debug_struct("ClientTls")
+            .field("trust", &self.inner.trust)
+            .field("cert", &self.inner.cert)
+            .finish()
     }
+}
+
+/// A rustls client configuration trusting `roots`, presenting `cert` when a server asks,
+/// offering `alpn`.
+fn client_config(
+    provider: &Arc<CryptoProvider>,
+    roots: RootCertStore,
+    cert: Option<Arc<ReloadingCert>>,
+    alpn: &[Vec<u8>],
+) -> Result<rustls::ClientConfig, TlsError> {
+    let builder = rustls::ClientConfig::builder_with_provider(provider.clone())
+        .with_safe_default_protocol_versions()
+        .map_err(|e| TlsError::Invalid {
+            key: keys::CLIENT_TRUST_CERT_COLLECTION_PATH,
+            reason: e.to_string(),
+        })?
+        .with_root_certificates(roots);
+    let mut config = match cert {
+        Some(cert) => builder.with_client_cert_resolver(cert),
+        None => builder.with_no_client_auth(),
+    };
+    config.alpn_protocols = alpn.to_vec();
+    Ok(config)
 }
 
 impl ClientTls {
@@ -29,7 +70,7 @@ impl ClientTls {
     /// both or neither) of `settings`, offering `alpn` (empty: no ALPN).
     pub fn new(settings: &ClientTlsSettings, alpn: &[&[u8]]) -> Result<Self, TlsError> {
         let provider = provider();
-        let Some(trust) = &settings.trust else {
+        let Some(trust_path) = &settings.trust else {
             return Err(TlsError::Invalid {
                 key: keys::CLIENT_TRUST_CERT_COLLECTION_PATH,
                 reason:
@@ -37,41 +78,22 @@ impl ClientTls {
                         .into(),
             });
         };
-        let roots = pem::load_roots(trust, keys::CLIENT_TRUST_CERT_COLLECTION_PATH)?;
-        let builder = rustls::ClientConfig::builder_with_provider(provider)
-            .with_safe_default_protocol_versions()
-            .map_err(|e| TlsError::Invalid {
-                key: keys::CLIENT_TRUST_CERT_COLLECTION_PATH,
-                reason: e.to_string(),
-            })?
-            .with_root_certificates(roots);
-        let mut config = match (&settings.cert_chain, &settings.private_key) {
-            (Some(chain_path), Some(key_path)) => {
-                let chain = pem::load_certs(chain_path, keys::CLIENT_KEY_CERT_CHAIN_PATH)?;
-                check_chain(
-                    &chain,
-                    chain_path,
-                    keys::CLIENT_KEY_CERT_CHAIN_PATH,
-                    std::time::SystemTime::now(),
-                );
-                let key = pem::load_key(
-                    key_path,
-                    keys::CLIENT_PRIVATE_KEY_PATH,
-                    settings.key_password.as_deref(),
-                    keys::CLIENT_KEY_PASSWORD,
-                )?;
-                builder
-                    .with_client_auth_cert(chain, key)
-                    .map_err(|e| TlsError::Invalid {
-                        key: keys::CLIENT_PRIVATE_KEY_PATH,
-                        reason: format!(
-                            "{} does not go with {}: {e}",
-                            key_path.display(),
-                            chain_path.display()
-                        ),
-                    })?
-            }
-            (None, None) => builder.with_no_client_auth(),
+        let (trust, roots) = TrustFile::load(
+            CertSide::Client,
+            keys::CLIENT_TRUST_CERT_COLLECTION_PATH,
+            trust_path,
+            settings.reload_interval,
+        )?;
+        let cert = match (&settings.cert_chain, &settings.private_key) {
+            (Some(chain_path), Some(key_path)) => Some(Arc::new(ReloadingCert::load(
+                CertSide::Client,
+                chain_path,
+                key_path,
+                settings.key_password.clone(),
+                settings.reload_interval,
+                provider.clone(),
+            )?)),
+            (None, None) => None,
             (Some(_), None) => {
                 return Err(TlsError::Invalid {
                     key: keys::CLIENT_PRIVATE_KEY_PATH,
@@ -85,10 +107,43 @@ impl ClientTls {
                 })
             }
         };
-        config.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
+        let alpn: Vec<Vec<u8>> = alpn.iter().map(|p| p.to_vec()).collect();
+        let config = client_config(&provider, roots, cert.clone(), &alpn)?;
         Ok(Self {
-            connector: TlsConnector::from(Arc::new(config)),
+            inner: Arc::new(ClientInner {
+                config: ArcSwap::from_pointee(config),
+                trust,
+                cert,
+                alpn,
+                provider,
+            }),
         })
+    }
+
+    /// The dates of the client certificate presented now, if there is one.
+    pub fn certificate_validity(&self) -> Option<Validity> {
+        self.inner.cert.as_ref()?.validity()
+    }
+
+    /// How many times changed client certificate files were loaded.
+    pub fn reloads(&self) -> u64 {
+        self.inner.cert.as_ref().map_or(0, |c| c.reloads())
+    }
+
+    /// Looks at the trust collection and the client's certificate files now (if the reload
+    /// interval has passed) rather than at the next connection; what changed and loads is used
+    /// for new connections, what does not load is logged and the previous material kept.
+    pub fn refresh(&self) {
+        let inner = &self.inner;
+        if let Some(cert) = &inner.cert {
+            cert.refresh();
+        }
+        if let Some(config) = inner
+            .trust
+            .refresh(|roots| client_config(&inner.provider, roots, inner.cert.clone(), &inner.alpn))
+        {
+            inner.config.store(Arc::new(config));
+        }
     }
 
     /// Runs the TLS handshake over `tcp`, checking the server's certificate for the host of
@@ -106,7 +161,10 @@ impl ClientTls {
                 format!("{host:?} is not a host name TLS can check: {e}"),
             )
         })?;
-        self.connector.connect(name, tcp).await.map_err(|e| {
+        // Changed files apply from this connection on.
+        self.refresh();
+        let connector = TlsConnector::from(self.inner.config.load_full());
+        connector.connect(name, tcp).await.map_err(|e| {
             std::io::Error::new(e.kind(), format!("TLS handshake with {address}: {e}"))
         })
     }

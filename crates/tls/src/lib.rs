@@ -3,9 +3,11 @@
 //! - [`ServerTls`]: a port's TLS. [`ServerTls::accept`] does port unification: a connection
 //!   whose first byte opens a TLS handshake (`0x16`) is served over TLS, any other is served
 //!   as plaintext only when the port allows it (and never under mutual TLS). The certificate
-//!   is re-read from disk when its files change ([`ReloadingCert`]), for new connections only.
+//!   and the trust collection are re-read from disk when their files change ([`ReloadingCert`]),
+//!   for new connections only.
 //! - [`ClientTls`]: TLS on a client's connection, checking the server's certificate against
 //!   the configured CAs and the dialled host; with a certificate of its own for mutual TLS.
+//!   Both are re-read from disk when their files change, for new connections only.
 //! - [`ServerTlsSettings`] / [`ClientTlsSettings`]: what to load, with Java Dubbo's
 //!   `dubbo.ssl.*` meanings ([`keys`]). PEM files; private keys in PKCS#8, PKCS#1 or SEC1, or
 //!   encrypted PKCS#8 with a password.
@@ -22,13 +24,15 @@ pub mod server;
 pub mod settings;
 #[cfg(feature = "testing")]
 pub mod testing;
+mod trust;
 pub mod validity;
+mod watch;
 
 use std::sync::Arc;
 
 pub use client::ClientTls;
 pub use error::TlsError;
-pub use reload::ReloadingCert;
+pub use reload::{CertSide, ReloadingCert};
 pub use server::{sniff, Accepted, FirstByte, ServerTls, TLS_HANDSHAKE_RECORD};
 pub use settings::{ClientTlsSettings, ServerTlsSettings};
 pub use tokio_rustls::{

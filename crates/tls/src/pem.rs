@@ -54,8 +54,17 @@ pub fn certs_from_pem(
 
 /// A root store of every certificate of a PEM trust collection.
 pub fn load_roots(path: &Path, key: &'static str) -> Result<RootCertStore, TlsError> {
+    roots_of(load_certs(path, key)?, path, key)
+}
+
+/// A root store of `certs`, read from `path` (named by configuration key `key` in errors).
+pub fn roots_of(
+    certs: Vec<CertificateDer<'static>>,
+    path: &Path,
+    key: &'static str,
+) -> Result<RootCertStore, TlsError> {
     let mut roots = RootCertStore::empty();
-    for cert in load_certs(path, key)? {
+    for cert in certs {
         roots.add(cert).map_err(|e| TlsError::Invalid {
             key,
             reason: format!("{}: not a usable CA certificate: {e}", path.display()),

@@ -1,148 +1,164 @@
-//! The server's certificate, re-read from disk when its files change: new connections get the
-//! new certificate, open connections keep theirs (a TLS session never changes certificate).
+//! A certificate and its key, re-read from disk when their files change: new connections get
+//! the new pair, open connections keep theirs (a TLS session never changes certificate). The
+//! same type serves a server's certificate ([`ResolvesServerCert`]) and a client's
+//! ([`ResolvesClientCert`], mutual TLS).
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant, SystemTime};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
 
 use arc_swap::ArcSwap;
+use rustls::client::ResolvesClientCert;
 use rustls::crypto::CryptoProvider;
 use rustls::server::{ClientHello, ResolvesServerCert};
 use rustls::sign::CertifiedKey;
+use rustls::SignatureScheme;
 
 use crate::error::TlsError;
 use crate::keys;
 use crate::pem;
 use crate::validity::{check_chain, Validity};
+use crate::watch::FileWatch;
 
-/// What identifies one version of a file without reading it.
+/// Which side a certificate is for: the configuration keys named in errors and the words of
+/// the log lines.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Stamp {
-    modified: Option<SystemTime>,
-    len: u64,
+pub enum CertSide {
+    /// A server's certificate (`server-key-cert-chain-path`, ...).
+    Server,
+    /// A client's certificate for mutual TLS (`client-key-cert-chain-path`, ...).
+    Client,
 }
 
-fn stamp(path: &Path) -> Option<Stamp> {
-    let meta = std::fs::metadata(path).ok()?;
-    Some(Stamp {
-        modified: meta.modified().ok(),
-        len: meta.len(),
-    })
+impl CertSide {
+    fn keys(self) -> (&'static str, &'static str, &'static str) {
+        match self {
+            CertSide::Server => (
+                keys::SERVER_KEY_CERT_CHAIN_PATH,
+                keys::SERVER_PRIVATE_KEY_PATH,
+                keys::SERVER_KEY_PASSWORD,
+            ),
+            CertSide::Client => (
+                keys::CLIENT_KEY_CERT_CHAIN_PATH,
+                keys::CLIENT_PRIVATE_KEY_PATH,
+                keys::CLIENT_KEY_PASSWORD,
+            ),
+        }
+    }
+
+    /// `server` or `client`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CertSide::Server => "server",
+            CertSide::Client => "client",
+        }
+    }
 }
 
-struct Watch {
-    checked: Instant,
-    chain: Option<Stamp>,
-    key: Option<Stamp>,
-}
-
-/// A [`ResolvesServerCert`] that serves one certificate and key, and loads them again when the
-/// files' modification time or size change (looked at no more often than `interval`, when a
-/// handshake asks). A pair that fails to load (a file half written, a key that does not match
-/// the certificate) is reported and the previous one kept; the next look tries again.
+/// One certificate and key that are loaded again when the files' modification time or size
+/// change (looked at no more often than `interval`, when a handshake asks or
+/// [`refresh`](Self::refresh) is called). A pair that fails to load (a file half written, a key
+/// that does not match the certificate) is reported and the previous one kept; the next look
+/// tries again.
 pub struct ReloadingCert {
+    side: CertSide,
     chain_path: PathBuf,
     key_path: PathBuf,
     password: Option<String>,
-    interval: Duration,
     provider: Arc<CryptoProvider>,
     current: ArcSwap<CertifiedKey>,
     validity: ArcSwap<Option<Validity>>,
-    watch: Mutex<Watch>,
-    reloads: std::sync::atomic::AtomicU64,
+    watch: FileWatch,
+    reloads: AtomicU64,
 }
 
 impl std::fmt::Debug for ReloadingCert {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ReloadingCert")
+            .field("side", &self.side)
             .field("chain", &self.chain_path)
             .field("key", &self.key_path)
-            .field("interval", &self.interval)
+            .field("watch", &self.watch)
             .finish()
     }
 }
 
 impl ReloadingCert {
-    /// Loads the pair now; fails when it cannot be used.
+    /// Loads the pair now; fails, naming the `dubbo.ssl` key and file, when it cannot be used.
     pub fn load(
+        side: CertSide,
         chain_path: &Path,
         key_path: &Path,
         password: Option<String>,
         interval: Duration,
         provider: Arc<CryptoProvider>,
     ) -> Result<Self, TlsError> {
-        let chain = stamp(chain_path);
-        let key = stamp(key_path);
+        let watch = FileWatch::new(vec![chain_path.to_owned(), key_path.to_owned()], interval);
         let (certified, validity) =
-            load_pair(chain_path, key_path, password.as_deref(), &provider)?;
+            load_pair(side, chain_path, key_path, password.as_deref(), &provider)?;
         Ok(Self {
+            side,
             chain_path: chain_path.to_owned(),
             key_path: key_path.to_owned(),
             password,
-            interval,
             provider,
             current: ArcSwap::from_pointee(certified),
             validity: ArcSwap::from_pointee(validity),
-            watch: Mutex::new(Watch {
-                checked: Instant::now(),
-                chain,
-                key,
-            }),
-            reloads: std::sync::atomic::AtomicU64::new(0),
+            watch,
+            reloads: AtomicU64::new(0),
         })
     }
 
-    /// The dates of the leaf certificate served now.
+    /// The dates of the leaf certificate used now.
     pub fn validity(&self) -> Option<Validity> {
         (**self.validity.load()).clone()
     }
 
     /// How many times a changed pair was loaded.
     pub fn reloads(&self) -> u64 {
-        self.reloads.load(std::sync::atomic::Ordering::Relaxed)
+        self.reloads.load(Ordering::Relaxed)
     }
 
-    /// Looks at the files if `interval` has passed since the last look, and loads them again
-    /// if they changed. Never blocks on another handshake doing the same.
+    /// The pair used now.
+    pub fn current(&self) -> Arc<CertifiedKey> {
+        self.current.load_full()
+    }
+
+    /// Looks at the files if the interval has passed since the last look, and loads them
+    /// again if they changed. Never blocks on another handshake doing the same.
     pub fn refresh(&self) {
-        if self.interval.is_zero() {
-            return;
-        }
-        let Ok(mut watch) = self.watch.try_lock() else {
-            return;
-        };
-        if watch.checked.elapsed() < self.interval {
-            return;
-        }
-        watch.checked = Instant::now();
-        let chain = stamp(&self.chain_path);
-        let key = stamp(&self.key_path);
-        if chain == watch.chain && key == watch.key {
-            return;
-        }
-        match load_pair(
-            &self.chain_path,
-            &self.key_path,
-            self.password.as_deref(),
-            &self.provider,
-        ) {
-            Ok((certified, validity)) => {
+        let side = self.side.as_str();
+        let loaded = self.watch.poll(|| {
+            load_pair(
+                self.side,
+                &self.chain_path,
+                &self.key_path,
+                self.password.as_deref(),
+                &self.provider,
+            )
+        });
+        match loaded {
+            None => {}
+            Some(Ok((certified, validity))) => {
                 self.current.store(Arc::new(certified));
-                self.validity.store(Arc::new(validity));
-                watch.chain = chain;
-                watch.key = key;
-                self.reloads
-                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                self.validity.store(Arc::new(validity.clone()));
+                self.reloads.fetch_add(1, Ordering::Relaxed);
+                let (subject, not_after) = validity
+                    .map(|v| (v.subject, v.not_after_text))
+                    .unwrap_or_default();
                 tracing::info!(
                     chain = %self.chain_path.display(),
                     key = %self.key_path.display(),
-                    "server certificate reloaded; new connections use it"
+                    %subject,
+                    %not_after,
+                    "{side} certificate reloaded ({subject}, valid until {not_after}); new connections use it"
                 );
             }
-            Err(e) => {
-                // Keep serving the previous pair; the next look tries again (the files may
-                // be in the middle of being replaced).
-                tracing::warn!(error = %e, code = e.code(), "changed server certificate not loaded; still serving the previous one");
+            Some(Err(e)) => {
+                // Keep using the previous pair; the next look tries again (the files may be in
+                // the middle of being replaced).
+                tracing::warn!(error = %e, code = e.code(), "changed {side} certificate not loaded; still using the previous one: {e}");
             }
         }
     }
@@ -151,32 +167,41 @@ impl ReloadingCert {
 impl ResolvesServerCert for ReloadingCert {
     fn resolve(&self, _hello: ClientHello<'_>) -> Option<Arc<CertifiedKey>> {
         self.refresh();
-        Some(self.current.load_full())
+        Some(self.current())
+    }
+}
+
+impl ResolvesClientCert for ReloadingCert {
+    fn resolve(
+        &self,
+        _root_hint_subjects: &[&[u8]],
+        _sigschemes: &[SignatureScheme],
+    ) -> Option<Arc<CertifiedKey>> {
+        // The one configured certificate is sent whatever the hints say, as rustls's own
+        // single-certificate resolver does: the server's verdict is clearer than silence.
+        self.refresh();
+        Some(self.current())
+    }
+
+    fn has_certs(&self) -> bool {
+        true
     }
 }
 
 fn load_pair(
+    side: CertSide,
     chain_path: &Path,
     key_path: &Path,
     password: Option<&str>,
     provider: &CryptoProvider,
 ) -> Result<(CertifiedKey, Option<Validity>), TlsError> {
-    let chain = pem::load_certs(chain_path, keys::SERVER_KEY_CERT_CHAIN_PATH)?;
-    let key = pem::load_key(
-        key_path,
-        keys::SERVER_PRIVATE_KEY_PATH,
-        password,
-        keys::SERVER_KEY_PASSWORD,
-    )?;
-    let validity = check_chain(
-        &chain,
-        chain_path,
-        keys::SERVER_KEY_CERT_CHAIN_PATH,
-        SystemTime::now(),
-    );
+    let (chain_key, key_key, password_key) = side.keys();
+    let chain = pem::load_certs(chain_path, chain_key)?;
+    let key = pem::load_key(key_path, key_key, password, password_key)?;
+    let validity = check_chain(&chain, chain_path, chain_key, SystemTime::now());
     let certified =
         CertifiedKey::from_der(chain, key, provider).map_err(|e| TlsError::Invalid {
-            key: keys::SERVER_PRIVATE_KEY_PATH,
+            key: key_key,
             reason: format!(
                 "{} does not go with {}: {e}",
                 key_path.display(),

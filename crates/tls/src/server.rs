@@ -5,15 +5,19 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use arc_swap::ArcSwap;
+use rustls::crypto::CryptoProvider;
 use rustls::server::WebPkiClientVerifier;
+use rustls::RootCertStore;
 use tokio::net::TcpStream;
 use tokio_rustls::TlsAcceptor;
 
 use crate::error::TlsError;
-use crate::reload::ReloadingCert;
+use crate::reload::{CertSide, ReloadingCert};
 use crate::settings::ServerTlsSettings;
+use crate::trust::TrustFile;
 use crate::validity::Validity;
-use crate::{keys, pem, provider};
+use crate::{keys, provider};
 
 /// The first byte of a TLS record carrying a handshake message (a ClientHello opens with it).
 pub const TLS_HANDSHAKE_RECORD: u8 = 0x16;
@@ -45,11 +49,20 @@ pub enum Accepted {
     Tls(Box<tokio_rustls::server::TlsStream<TcpStream>>),
 }
 
-/// A server's TLS, shared by every connection of one port.
+/// A server's TLS, shared by every connection of one port. Its certificate and its trust
+/// collection are re-read when their files change, for new connections.
 #[derive(Clone)]
 pub struct ServerTls {
-    acceptor: TlsAcceptor,
+    inner: Arc<ServerInner>,
+}
+
+struct ServerInner {
+    /// The configuration new connections get; replaced when the trust collection changes.
+    config: ArcSwap<rustls::ServerConfig>,
     cert: Arc<ReloadingCert>,
+    trust: Option<TrustFile>,
+    alpn: Vec<Vec<u8>>,
+    provider: Arc<CryptoProvider>,
     allow_plaintext: bool,
     mutual: bool,
     handshake_timeout: Duration,
@@ -58,11 +71,44 @@ pub struct ServerTls {
 impl std::fmt::Debug for ServerTls {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ServerTls")
-            .field("cert", &self.cert)
-            .field("allow_plaintext", &self.allow_plaintext)
-            .field("mutual", &self.mutual)
+            .field("cert", &self.inner.cert)
+            .field("trust", &self.inner.trust)
+            .field("allow_plaintext", &self.inner.allow_plaintext)
+            .field("mutual", &self.inner.mutual)
             .finish()
     }
+}
+
+/// A rustls server configuration serving `cert`, checking client certificates against
+/// `roots` when given (mutual TLS), offering `alpn`.
+fn server_config(
+    provider: &Arc<CryptoProvider>,
+    roots: Option<RootCertStore>,
+    cert: Arc<ReloadingCert>,
+    alpn: &[Vec<u8>],
+) -> Result<rustls::ServerConfig, TlsError> {
+    let builder = rustls::ServerConfig::builder_with_provider(provider.clone())
+        .with_safe_default_protocol_versions()
+        .map_err(|e| TlsError::Invalid {
+            key: keys::SERVER_KEY_CERT_CHAIN_PATH,
+            reason: e.to_string(),
+        })?;
+    let builder = match roots {
+        Some(roots) => {
+            let verifier =
+                WebPkiClientVerifier::builder_with_provider(Arc::new(roots), provider.clone())
+                    .build()
+                    .map_err(|e| TlsError::Invalid {
+                        key: keys::SERVER_TRUST_CERT_COLLECTION_PATH,
+                        reason: e.to_string(),
+                    })?;
+            builder.with_client_cert_verifier(verifier)
+        }
+        None => builder.with_no_client_auth(),
+    };
+    let mut config = builder.with_cert_resolver(cert);
+    config.alpn_protocols = alpn.to_vec();
+    Ok(config)
 }
 
 impl ServerTls {
@@ -72,71 +118,95 @@ impl ServerTls {
     pub fn new(settings: &ServerTlsSettings, alpn: &[&[u8]]) -> Result<Self, TlsError> {
         let provider = provider();
         let cert = Arc::new(ReloadingCert::load(
+            CertSide::Server,
             &settings.cert_chain,
             &settings.private_key,
             settings.key_password.clone(),
             settings.reload_interval,
             provider.clone(),
         )?);
-        let builder = rustls::ServerConfig::builder_with_provider(provider.clone())
-            .with_safe_default_protocol_versions()
-            .map_err(|e| TlsError::Invalid {
-                key: keys::SERVER_KEY_CERT_CHAIN_PATH,
-                reason: e.to_string(),
-            })?;
-        let builder = match &settings.trust {
-            Some(trust) => {
-                let roots = pem::load_roots(trust, keys::SERVER_TRUST_CERT_COLLECTION_PATH)?;
-                let verifier =
-                    WebPkiClientVerifier::builder_with_provider(Arc::new(roots), provider.clone())
-                        .build()
-                        .map_err(|e| TlsError::Invalid {
-                            key: keys::SERVER_TRUST_CERT_COLLECTION_PATH,
-                            reason: format!("{}: {e}", trust.display()),
-                        })?;
-                builder.with_client_cert_verifier(verifier)
+        let alpn: Vec<Vec<u8>> = alpn.iter().map(|p| p.to_vec()).collect();
+        let (trust, roots) = match &settings.trust {
+            Some(path) => {
+                let (file, roots) = TrustFile::load(
+                    CertSide::Server,
+                    keys::SERVER_TRUST_CERT_COLLECTION_PATH,
+                    path,
+                    settings.reload_interval,
+                )?;
+                (Some(file), Some(roots))
             }
-            None => builder.with_no_client_auth(),
+            None => (None, None),
         };
-        let mut config = builder.with_cert_resolver(cert.clone());
-        config.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
+        let config = server_config(&provider, roots, cert.clone(), &alpn).map_err(|e| {
+            match (e, &settings.trust) {
+                (TlsError::Invalid { key, reason }, Some(path))
+                    if key == keys::SERVER_TRUST_CERT_COLLECTION_PATH =>
+                {
+                    TlsError::Invalid {
+                        key,
+                        reason: format!("{}: {reason}", path.display()),
+                    }
+                }
+                (e, _) => e,
+            }
+        })?;
         let mutual = settings.trust.is_some();
         if mutual && settings.allow_plaintext {
             tracing::warn!("plaintext is not allowed on a port that requires client certificates (mutual TLS); refusing plaintext connections");
         }
         Ok(Self {
-            acceptor: TlsAcceptor::from(Arc::new(config)),
-            cert,
-            allow_plaintext: settings.allow_plaintext && !mutual,
-            mutual,
-            handshake_timeout: settings.handshake_timeout,
+            inner: Arc::new(ServerInner {
+                config: ArcSwap::from_pointee(config),
+                cert,
+                trust,
+                alpn,
+                provider,
+                allow_plaintext: settings.allow_plaintext && !mutual,
+                mutual,
+                handshake_timeout: settings.handshake_timeout,
+            }),
         })
     }
 
     /// Whether plaintext connections are served too.
     pub fn allows_plaintext(&self) -> bool {
-        self.allow_plaintext
+        self.inner.allow_plaintext
     }
 
     /// Whether client certificates are required.
     pub fn is_mutual(&self) -> bool {
-        self.mutual
+        self.inner.mutual
     }
 
     /// The dates of the certificate served now (for warnings and gauges).
     pub fn certificate_validity(&self) -> Option<Validity> {
-        self.cert.validity()
+        self.inner.cert.validity()
     }
 
     /// How many times changed certificate files were loaded.
     pub fn reloads(&self) -> u64 {
-        self.cert.reloads()
+        self.inner.cert.reloads()
     }
 
-    /// Looks at the certificate files now (if the reload interval has passed) rather than at
-    /// the next handshake.
+    /// Looks at the certificate, key and trust collection files now (if the reload interval
+    /// has passed) rather than at the next handshake; what changed and loads is used for new
+    /// connections, what does not load is logged and the previous material kept.
     pub fn refresh(&self) {
-        self.cert.refresh();
+        let inner = &self.inner;
+        inner.cert.refresh();
+        if let Some(trust) = &inner.trust {
+            if let Some(config) = trust.refresh(|roots| {
+                server_config(
+                    &inner.provider,
+                    Some(roots),
+                    inner.cert.clone(),
+                    &inner.alpn,
+                )
+            }) {
+                inner.config.store(Arc::new(config));
+            }
+        }
     }
 
     /// Takes a new connection through port unification: waits for its first byte, runs the
@@ -144,16 +214,21 @@ impl ServerTls {
     /// is refused (plaintext where TLS is required, a failed handshake, nothing sent in time)
     /// is logged with the peer's address and closed: `None`.
     pub async fn accept(&self, tcp: TcpStream, peer: SocketAddr) -> Option<Accepted> {
+        let ServerInner {
+            allow_plaintext,
+            mutual,
+            handshake_timeout,
+            ..
+        } = *self.inner;
         let mut first = [0u8; 1];
-        let peeked = match tokio::time::timeout(self.handshake_timeout, tcp.peek(&mut first)).await
-        {
+        let peeked = match tokio::time::timeout(handshake_timeout, tcp.peek(&mut first)).await {
             Ok(Ok(n)) => n,
             Ok(Err(e)) => {
                 tracing::debug!(consumer = %peer, error = %e, "connection failed before its first byte");
                 return None;
             }
             Err(_) => {
-                tracing::info!(consumer = %peer, timeout_ms = self.handshake_timeout.as_millis() as u64, "connection closed: nothing received in time");
+                tracing::info!(consumer = %peer, timeout_ms = handshake_timeout.as_millis() as u64, "connection closed: nothing received in time");
                 return None;
             }
         };
@@ -161,26 +236,29 @@ impl ServerTls {
             return None;
         }
         match sniff(first[0]) {
-            FirstByte::Plain if self.allow_plaintext => Some(Accepted::Plain(tcp)),
+            FirstByte::Plain if allow_plaintext => Some(Accepted::Plain(tcp)),
             FirstByte::Plain => {
                 tracing::warn!(
                     consumer = %peer,
                     first_byte = first[0],
-                    mutual = self.mutual,
+                    mutual,
                     "plaintext connection refused: this port requires TLS (first byte 0x{:02x}, a TLS handshake starts with 0x16)",
                     first[0]
                 );
                 None
             }
             FirstByte::Tls => {
-                match tokio::time::timeout(self.handshake_timeout, self.acceptor.accept(tcp)).await
-                {
+                // A changed trust collection applies from this handshake on (the certificate
+                // is looked at by the handshake itself).
+                self.refresh();
+                let acceptor = TlsAcceptor::from(self.inner.config.load_full());
+                match tokio::time::timeout(handshake_timeout, acceptor.accept(tcp)).await {
                     Ok(Ok(stream)) => {
                         tracing::debug!(consumer = %peer, "TLS handshake done");
                         Some(Accepted::Tls(Box::new(stream)))
                     }
                     Ok(Err(e)) => {
-                        if self.mutual {
+                        if mutual {
                             tracing::warn!(consumer = %peer, error = %e, "TLS handshake failed; connection closed (this port requires a client certificate signed by a CA of {})", keys::SERVER_TRUST_CERT_COLLECTION_PATH);
                         } else {
                             tracing::warn!(consumer = %peer, error = %e, "TLS handshake failed; connection closed");

@@ -25,9 +25,9 @@ pub struct ServerTlsSettings {
     /// Port unification: also serve plaintext connections on the TLS port (told apart by their
     /// first byte). Default false: plaintext is refused.
     pub allow_plaintext: bool,
-    /// The certificate files are checked for a change (modification time, size) at most this
-    /// often, when a connection comes; a changed pair is loaded for new connections. Zero
-    /// turns reloading off.
+    /// The certificate, key and trust collection files are checked for a change (modification
+    /// time, size) at most this often, when a connection comes; what changed is loaded for new
+    /// connections. Zero turns reloading off.
     pub reload_interval: Duration,
     /// How long a new connection may take to start and finish its handshake.
     pub handshake_timeout: Duration,
@@ -87,7 +87,7 @@ impl std::fmt::Debug for ServerTlsSettings {
 
 /// A client's TLS: the CA certificates the server's certificate must chain to, and its own
 /// certificate for mutual TLS.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct ClientTlsSettings {
     /// `client-trust-cert-collection-path`: the CAs that sign servers' certificates.
     pub trust: Option<PathBuf>,
@@ -97,6 +97,22 @@ pub struct ClientTlsSettings {
     pub private_key: Option<PathBuf>,
     /// `client-key-password`: the password of an encrypted PKCS#8 key.
     pub key_password: Option<String>,
+    /// The trust collection and certificate files are checked for a change (modification
+    /// time, size) at most this often, when a connection is opened; what changed is loaded
+    /// for new connections. Zero turns reloading off.
+    pub reload_interval: Duration,
+}
+
+impl Default for ClientTlsSettings {
+    fn default() -> Self {
+        Self {
+            trust: None,
+            cert_chain: None,
+            private_key: None,
+            key_password: None,
+            reload_interval: DEFAULT_RELOAD_INTERVAL,
+        }
+    }
 }
 
 impl ClientTlsSettings {
@@ -127,6 +143,7 @@ impl std::fmt::Debug for ClientTlsSettings {
             .field("cert_chain", &self.cert_chain)
             .field("private_key", &self.private_key)
             .field("key_password", &self.key_password.as_ref().map(|_| "***"))
+            .field("reload_interval", &self.reload_interval)
             .finish()
     }
 }

@@ -379,3 +379,137 @@ fn hosts_are_taken_from_addresses() {
     assert_eq!(dubbo_tls::sniff(0xda), dubbo_tls::FirstByte::Plain);
     assert_eq!(dubbo_tls::sniff(b'P'), dubbo_tls::FirstByte::Plain);
 }
+
+/// Settings with a short reload interval, so the tests see changes quickly.
+const QUICK: Duration = Duration::from_millis(50);
+
+/// Waits past the reload interval, so the next connection looks at the files.
+async fn after_interval() {
+    tokio::time::sleep(QUICK + Duration::from_millis(30)).await;
+}
+
+/// Replaces a file the way certificate tools do: written beside it, renamed over.
+fn replace(path: &Path, text: &str) {
+    let tmp = path.with_extension("new");
+    std::fs::write(&tmp, text).unwrap();
+    std::fs::rename(&tmp, path).unwrap();
+}
+
+#[tokio::test]
+async fn server_trust_collection_is_reloaded_for_new_connections() {
+    let s = setup("server-trust");
+    let trust = s.dir.write("server-trust.pem", &s.ca.cert.pem());
+    let mut settings =
+        ServerTlsSettings::new(&s.server_cert, &s.server_key).with_client_auth(&trust);
+    settings.reload_interval = QUICK;
+    let server = ServerTls::new(&settings, &[]).unwrap();
+    let addr = serve(server.clone()).await;
+    // A client whose certificate a second CA signed: refused until the server trusts that CA.
+    let ca2 = ca("second-ca");
+    let (c2, k2) = leaf(&ca2, "client-2", 30);
+    let client2 = ClientTls::new(
+        &ClientTlsSettings::new(&s.ca_path)
+            .with_identity(s.dir.write("c2.pem", &c2), s.dir.write("c2.key", &k2)),
+        &[],
+    )
+    .unwrap();
+    let client1 = ClientTls::new(
+        &ClientTlsSettings::new(&s.ca_path).with_identity(&s.client_cert, &s.client_key),
+        &[],
+    )
+    .unwrap();
+    assert!(call_tls(&client2, addr).await.is_err());
+    assert_eq!(call_tls(&client1, addr).await.unwrap(), "tls: hi");
+    // An open connection of the first client, made before any change.
+    let mut open = client1
+        .connect(&addr.to_string(), TcpStream::connect(addr).await.unwrap())
+        .await
+        .unwrap();
+
+    // Both CAs (the middle of a CA rotation): both clients are served.
+    replace(&trust, &format!("{}{}", s.ca.cert.pem(), ca2.cert.pem()));
+    after_interval().await;
+    assert_eq!(call_tls(&client2, addr).await.unwrap(), "tls: hi");
+    assert_eq!(call_tls(&client1, addr).await.unwrap(), "tls: hi");
+
+    // A broken file keeps the previous collection.
+    replace(&trust, "-----BEGIN CERTIFICATE-----\nnot base64\n");
+    after_interval().await;
+    assert_eq!(call_tls(&client2, addr).await.unwrap(), "tls: hi");
+    assert_eq!(call_tls(&client1, addr).await.unwrap(), "tls: hi");
+
+    // The second CA alone: the first client's new connections are refused, its open one
+    // keeps working.
+    replace(&trust, &ca2.cert.pem());
+    after_interval().await;
+    assert_eq!(call_tls(&client2, addr).await.unwrap(), "tls: hi");
+    assert!(call_tls(&client1, addr).await.is_err());
+    open.write_all(b"open").await.unwrap();
+    let mut out = String::new();
+    open.read_to_string(&mut out).await.unwrap();
+    assert_eq!(out, "tls: open");
+}
+
+#[tokio::test]
+async fn client_trust_collection_and_certificate_are_reloaded_for_new_connections() {
+    let s = setup("client-reload");
+    // The server's certificate and trusted client CA both move to a second CA.
+    let ca2 = ca("second-ca");
+    let (sc2, sk2) = leaf(&ca2, "server-2", 30);
+    let server_trust = s.dir.write("ca2.pem", &ca2.cert.pem());
+    let server = ServerTls::new(
+        &ServerTlsSettings::new(s.dir.write("s2.pem", &sc2), s.dir.write("s2.key", &sk2))
+            .with_client_auth(&server_trust),
+        &[],
+    )
+    .unwrap();
+    let addr = serve(server).await;
+    // The client starts with the first CA's trust and certificate: both wrong for this server.
+    let trust = s.dir.write("client-trust.pem", &s.ca.cert.pem());
+    let mut settings = ClientTlsSettings::new(&trust).with_identity(&s.client_cert, &s.client_key);
+    settings.reload_interval = QUICK;
+    let client = ClientTls::new(&settings, &[]).unwrap();
+    let first = client.certificate_validity().unwrap();
+    assert!(first.subject.contains("client"), "{}", first.subject);
+    let err = call_tls(&client, addr).await.unwrap_err().to_string();
+    assert!(err.contains("UnknownIssuer"), "{err}");
+
+    // New trust: the server's certificate is accepted, but the client's own is still the
+    // first CA's, which the server refuses.
+    replace(&trust, &format!("{}{}", s.ca.cert.pem(), ca2.cert.pem()));
+    after_interval().await;
+    assert!(call_tls(&client, addr).await.is_err());
+
+    // A key that does not go with the certificate (the key replaced first): the previous pair
+    // is kept and reported.
+    let (cc2, ck2) = leaf(&ca2, "client-2", 90);
+    replace(&s.client_key, &ck2);
+    after_interval().await;
+    assert!(call_tls(&client, addr).await.is_err());
+    assert_eq!(client.reloads(), 0);
+    assert_eq!(client.certificate_validity().unwrap(), first);
+
+    // Then the certificate: the pair fits, new connections present it and are served.
+    replace(&s.client_cert, &cc2);
+    after_interval().await;
+    assert_eq!(call_tls(&client, addr).await.unwrap(), "tls: hi");
+    assert_eq!(client.reloads(), 1);
+    let now = client.certificate_validity().unwrap();
+    assert!(now.subject.contains("client-2"), "{}", now.subject);
+    assert!(now.not_after > first.not_after);
+}
+
+#[tokio::test]
+async fn zero_interval_never_reloads() {
+    let s = setup("no-reload");
+    let trust = s.dir.write("client-trust.pem", &s.ca.cert.pem());
+    let mut settings = ClientTlsSettings::new(&trust);
+    settings.reload_interval = Duration::ZERO;
+    let client = ClientTls::new(&settings, &[]).unwrap();
+    let addr =
+        serve(ServerTls::new(&ServerTlsSettings::new(&s.server_cert, &s.server_key), &[]).unwrap())
+            .await;
+    replace(&trust, &ca("other").cert.pem());
+    after_interval().await;
+    assert_eq!(call_tls(&client, addr).await.unwrap(), "tls: hi");
+}

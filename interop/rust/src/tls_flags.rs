@@ -5,6 +5,8 @@
 //!   `--tls-optional`, plaintext is served beside TLS (never under mutual TLS).
 //! - client: `--tls-ca FILE [--tls-cert FILE --tls-key FILE]`: dial TLS, trusting that CA,
 //!   presenting the certificate when given.
+//! - both: `--tls-reload-ms MS`: how often at most the certificate, key and trust files are
+//!   looked at for a change (`dubbo.ssl.cert-reload-interval`).
 
 use dubbo_rs::config::SslConfig;
 
@@ -27,6 +29,7 @@ pub fn server_ssl(args: &Args) -> Result<Option<SslConfig>, String> {
         server_private_key_path: Some(key.to_owned()),
         server_trust_cert_collection_path: args.get("tls-ca").map(str::to_owned),
         server_allow_plaintext: args.has("tls-optional").then_some(true),
+        cert_reload_interval: reload_ms(args)?,
         ..SslConfig::default()
     }))
 }
@@ -48,6 +51,17 @@ pub fn client_ssl(args: &Args) -> Result<Option<SslConfig>, String> {
         client_trust_cert_collection_path: Some(ca.to_owned()),
         client_key_cert_chain_path: pair.map(|(c, _)| c.to_owned()),
         client_private_key_path: pair.map(|(_, k)| k.to_owned()),
+        cert_reload_interval: reload_ms(args)?,
         ..SslConfig::default()
     }))
+}
+
+/// `--tls-reload-ms MS`, when given.
+fn reload_ms(args: &Args) -> Result<Option<u64>, String> {
+    args.get("tls-reload-ms")
+        .map(|ms| {
+            ms.parse()
+                .map_err(|_| format!("--tls-reload-ms {ms}: not a number of milliseconds"))
+        })
+        .transpose()
 }

@@ -19,7 +19,7 @@ use dubbo_triple_greeter::{run_client_cases, GreeterClient};
 /// The Greeter's full service name (`package.Service` of interop/proto/greeter.proto).
 const GREETER_SERVICE: &str = "org.apache.dubbo.interop.tri.Greeter";
 
-const USAGE: &str = "usage: interop-client --url dubbo://HOST:PORT | --url tri://HOST:PORT | --url \"URL1;URL2;...\" | --registry URL [--protocol dubbo|tri] [--migration STEP] [--provided-by APPS] [--greeter-only] [--no-greeter] [--token T] [--expect-forbidden] [--auth accesskey --ak ID --sk SECRET | --auth basic --user U --password P] [--timeout MS] [--param K=V]... [--attachment K=V]... [--worker-threads N | --current-thread] [--tls-ca FILE [--tls-cert FILE --tls-key FILE]]
+const USAGE: &str = "usage: interop-client --url dubbo://HOST:PORT | --url tri://HOST:PORT | --url \"URL1;URL2;...\" | --registry URL [--protocol dubbo|tri] [--migration STEP] [--provided-by APPS] [--greeter-only] [--no-greeter] [--token T] [--expect-forbidden] [--auth accesskey --ak ID --sk SECRET | --auth basic --user U --password P] [--timeout MS] [--param K=V]... [--attachment K=V]... [--worker-threads N | --current-thread] [--tls-ca FILE [--tls-cert FILE --tls-key FILE] [--tls-reload-ms MS]]
        interop-client --url \"URL1;URL2;...\" --load N [--concurrency C] [--loadbalance NAME] [--cluster NAME] [--retries R] [--duration S] [--tag T]
 
   --no-greeter         over tri://, skip the Greeter cases (for a provider without the IDL
@@ -63,6 +63,8 @@ const USAGE: &str = "usage: interop-client --url dubbo://HOST:PORT | --url tri:/
   --tls-ca FILE        dial TLS, trusting the CA certificates of FILE (PEM)
   --tls-cert FILE      with --tls-ca and --tls-key: present this certificate (mutual TLS)
   --tls-key FILE       the private key of --tls-cert
+  --tls-reload-ms MS   how often at most the TLS files are looked at for a change
+                       (dubbo.ssl.cert-reload-interval; default 5000, 0: never)
 
   --worker-threads N   run on a multi-thread runtime with N worker threads (default: one per
                        core)
@@ -101,6 +103,7 @@ const FLAGS: &[&str] = &[
     "tls-ca",
     "tls-cert",
     "tls-key",
+    "tls-reload-ms",
 ];
 
 /// The flags that take no value.

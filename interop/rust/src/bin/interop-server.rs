@@ -17,7 +17,7 @@ use dubbo_rs::prelude::*;
 use dubbo_triple_greeter::{ContractGreeter, GreeterServer};
 
 const USAGE: &str =
-    "usage: interop-server [--dubbo-port P] [--tri-port Q] [--registry URL] [--app NAME] [--token T] [--auth accesskey --ak ID --sk SECRET | --auth basic --user U --password P] [--delay-ms D] [--qos-port Q] [--param KEY=VALUE] [--pushgateway URL] [--otlp URL] [--metrics-service] [--tls-cert FILE --tls-key FILE [--tls-ca FILE] [--tls-optional]]";
+    "usage: interop-server [--dubbo-port P] [--tri-port Q] [--registry URL] [--app NAME] [--token T] [--auth accesskey --ak ID --sk SECRET | --auth basic --user U --password P] [--delay-ms D] [--qos-port Q] [--param KEY=VALUE] [--pushgateway URL] [--otlp URL] [--metrics-service] [--tls-cert FILE --tls-key FILE [--tls-ca FILE] [--tls-optional] [--tls-reload-ms MS]]";
 
 #[tokio::main]
 async fn main() -> ExitCode {
@@ -55,6 +55,7 @@ async fn main() -> ExitCode {
                 | "tls-key"
                 | "tls-ca"
                 | "tls-optional"
+                | "tls-reload-ms"
         )
     }) {
         eprintln!("unknown flag --{unknown}\n{USAGE}");
