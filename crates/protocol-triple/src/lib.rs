@@ -53,6 +53,7 @@ pub mod server;
 pub mod status;
 pub mod streaming;
 pub mod wrapper;
+pub mod wrapper_stream;
 
 pub use client::idl_call::{IdlCall, IdlStreams};
 pub use client::idl_transport::{IdlMethod, IdlTransport};

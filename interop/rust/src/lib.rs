@@ -13,5 +13,6 @@ pub mod reference_flags;
 pub mod report;
 pub mod rest;
 pub mod service;
+pub mod streaming;
 pub mod tls_flags;
 pub mod tracing_flag;
