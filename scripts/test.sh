@@ -5,7 +5,7 @@
 #
 #   bash scripts/test.sh            # everything
 #   bash scripts/test.sh --quick    # Rust suites only (no Java, no Python)
-#   bash scripts/test.sh --only registry|etcd|older_registry|older_java|metrics|tracing|governance|faults|grpc_tools|rest|auth|tls|cli|admin|fastjson2|fastjson2_wire   # one group of interop steps, for development
+#   bash scripts/test.sh --only registry|etcd|older_registry|older_java|metrics|tracing|governance|faults|grpc_tools|rest|auth|tls|cli|admin|fastjson2|fastjson2_wire|streaming   # one group of interop steps, for development
 #
 # The full run builds the Java peers before `cargo test` and runs it with
 # DUBBO_RS_REQUIRE_PEERS=1, so a Rust test that needs Java (URL differential test, dubbo://
@@ -22,7 +22,7 @@ TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 QUICK=0
 ONLY=
 [ "${1:-}" = "--quick" ] && QUICK=1
-[ "${1:-}" = "--only" ] && ONLY=${2:?--only needs a group: registry, etcd, older_registry, older_java, metrics, tracing, governance, faults, grpc_tools, rest, auth, tls, cli, admin, fastjson2 or fastjson2_wire}
+[ "${1:-}" = "--only" ] && ONLY=${2:?--only needs a group: registry, etcd, older_registry, older_java, metrics, tracing, governance, faults, grpc_tools, rest, auth, tls, cli, admin, fastjson2, fastjson2_wire or streaming}
 
 # A fresh build gains nothing from incremental state, which would add gigabytes of disk per
 # crate; a developer's own `cargo test` keeps it.
@@ -381,6 +381,30 @@ rust_client() {
 
 java_consumer() {
   java -cp "$INTEROP_JAVA_DUBBO_JAR" org.apache.dubbo.interop.Consumer "$@"
+}
+
+# Java Dubbo 3.3 calling StreamingService (StreamObserver methods, wrapper mode) at a tri:// URL:
+# each stream kind, an error mid-stream of each, a cancelled server and bidirectional stream.
+java_streaming_check() {
+  java -cp "$INTEROP_JAVA_DUBBO_JAR" org.apache.dubbo.interop.StreamingCheck "$@"
+}
+
+# The StreamingService steps, both ways, with their own servers (--only streaming).
+streaming_steps() {
+  local dubbo tri
+  dubbo=$(free_port) tri=$(free_port)
+  step "start Rust interop server (streaming)" start_server streaming_rust_server "$TARGET_DIR/debug/interop-server" \
+    --dubbo-port "$dubbo" --tri-port "$tri"
+  step "Java 3.3 StreamObserver consumer -> Rust provider, tri://: each stream kind, errors mid-stream, cancels" \
+    java_streaming_check --url "tri://127.0.0.1:$tri"
+  stop_server streaming_rust_server >/dev/null 2>&1 || true
+  dubbo=$(free_port) tri=$(free_port)
+  step "start Java provider (streaming)" start_server streaming_java_provider \
+    env DUBBO_IP_TO_BIND=::ffff:127.0.0.1 DUBBO_IP_TO_REGISTRY=::ffff:127.0.0.1 \
+    java -cp "$INTEROP_JAVA_DUBBO_JAR" org.apache.dubbo.interop.Provider --dubbo-port "$dubbo" --tri-port "$tri"
+  step "Rust client -> Java 3.3 StreamObserver provider, tri://: each stream kind, errors mid-stream, cancels" \
+    rust_client --url "tri://127.0.0.1:$tri" --streaming
+  stop_server streaming_java_provider >/dev/null 2>&1 || true
 }
 
 curl_json() {
@@ -1931,6 +1955,8 @@ if [ "$QUICK" -eq 0 ]; then
   step "Rust client -> Rust server, tri://" rust_client --url "tri://127.0.0.1:$RUST_TRI"
   step "Java consumer -> Rust provider, dubbo://" java_consumer --url "dubbo://127.0.0.1:$RUST_DUBBO"
   step "Java consumer -> Rust provider, tri://" java_consumer --url "tri://127.0.0.1:$RUST_TRI"
+  step "Java 3.3 StreamObserver consumer -> Rust provider, tri://: each stream kind, errors mid-stream, cancels" \
+    java_streaming_check --url "tri://127.0.0.1:$RUST_TRI"
   step "curl JSON -> Rust provider, HTTP/1.1" curl_json
   step "install grpcio (PyPI)" python_setup
   step "grpcio client -> Rust provider" python_client_to_rust
@@ -1945,6 +1971,8 @@ if [ "$QUICK" -eq 0 ]; then
   step "start Java provider" java_provider_up
   step "Rust client -> Java provider, dubbo://" rust_client --url "dubbo://127.0.0.1:$JAVA_DUBBO"
   step "Rust client -> Java provider, tri://" rust_client --url "tri://127.0.0.1:$JAVA_TRI"
+  step "Rust client -> Java 3.3 StreamObserver provider, tri://: each stream kind, errors mid-stream, cancels" \
+    rust_client --url "tri://127.0.0.1:$JAVA_TRI" --streaming
   stop_server java_provider >/dev/null 2>&1 || true
   # Dubbo's token (CONTRACT.md section 4, --token): refused without it or with another one,
   # served with it; both directions, both protocols.

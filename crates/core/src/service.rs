@@ -103,6 +103,22 @@ impl<H: ServiceHandler> Invoker for ServiceInvoker<H> {
     fn invoke(&self, invocation: Invocation) -> BoxFuture<'_, RpcResult> {
         Box::pin(async move {
             let mut parts = invocation.into_parts();
+            // A protocol that names the declared return type on the wire asked for it.
+            if let Some(slot) = parts.context.get::<crate::DeclaredReturnType>() {
+                // The overload with the very parameter types called, else the one of that arity.
+                let called = &parts.method;
+                let declared = self
+                    .handler
+                    .methods()
+                    .iter()
+                    .find(|m| {
+                        m.name() == called.name() && m.parameter_types() == called.parameter_types()
+                    })
+                    .or_else(|| self.handler.find_method(called.name(), parts.args.len()));
+                if let Some(m) = declared {
+                    slot.set(m.return_type());
+                }
+            }
             let attachments =
                 crate::filters::ServerAttachments::take(&mut parts.context, parts.attachments);
             let mut ctx = RequestContext {

@@ -55,6 +55,7 @@ pub mod status;
 pub mod streaming;
 pub mod wrapper;
 pub mod wrapper_serialization;
+pub mod wrapper_stream;
 
 pub use client::idl_call::{IdlCall, IdlStreams};
 pub use client::idl_transport::{IdlMethod, IdlTransport};

@@ -181,6 +181,20 @@ impl Streaming<Bytes> {
             _tasks: self._tasks,
         }
     }
+
+    /// The same stream with each payload decoded by `decode` (the interface-mode messages of
+    /// [`wrapper_stream`](crate::wrapper_stream), for one).
+    pub fn decode_with<M>(self, decode: DecodeFn<M>) -> Streaming<M> {
+        Streaming {
+            inner: self.inner,
+            decode,
+            expect_status: self.expect_status,
+            done: self.done,
+            trailers: self.trailers,
+            deadline: self.deadline,
+            _tasks: self._tasks,
+        }
+    }
 }
 
 use std::future::Future as _;

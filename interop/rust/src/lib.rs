@@ -14,5 +14,6 @@ pub mod report;
 pub mod rest;
 pub mod rest_cases;
 pub mod service;
+pub mod streaming;
 pub mod tls_flags;
 pub mod tracing_flag;

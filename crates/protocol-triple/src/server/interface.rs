@@ -2,6 +2,10 @@
 //! exporter registry, called with `TripleRequestWrapper` and answered with
 //! `TripleResponseWrapper`.
 //!
+//! The response wrapper's `type` is the called method's declared return type, as Java's
+//! provider writes it (`void` for a `void` method), when the service declares its methods
+//! ([`DeclaredReturnType`]); else the runtime class of the value.
+//!
 //! A business exception is answered as Java Dubbo answers it: the exception object (Hessian 2)
 //! in the response wrapper's `data`, the response header `tri-exception-code: 3`
 //! (`RpcException.BIZ_EXCEPTION`) and `grpc-status: 0` in the trailers. Framework errors become
@@ -9,7 +13,9 @@
 
 use std::sync::Arc;
 
-use dubbo_core::{Attachments, Invocation, Invoker, MethodSignature, RpcError, ServiceKey};
+use dubbo_core::{
+    Attachments, DeclaredReturnType, Invocation, Invoker, MethodSignature, RpcError, ServiceKey,
+};
 use http::{HeaderMap, HeaderValue};
 
 use super::routing::{ServerCall, ServerReply};
@@ -115,13 +121,26 @@ pub(crate) async fn serve(
     } else {
         wrapper.serialize_type
     };
+    // Java names the method's declared return type in the response; the service fills this.
+    // Java's `$invoke`, `$invokeAsync` and `$echo` are declared `Object`, whatever the generic
+    // call reaches.
+    let declared = if call.method.starts_with('$') {
+        let d = DeclaredReturnType::new();
+        d.set("java.lang.Object");
+        Some(Arc::new(d))
+    } else {
+        inv.context_mut().insert(DeclaredReturnType::new());
+        inv.context().get_shared::<DeclaredReturnType>()
+    };
     match invoker.invoke(inv).await {
         Ok(resp) => {
+            let declared = declared.and_then(|d| d.get()).map(|t| t.to_string());
             let (data, type_name) = match ser {
                 WrapperSerialization::Hessian2 => {
                     let data = encode_payload(&resp.value)?;
-                    // Read off the bytes: a typed result has no tree to look at.
-                    let type_name = java_type_of_encoded(&data);
+                    // A service that declares nothing (a hand-written invoker): the runtime
+                    // class, read off the bytes, as a typed result has no tree to look at.
+                    let type_name = declared.unwrap_or_else(|| java_type_of_encoded(&data));
                     (data, type_name)
                 }
                 WrapperSerialization::Fastjson2 => {
@@ -129,7 +148,8 @@ pub(crate) async fn serve(
                         .value
                         .to_value()
                         .map_err(|e| Status::internal(format!("encoding the result: {e}")))?;
-                    (ser.encode_value(&value)?, java_type_of(&value))
+                    let type_name = declared.unwrap_or_else(|| java_type_of(&value));
+                    (ser.encode_value(&value)?, type_name)
                 }
             };
             let payload = TripleResponseWrapper {

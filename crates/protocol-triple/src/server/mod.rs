@@ -10,6 +10,7 @@ pub mod health;
 pub mod http1_json;
 pub mod idl;
 pub mod interface;
+pub mod interface_stream;
 pub mod reflection;
 pub mod rest;
 pub mod routing;

@@ -19,9 +19,12 @@ use dubbo_triple_greeter::{run_client_cases, GreeterClient};
 /// The Greeter's full service name (`package.Service` of interop/proto/greeter.proto).
 const GREETER_SERVICE: &str = "org.apache.dubbo.interop.tri.Greeter";
 
-const USAGE: &str = "usage: interop-client --url dubbo://HOST:PORT | --url tri://HOST:PORT | --url \"URL1;URL2;...\" | --registry URL [--protocol dubbo|tri] [--migration STEP] [--provided-by APPS] [--greeter-only] [--no-greeter] [--token T] [--expect-forbidden] [--auth accesskey --ak ID --sk SECRET | --auth basic --user U --password P] [--timeout MS] [--param K=V]... [--attachment K=V]... [--worker-threads N | --current-thread] [--tls-ca FILE [--tls-cert FILE --tls-key FILE] [--tls-reload-ms MS]]
+const USAGE: &str = "usage: interop-client --url dubbo://HOST:PORT | --url tri://HOST:PORT | --url \"URL1;URL2;...\" | --registry URL [--protocol dubbo|tri] [--migration STEP] [--provided-by APPS] [--greeter-only] [--no-greeter] [--streaming] [--token T] [--expect-forbidden] [--auth accesskey --ak ID --sk SECRET | --auth basic --user U --password P] [--timeout MS] [--param K=V]... [--attachment K=V]... [--worker-threads N | --current-thread] [--tls-ca FILE [--tls-cert FILE --tls-key FILE] [--tls-reload-ms MS]]
        interop-client --url \"URL1;URL2;...\" --load N [--concurrency C] [--loadbalance NAME] [--cluster NAME] [--retries R] [--duration S] [--tag T]
 
+  --streaming          with --url tri://HOST:PORT: only the StreamingService cases (Java
+                       StreamObserver methods in wrapper mode: each stream kind, an error
+                       mid-stream, cancelling a server and a bidirectional stream)
   --no-greeter         over tri://, skip the Greeter cases (for a provider without the IDL
                        service, e.g. the Java Dubbo 3.2 interop provider)
   --url \"U1;U2\"        several direct providers behind one reference (the cluster chooses)
@@ -79,6 +82,7 @@ const FLAGS: &[&str] = &[
     "provided-by",
     "greeter-only",
     "no-greeter",
+    "streaming",
     "token",
     "expect-forbidden",
     "auth",
@@ -110,6 +114,7 @@ const FLAGS: &[&str] = &[
 const SWITCHES: &[&str] = &[
     "greeter-only",
     "no-greeter",
+    "streaming",
     "expect-forbidden",
     "current-thread",
 ];
@@ -180,6 +185,9 @@ fn runtime(args: &Args) -> Result<tokio::runtime::Runtime, String> {
 }
 
 async fn run(args: &Args, report: &mut Report) -> Result<(), String> {
+    if args.has("streaming") {
+        return run_streaming(args, report).await;
+    }
     // With --registry the "url" is the registry's providers of --protocol.
     let registry_target;
     let url = match (args.get("url"), args.get("registry")) {
@@ -318,5 +326,20 @@ async fn run(args: &Args, report: &mut Report) -> Result<(), String> {
         return Err("--greeter-only needs a tri:// url".to_owned());
     }
     app.shutdown().await;
+    Ok(())
+}
+
+/// `--streaming`: the StreamingService cases on a Triple client of `--url tri://HOST:PORT`.
+async fn run_streaming(args: &Args, report: &mut Report) -> Result<(), String> {
+    use dubbo_rs::protocol_triple::{TripleChannel, TripleClient, TripleConfig};
+    let addr = args
+        .get("url")
+        .and_then(|u| u.strip_prefix("tri://"))
+        .ok_or("--streaming needs --url tri://HOST:PORT")?
+        .trim_end_matches('/');
+    let channel = TripleChannel::connect(addr.to_owned(), TripleConfig::default())
+        .await
+        .map_err(|e| format!("{addr}: {e}"))?;
+    dubbo_interop::streaming::run_cases(&TripleClient::new(channel), report).await;
     Ok(())
 }

@@ -1,4 +1,4 @@
-//! The interop provider: InteropService over dubbo:// and tri://, Greeter over tri://, and on
+//! The interop provider: InteropService over dubbo:// and tri://, Greeter and StreamingService over tri://, and on
 //! the tri port the HTTP/1.1 JSON form and REST (UserResource, CONTRACT.md §5). Prints READY when every port accepts connections; exits
 //! cleanly on SIGTERM or SIGINT.
 
@@ -181,7 +181,12 @@ async fn run(args: &Args) -> Result<(), String> {
         options_idl = options_idl.parameter(k, v);
     }
     module
-        .export_idl(GreeterServer::new(ContractGreeter), options_idl)
+        .export_idl(GreeterServer::new(ContractGreeter), options_idl.clone())
+        .await
+        .map_err(|e| e.to_string())?;
+    // The contract's StreamObserver interface (wrapper mode), served like the Greeter.
+    module
+        .export_idl(dubbo_interop::streaming::service(), options_idl)
         .await
         .map_err(|e| e.to_string())?;
     // Ready (and registered) before READY is printed, so a consumer started next finds it.

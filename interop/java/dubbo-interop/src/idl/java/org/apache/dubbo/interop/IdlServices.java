@@ -18,7 +18,8 @@ final class IdlServices {
      * {@code org.apache.dubbo.interop.tri.Greeter} ({@link GreeterImpl} on the stubs generated from
      * {@code interop/proto/greeter.proto}). No version and no group, as for a gRPC service: requests
      * go to {@code /org.apache.dubbo.interop.tri.Greeter/Greet} (and {@code GreetServerStream},
-     * {@code GreetClientStream}, {@code GreetBiStream}) without {@code tri-service-version}.
+     * {@code GreetClientStream}, {@code GreetBiStream}) without {@code tri-service-version}; and {@link StreamingService}, the
+     * contract's interface-mode streams, the same way.
      */
     static List<ServiceConfig<?>> tripleOnlyServices(ProtocolConfig tri) {
         List<ServiceConfig<?>> services = new ArrayList<>();
@@ -27,6 +28,12 @@ final class IdlServices {
         greeter.setRef(new GreeterImpl());
         greeter.setProtocol(tri);
         services.add(greeter);
+        // The contract's StreamObserver interface (wrapper mode), beside the IDL Greeter.
+        ServiceConfig<StreamingService> streaming = new ServiceConfig<>();
+        streaming.setInterface(StreamingService.class);
+        streaming.setRef(new StreamingServiceImpl());
+        streaming.setProtocol(tri);
+        services.add(streaming);
         return services;
     }
 }
