@@ -750,9 +750,11 @@ free_port() {
 apt_install() {
   command -v "$1" >/dev/null 2>&1 && return 0
   if [ "$(id -u)" -eq 0 ]; then
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$2" >/dev/null
+    apt-get -o DPkg::Lock::Timeout=600 update -qq &&
+      DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q "$2" >/dev/null
   else
-    sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$2" >/dev/null
+    sudo apt-get -o DPkg::Lock::Timeout=600 update -qq &&
+      sudo DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q "$2" >/dev/null
   fi
   command -v "$1" >/dev/null 2>&1
 }
@@ -1554,6 +1556,8 @@ fj2_refused() {
 
 fastjson2_wire_steps() {
   local p
+  # Java providers of its own, so this group can run beside older_java_steps (same programs).
+  J32_DUBBO=25891 J32_TRI=15891 J33_REF_DUBBO=25893 J33_REF_TRI=15893
   step "start ZooKeeper (scripts/zookeeper.sh)" zookeeper_up zookeeper-data-fastjson2
   step "start Rust provider advertising prefer.serialization=fastjson2,hessian2 in ZooKeeper" fj2_rust_provider_up
   step "Java 3.2 consumer (default settings) -> Rust provider through ZooKeeper, dubbo://: sends fastjson2" \
@@ -1927,6 +1931,65 @@ grpc_tools_steps() {
     grpcurl_health_during_shutdown
 }
 
+# Groups run beside the main sequence, each in a subshell of its own: its own WORK folder (so
+# its server outputs and ZooKeeper never mix with the main sequence's), its own counters and
+# servers, its log printed whole when it is collected. Only groups whose ports are their own go
+# here; the packages they install are installed before (install_shared_tools), so two groups
+# never run apt-get or pip at once.
+BESIDE=()
+beside() {
+  local name=$1
+  shift
+  local log="$WORK/beside-$name.log" result="$WORK/beside-$name.result"
+  (
+    WORK="$WORK/beside-$name"
+    mkdir -p "$WORK"
+    PIDS=()
+    passed=0 failed=0 failures=()
+    trap cleanup EXIT
+    local group
+    for group in "$@"; do
+      "${group}_steps"
+    done
+    { echo "$passed $failed"; printf '%s\n' "${failures[@]}"; } >"$result"
+  ) >"$log" 2>&1 &
+  BESIDE+=("$name:$!")
+  PIDS+=("$!")
+  echo "started beside the main sequence: $* (log collected at the end)"
+}
+
+# Waits for every group started with `beside`, prints its log and adds up its steps.
+collect_beside() {
+  local entry name pid p f rest
+  for entry in "${BESIDE[@]:-}"; do
+    [ -n "$entry" ] || continue
+    name=${entry%%:*} pid=${entry##*:}
+    wait "$pid"
+    echo
+    echo "######## beside the main sequence: $name"
+    cat "$WORK/beside-$name.log"
+    if [ -f "$WORK/beside-$name.result" ]; then
+      read -r p f <"$WORK/beside-$name.result"
+      passed=$((passed + p))
+      failed=$((failed + f))
+      while IFS= read -r rest; do
+        [ -n "$rest" ] && failures+=("$rest")
+      done < <(tail -n +2 "$WORK/beside-$name.result")
+    else
+      failed=$((failed + 1))
+      failures+=("group $name ended without a result")
+    fi
+  done
+}
+
+# What groups beside each other would otherwise install at the same time.
+install_shared_tools() {
+  apt_install prometheus prometheus &&
+    apt_install chromium chromium &&
+    apt_install chromedriver chromium-driver &&
+    python_setup
+}
+
 if [ -n "$ONLY" ]; then
   step "build Java peers (Maven Central)" build_java
   step "build interop programs" build_interop
@@ -1950,6 +2013,9 @@ if [ "$QUICK" -eq 0 ]; then
   step "fastjson2: committed Java vectors are current" fastjson2_java_vectors_current
   step "fastjson2: Java decodes what Rust wrote" fastjson2_rust_to_java
   step "build interop programs" build_interop
+  step "install what the groups beside the main sequence use" install_shared_tools
+  beside fastjson2_wire fastjson2_wire
+  beside admin admin
   step "start Rust interop server" rust_server_up
   step "Rust client -> Rust server, dubbo://" rust_client --url "dubbo://127.0.0.1:$RUST_DUBBO"
   step "Rust client -> Rust server, tri://" rust_client --url "tri://127.0.0.1:$RUST_TRI"
@@ -2003,7 +2069,6 @@ if [ "$QUICK" -eq 0 ]; then
   etcd_steps
   older_registry_steps
   older_java_steps
-  fastjson2_wire_steps
   metrics_steps
   tracing_steps
   governance_steps
@@ -2012,7 +2077,7 @@ if [ "$QUICK" -eq 0 ]; then
   rest_steps
   auth_steps
   cli_steps
-  admin_steps
+  collect_beside
 fi
 
 echo
