@@ -29,6 +29,10 @@
 //! `"exception"`.
 //!
 //! `GET /dubbo/openapi/api-docs` answers the OpenAPI 3 document of every mapped export.
+//!
+//! CORS ([`TripleConfig::rest_cors`](crate::TripleConfig::rest_cors), see `cors`): a
+//! preflight to a served path is answered (204 or 403) without calling anything; an actual
+//! request that found its service is refused (403) or answered with its CORS headers.
 
 mod args;
 mod cors;
