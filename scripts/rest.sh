@@ -113,6 +113,94 @@ rest_java_spring_provider() {
   return $rc
 }
 
+# The last answer's headers (of rest_expect) include, or lack, a line matching each regex.
+rest_headers_have() {
+  local re
+  for re in "$@"; do
+    tr -d '\r' <"$WORK/rest.head" | grep -Eiq -- "$re" || { echo "  no header matching $re"; return 1; }
+  done
+}
+rest_headers_lack() {
+  local re
+  for re in "$@"; do
+    if tr -d '\r' <"$WORK/rest.head" | grep -Eiq -- "$re"; then echo "  unexpected header matching $re"; return 1; fi
+  done
+}
+
+# CORS as Java's triple rest applies it (dubbo.protocol.triple.rest.cors.*, docs/rest.md),
+# against a provider started with --cors settings: preflights allowed (204 with the
+# Access-Control-Allow-* headers) and refused (403 for an origin, a method or headers not
+# allowed), actual requests answered with Access-Control-Allow-Origin/-Expose-Headers/
+# -Allow-Credentials or refused (403), nothing but Vary without Origin; the server without
+# CORS settings ($REST_BASE) adds no CORS header and refuses preflights; a bad setting stops
+# the provider at start naming its full key.
+rest_cors() {
+  local port b rc=0 out
+  port=$(free_port)
+  b=http://127.0.0.1:$port
+  start_server rest_cors_server "$TARGET_DIR/debug/interop-server" --dubbo-port "$(free_port)" \
+    --tri-port "$port" --cors 'allowed-origins=https://app.example,http://localhost:[*]' \
+    --cors allowed-methods=GET,POST --cors allowed-headers=Content-Type,X-Token \
+    --cors exposed-headers=Location --cors allow-credentials=true --cors max-age=600 || return 1
+  local app=(-H 'Origin: https://app.example')
+  local vary='^vary: origin, access-control-request-method, access-control-request-headers$'
+  # Preflight allowed (one Access-Control-Request-Headers listing two, as browsers send it).
+  rest_expect 204 '' -- -X OPTIONS "${app[@]}" -H 'Access-Control-Request-Method: POST' \
+    -H 'Access-Control-Request-Headers: content-type, x-token' "$b/users" || rc=1
+  rest_headers_have '^access-control-allow-origin: https://app.example$' \
+    '^access-control-allow-methods: GET, POST$' '^access-control-allow-headers: content-type, x-token$' \
+    '^access-control-max-age: 600$' '^access-control-allow-credentials: true$' \
+    '^access-control-expose-headers: Location$' "$vary" || rc=1
+  # Over h2c too, on a path mapped with other verbs only (GET, DELETE), and on the default form.
+  REST_CURL=--http2-prior-knowledge rest_expect 204 '' '^access-control-allow-methods: GET, POST$' -- \
+    -X OPTIONS "${app[@]}" -H 'Access-Control-Request-Method: GET' "$b/users/7" || rc=1
+  rest_expect 204 '' '^access-control-allow-origin: http://localhost:5173$' -- -X OPTIONS -H 'Origin: http://localhost:5173' \
+    -H 'Access-Control-Request-Method: POST' "$b/org.apache.dubbo.interop.InteropService/sayHello" || rc=1
+  # Preflight refused: an origin, a method, headers not allowed; no Allow-Origin, Vary kept.
+  rest_expect 403 '"message":"Invalid CORS request: origin' "$vary" -- -X OPTIONS -H 'Origin: https://evil.example' \
+    -H 'Access-Control-Request-Method: GET' "$b/users" || rc=1
+  rest_headers_lack '^access-control-allow-origin' || rc=1
+  rest_expect 403 '"message":"Invalid CORS request: method' -- -X OPTIONS "${app[@]}" \
+    -H 'Access-Control-Request-Method: DELETE' "$b/users/7" || rc=1
+  rest_expect 403 '"message":"Invalid CORS request: none of the requested headers' -- -X OPTIONS "${app[@]}" \
+    -H 'Access-Control-Request-Method: GET' -H 'Access-Control-Request-Headers: x-other' "$b/users" || rc=1
+  rest_expect 404 '' -- -X OPTIONS "${app[@]}" -H 'Access-Control-Request-Method: GET' "$b/no/such/route" || rc=1
+  # Actual requests: the answer as usual, with the CORS headers.
+  rest_expect 200 '"name":"user-7"' '^access-control-allow-origin: https://app.example$' -- "${app[@]}" "$b/users/7" || rc=1
+  rest_headers_have '^access-control-expose-headers: Location$' '^access-control-allow-credentials: true$' "$vary" || rc=1
+  rest_headers_lack '^access-control-allow-methods' '^access-control-max-age' || rc=1
+  rest_expect 201 '"id":43' '^location: /users/43$' -- "${app[@]}" -H 'Content-Type: application/json' \
+    -d '{"id":43,"name":"cors","age":1,"tags":[],"attrs":{}}' "$b/users" || rc=1
+  rest_headers_have '^access-control-allow-origin: https://app.example$' || rc=1
+  REST_CURL=--http2-prior-knowledge rest_expect 404 '"message":"no user with id -3"' \
+    '^access-control-allow-origin: https://app.example$' -- "${app[@]}" "$b/users/-3" || rc=1
+  # Actual requests refused before the service is called: an origin, a method not allowed.
+  rest_expect 403 '"message":"Invalid CORS request: origin' "$vary" -- -H 'Origin: https://evil.example' "$b/users/7" || rc=1
+  rest_headers_lack '^access-control-allow-origin' || rc=1
+  rest_expect 403 '"message":"Invalid CORS request: method' -- "${app[@]}" -X DELETE "$b/users/7" || rc=1
+  # No Origin (or the server's own): not a CORS request, only Vary.
+  rest_expect 200 '"name":"user-7"' "$vary" -- "$b/users/7" || rc=1
+  rest_headers_lack '^access-control-' || rc=1
+  rest_expect 200 '"name":"user-7"' -- -H "Origin: $b" "$b/users/7" || rc=1
+  rest_headers_lack '^access-control-' || rc=1
+  stop_server rest_cors_server || rc=1
+  # The server without CORS settings: no CORS headers, preflights refused.
+  rest_expect 200 '"name":"user-7"' -- "${app[@]}" "$REST_BASE/users/7" || rc=1
+  rest_headers_lack '^access-control-' '^vary' || rc=1
+  rest_expect 403 '"message":"Invalid CORS request: CORS is not configured' -- -X OPTIONS "${app[@]}" \
+    -H 'Access-Control-Request-Method: GET' "$REST_BASE/users/7" || rc=1
+  rest_headers_lack '^access-control-' || rc=1
+  # A bad setting stops the provider at start, naming the full key.
+  out=$(timeout 60 "$TARGET_DIR/debug/interop-server" --dubbo-port "$(free_port)" --tri-port "$(free_port)" \
+    --cors allowed-methods=GET,FETCH 2>&1)
+  if [ $? -eq 0 ] || ! grep -q 'dubbo.protocols.tri.triple.rest.cors.allowed-methods' <<<"$out"; then
+    echo "  a bad allowed-methods was not refused at start naming its key: $out"; rc=1
+  else
+    echo "  refused at start: $out"
+  fi
+  return $rc
+}
+
 rest_steps() {
   local port
   port=$(free_port)
@@ -138,6 +226,8 @@ rest_steps() {
   REST_CURL=--http2-prior-knowledge step "REST bad input over h2c: the same answers; still serving" rest_bad_input
   step "the default form, Java Dubbo 3.3 provider and Rust provider: the same requests get the same answers" \
     rest_java_default_form
+  step "CORS (--cors, Java's dubbo.protocol.triple.rest.cors.*): preflight 204/403, actual requests' Access-Control-* headers or 403, none without Origin or settings; a bad key refused at start" \
+    rest_cors
   step "Rust interop server (REST) exits cleanly on SIGTERM" stop_server rest_server
   step "REST calls pass the provider's filters: token refused (403) without it, answered with it" rest_token
 }

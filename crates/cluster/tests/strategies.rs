@@ -401,3 +401,111 @@ fn unknown_names_are_config_errors() {
     let err = ClusterInvoker::new(dir, Arc::new(RouterChain::new()), &extensions()).unwrap_err();
     assert_eq!(err.code(), Some(ErrorCode::Config));
 }
+
+/// `GET /greetings/{name}`: an idempotent verb.
+static GET_GREETING: dubbo_core::rest::RestMethod = dubbo_core::rest::RestMethod {
+    java_name: "sayHello",
+    verb: Some("GET"),
+    path: "/greetings/{name}",
+    params: &[],
+    consumes: &[],
+    produces: &[],
+    status: 0,
+    headers: &[],
+    returns: "String",
+};
+
+/// `POST /greetings`: not idempotent.
+static POST_GREETING: dubbo_core::rest::RestMethod = dubbo_core::rest::RestMethod {
+    java_name: "sayHello",
+    verb: Some("POST"),
+    path: "/greetings",
+    params: &[],
+    consumes: &[],
+    produces: &[],
+    status: 0,
+    headers: &[],
+    returns: "String",
+};
+
+fn rest_call(mapping: &'static dubbo_core::rest::RestMethod) -> Invocation {
+    Invocation::new(
+        dubbo_core::ServiceKey::interface_only(SERVICE),
+        Arc::new(
+            dubbo_core::MethodSignature::new("sayHello", &["java.lang.String"], "java.lang.String")
+                .with_rest(mapping),
+        ),
+        vec!["x".into()],
+    )
+}
+
+/// A `rest://` provider failing every call with `error`.
+fn rest_provider(error: RpcError) -> (Arc<dyn Invoker>, Arc<AtomicUsize>) {
+    let url = Url::parse(&format!("rest://127.0.0.1:20110/{SERVICE}")).unwrap();
+    let calls = Arc::new(AtomicUsize::new(0));
+    let counted = calls.clone();
+    let inv = invoker_fn(url, move |_inv: Invocation| {
+        counted.fetch_add(1, Ordering::SeqCst);
+        let e = error.clone();
+        async move { Err(e) }
+    });
+    (Arc::new(inv), calls)
+}
+
+#[tokio::test(start_paused = true)]
+async fn failback_resends_to_rest_providers_only_connection_failures_of_idempotent_verbs() {
+    let network = || RpcError::framework(ErrorCode::Network, "connection refused");
+    // (the failure, the call, whether it is queued for a retry)
+    let cases = [
+        (network(), &GET_GREETING, true),
+        (network(), &POST_GREETING, false),
+        // An HTTP answer is the service's word: 503 and 404 are not retried.
+        (
+            RpcError::framework(ErrorCode::ShuttingDown, "HTTP 503"),
+            &GET_GREETING,
+            false,
+        ),
+        (
+            RpcError::business(
+                "org.apache.dubbo.remoting.http12.exception.HttpStatusException",
+                "404",
+            ),
+            &GET_GREETING,
+            false,
+        ),
+    ];
+    for (error, mapping, queued) in cases {
+        let (inv, calls) = rest_provider(error.clone());
+        let url = Url::parse(&format!(
+            "rest://127.0.0.1:20110/{SERVICE}?interface={SERVICE}"
+        ))
+        .unwrap();
+        let dir = Arc::new(StaticDirectory::new(url, vec![inv]));
+        let strategy = Arc::new(Failback::new(3, 10, Duration::from_secs(5)));
+        let c = ClusterInvoker::with_strategy(
+            dir,
+            Arc::new(RouterChain::new()),
+            &extensions(),
+            strategy.clone(),
+        )
+        .unwrap();
+        let stop = CancellationToken::new();
+        let task = tokio::spawn(c.background().unwrap()(stop.clone()));
+        let result = c.invoke(rest_call(mapping)).await;
+        let what = format!("{} {}: {error}", mapping.client_verb(), mapping.path);
+        if queued {
+            assert_eq!(result.unwrap().value, Value::Null, "{what}: null at once");
+            assert_eq!(strategy.queued(), 1, "{what}");
+            tokio::time::sleep(Duration::from_millis(5100)).await;
+            assert_eq!(calls.load(Ordering::SeqCst), 2, "{what}: resent after 5 s");
+        } else {
+            let e = result.unwrap_err();
+            assert_eq!(e.code(), error.code(), "{what}: the failure itself");
+            assert_eq!(strategy.queued(), 0, "{what}: not queued");
+            tokio::time::sleep(Duration::from_secs(30)).await;
+            assert_eq!(calls.load(Ordering::SeqCst), 1, "{what}: sent once");
+        }
+        stop.cancel();
+        task.await.unwrap();
+    }
+}

@@ -36,6 +36,7 @@ mod lookup;
 mod model;
 mod protocol_keys;
 mod pushgateway_keys;
+mod rest_cors;
 mod security_keys;
 mod ssl;
 mod tracing_keys;
@@ -48,6 +49,7 @@ pub use protocol_keys::refuse_unhonoured;
 pub use pushgateway_keys::{
     pushgateway_target, PushTarget, DEFAULT_JOB, DEFAULT_PUSH_INTERVAL_SECONDS,
 };
+pub use rest_cors::{rest_cors, CorsConfig, ProtocolTripleConfig, RestConfig};
 pub use tracing_keys::tracer_config;
 pub use unsupported::refuse_unimplemented;
 pub use validate::validate;

@@ -395,6 +395,10 @@ pub struct ProtocolConfig {
     /// TLS; `true` requires the `dubbo.ssl` server keys. Absent: TLS when they are set.
     #[serde(default, deserialize_with = "lenient::flag")]
     pub ssl_enabled: Option<bool>,
+    /// `triple`: settings of the Triple port (Java's `TripleConfig`); only `rest.cors` is
+    /// read ([`rest_cors`](crate::rest_cors)).
+    #[serde(default)]
+    pub triple: Option<super::ProtocolTripleConfig>,
     /// Extra URL parameters.
     #[serde(default, deserialize_with = "lenient::text_map")]
     pub parameters: BTreeMap<String, String>,

@@ -39,6 +39,9 @@ pub(crate) struct AppInner {
     qos_address: std::sync::OnceLock<std::net::SocketAddr>,
     #[cfg(feature = "triple")]
     triple: std::sync::OnceLock<Arc<dubbo_protocol_triple::TripleProtocol>>,
+    /// The CORS policy of the Triple ports' REST forms (`triple.rest.cors`), set at start.
+    #[cfg(feature = "triple")]
+    rest_cors: std::sync::OnceLock<Arc<dubbo_protocol_triple::CorsPolicy>>,
     /// `dubbo.ssl`, loaded at start.
     tls: crate::app_tls::AppTls,
 }
@@ -82,6 +85,8 @@ impl Application {
             qos_address: std::sync::OnceLock::new(),
             #[cfg(feature = "triple")]
             triple: std::sync::OnceLock::new(),
+            #[cfg(feature = "triple")]
+            rest_cors: std::sync::OnceLock::new(),
         });
         let app = Application { inner };
         let default_module = Module::new(app.clone(), "default");
@@ -297,6 +302,14 @@ impl Application {
         Ok(p)
     }
 
+    /// Sets the CORS policy of the Triple ports (at start, before anything is exported).
+    #[cfg(feature = "triple")]
+    pub(crate) fn set_rest_cors(&self, policy: Option<Arc<dubbo_protocol_triple::CorsPolicy>>) {
+        if let Some(p) = policy {
+            let _ = self.inner.rest_cors.set(p);
+        }
+    }
+
     /// This application's Triple protocol, which also serves IDL (protobuf) services.
     #[cfg(feature = "triple")]
     pub(crate) fn triple(&self) -> Arc<dubbo_protocol_triple::TripleProtocol> {
@@ -305,6 +318,7 @@ impl Application {
             .get_or_init(|| {
                 Arc::new(crate::protocol_factory::new_triple(
                     &self.inner.tls.for_protocol("tri"),
+                    self.inner.rest_cors.get().cloned(),
                 ))
             })
             .clone()

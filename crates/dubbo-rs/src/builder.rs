@@ -300,6 +300,8 @@ impl ApplicationBuilder {
                 .map_or(&[][..], |l| l.registries.as_slice()),
         )?;
         let tls = crate::app_tls::AppTls::load(&config)?;
+        #[cfg_attr(not(feature = "triple"), allow(unused_variables))]
+        let rest_cors = crate::rest_cors::policy(&config)?;
         let app = Application::new(
             name,
             framework,
@@ -308,6 +310,8 @@ impl ApplicationBuilder {
             config_center,
             tls.clone(),
         );
+        #[cfg(feature = "triple")]
+        app.set_rest_cors(rest_cors);
         tls.watch(&app);
         if let Some(layer) = app.registry_layer() {
             crate::registry::install(&app, layer);

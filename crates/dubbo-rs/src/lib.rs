@@ -63,6 +63,7 @@ mod protocol_factory;
 mod pushgateway;
 mod qos;
 pub mod registry;
+mod rest_cors;
 mod sync;
 mod tasks;
 mod tls_metrics;

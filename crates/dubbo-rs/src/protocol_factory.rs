@@ -61,13 +61,18 @@ impl ProtocolFactory for DubboFactory {
 #[cfg(feature = "triple")]
 pub(crate) struct TripleFactory;
 
-/// A Triple protocol with `tls`. The application keeps its Triple protocol concrete (IDL
-/// services are added to its servers directly), so it makes it here too, as the factory does.
+/// A Triple protocol with `tls` and the CORS policy `rest_cors` of its REST forms. The
+/// application keeps its Triple protocol concrete (IDL services are added to its servers
+/// directly), so it makes it here too, as the factory does.
 #[cfg(feature = "triple")]
-pub(crate) fn new_triple(tls: &ProtocolTls) -> dubbo_protocol_triple::TripleProtocol {
+pub(crate) fn new_triple(
+    tls: &ProtocolTls,
+    rest_cors: Option<Arc<dubbo_protocol_triple::CorsPolicy>>,
+) -> dubbo_protocol_triple::TripleProtocol {
     dubbo_protocol_triple::TripleProtocol::new(dubbo_protocol_triple::TripleConfig {
         server_tls: tls.server.clone(),
         client_tls: tls.client.clone(),
+        rest_cors,
         ..Default::default()
     })
 }
@@ -75,6 +80,6 @@ pub(crate) fn new_triple(tls: &ProtocolTls) -> dubbo_protocol_triple::TripleProt
 #[cfg(feature = "triple")]
 impl ProtocolFactory for TripleFactory {
     fn create(&self, tls: &ProtocolTls) -> Arc<dyn Protocol> {
-        Arc::new(new_triple(tls))
+        Arc::new(new_triple(tls, None))
     }
 }

@@ -59,6 +59,9 @@ pub struct TripleConfig {
     /// [`CLIENT_ALPN`](crate::CLIENT_ALPN)); requests then say `:scheme https`. `None`:
     /// plaintext.
     pub client_tls: Option<dubbo_tls::ClientTls>,
+    /// Server: CORS of the REST forms ([`CorsSettings::policy`](crate::cors::CorsSettings::policy));
+    /// `None` (the default): no CORS headers, and preflight requests are refused with 403.
+    pub rest_cors: Option<std::sync::Arc<crate::cors::CorsPolicy>>,
 }
 
 impl Default for TripleConfig {
@@ -78,6 +81,7 @@ impl Default for TripleConfig {
             reconnect_backoff_max: Duration::from_secs(3),
             server_tls: None,
             client_tls: None,
+            rest_cors: None,
         }
     }
 }

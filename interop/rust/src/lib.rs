@@ -6,6 +6,7 @@
 pub mod args;
 pub mod auth_flags;
 pub mod cases;
+pub mod cors_flag;
 pub mod forbidden;
 pub mod load;
 pub mod provider;

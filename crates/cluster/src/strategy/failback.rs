@@ -10,6 +10,7 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+use super::failover::may_retry;
 use super::{BackgroundWork, ClusterCall, ClusterStrategy};
 
 /// How long a failed call waits before each retry (Java's `RETRY_FAILED_PERIOD`).
@@ -32,11 +33,15 @@ struct Retry {
     due: Instant,
 }
 
-/// One attempt; when it fails for a reason of the framework, the caller gets a null result at
+/// One attempt; when it fails in a way that may be retried, the caller gets a null result at
 /// once and the call is queued to be sent again every 5 s, to another provider when there is
 /// one, until it succeeds or has been retried `retries` times (default 3) (Java's
-/// `FailbackClusterInvoker`, for notifications that must arrive eventually). A business
-/// exception is the provider's answer and is returned as it is.
+/// `FailbackClusterInvoker`, for notifications that must arrive eventually). What may be
+/// retried is failover's rule: not a business exception (the provider's answer, returned as
+/// it is), a cancelled call or refused credentials; and to a `rest://` provider only a
+/// connection failure of an idempotent verb (a `POST` is never sent twice, an HTTP answer
+/// never retried). Other failures are returned as they are. A call that no provider could
+/// be chosen for is queued too.
 ///
 /// The queue holds at most `failbacktasks` calls (default 100). Retries are sent by the work
 /// [`background`](ClusterStrategy::background) hands out, which the reference's owner runs
@@ -123,8 +128,12 @@ impl ClusterStrategy for Failback {
                 }
                 Err(e) => (None, Err(e)),
             };
+            let retriable = |e: &RpcError| match &provider {
+                Some(p) => may_retry(&**p, &invocation, e),
+                None => !e.is_business(),
+            };
             match result {
-                Err(e) if !e.is_business() => {
+                Err(e) if retriable(&e) => {
                     let retry = Retry {
                         call,
                         invocation,
@@ -242,11 +251,21 @@ async fn retry_once(mut r: Retry) -> Option<Retry> {
         Err(_) => return Some(r),
     };
     let result = r.call.invoke_on(&provider, r.invocation.clone()).await;
+    let retriable = matches!(&result, Err(e) if may_retry(&*provider, &r.invocation, e));
     r.last_provider = Some(provider);
     match result {
-        Err(e) if !e.is_business() => {
+        Err(e) if retriable => {
             tracing::debug!(error = %e, "failback: retry failed");
             Some(r)
+        }
+        Err(e) if !e.is_business() => {
+            tracing::warn!(
+                service = r.call.service(),
+                method = r.invocation.method_name(),
+                error = %e,
+                "failback: retry failed in a way that is not retried; given up"
+            );
+            None
         }
         _ => None,
     }

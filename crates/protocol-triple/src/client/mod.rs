@@ -1,7 +1,7 @@
 //! The Triple client: a shared HTTP/2 channel per provider, calls of the four kinds on it, and
 //! the interface-mode invoker.
 
-mod backoff;
+pub(crate) mod backoff;
 pub mod channel;
 pub mod idl_call;
 mod idl_send;

@@ -9,6 +9,7 @@ use dubbo_url::Url;
 use http::{HeaderName, HeaderValue, Request};
 use http_body_util::{BodyExt, Full, Limited};
 
+use super::health::Health;
 use super::request::{plan, Plan};
 use super::response::{failure, success};
 use super::HttpClient;
@@ -54,6 +55,8 @@ pub struct RestInvoker {
     client: HttpClient,
     max_answer: usize,
     destroyed: AtomicBool,
+    /// How connections to the base URL fare, for `is_available`.
+    health: Health,
 }
 
 impl std::fmt::Debug for RestInvoker {
@@ -101,6 +104,7 @@ impl RestInvoker {
             client,
             max_answer,
             destroyed: AtomicBool::new(false),
+            health: Health::default(),
         })
     }
 
@@ -198,10 +202,15 @@ impl RestInvoker {
         );
         let exchange = async {
             let response = self.client.request(request).await.map_err(|e| {
+                let message = format!("{target}: {}", error_chain(&e));
+                if e.is_connect() {
+                    self.health.failed(message.clone());
+                }
                 // Connection refused, reset, closed: the request may not have arrived, which
                 // is what the cluster may retry (for idempotent verbs only).
-                RpcError::framework(ErrorCode::Network, format!("{target}: {e}"))
+                RpcError::framework(ErrorCode::Network, message)
             })?;
+            self.health.answered();
             let (parts, body) = response.into_parts();
             let body = Limited::new(body, self.max_answer)
                 .collect()
@@ -235,6 +244,18 @@ impl RestInvoker {
     }
 }
 
+/// An error and its sources (hyper's own message is only "client error (Connect)").
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        source = s.source();
+    }
+    text
+}
+
 impl Invoker for RestInvoker {
     fn invoke(&self, invocation: Invocation) -> BoxFuture<'_, RpcResult> {
         Box::pin(self.call(invocation))
@@ -244,8 +265,11 @@ impl Invoker for RestInvoker {
         &self.url
     }
 
+    /// Not after `destroy`, nor while connections to the base URL fail: after a connection
+    /// that could not be made, for a wait (100 ms, doubling with each failure in a row up to
+    /// 3 s, as a Triple channel waits between connects); an answer makes it available again.
     fn is_available(&self) -> bool {
-        !self.destroyed.load(Ordering::Acquire)
+        !self.destroyed.load(Ordering::Acquire) && self.health.is_available()
     }
 
     fn destroy(&self) {

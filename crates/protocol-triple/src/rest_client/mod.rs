@@ -14,6 +14,7 @@
 //! Connections are pooled per host by hyper's client, shared by every reference of the
 //! protocol; idle ones close after 90 s.
 
+mod health;
 mod invoker;
 mod request;
 mod response;

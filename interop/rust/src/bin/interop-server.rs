@@ -17,7 +17,7 @@ use dubbo_rs::prelude::*;
 use dubbo_triple_greeter::{ContractGreeter, GreeterServer};
 
 const USAGE: &str =
-    "usage: interop-server [--dubbo-port P] [--tri-port Q] [--registry URL] [--app NAME] [--token T] [--auth accesskey --ak ID --sk SECRET | --auth basic --user U --password P] [--delay-ms D] [--qos-port Q] [--param KEY=VALUE] [--pushgateway URL] [--otlp URL] [--metrics-service] [--tls-cert FILE --tls-key FILE [--tls-ca FILE] [--tls-optional] [--tls-reload-ms MS]]";
+    "usage: interop-server [--dubbo-port P] [--tri-port Q] [--registry URL] [--app NAME] [--token T] [--auth accesskey --ak ID --sk SECRET | --auth basic --user U --password P] [--delay-ms D] [--qos-port Q] [--param KEY=VALUE] [--pushgateway URL] [--otlp URL] [--metrics-service] [--tls-cert FILE --tls-key FILE [--tls-ca FILE] [--tls-optional] [--tls-reload-ms MS]] [--cors KEY=VALUE]...";
 
 #[tokio::main]
 async fn main() -> ExitCode {
@@ -56,6 +56,7 @@ async fn main() -> ExitCode {
                 | "tls-ca"
                 | "tls-optional"
                 | "tls-reload-ms"
+                | "cors"
         )
     }) {
         eprintln!("unknown flag --{unknown}\n{USAGE}");
@@ -80,6 +81,11 @@ async fn run(args: &Args) -> Result<(), String> {
         .protocol("dubbo", dubbo_port)
         .protocol("tri", tri_port)
         .host("127.0.0.1");
+    // --cors KEY=VALUE (repeatable): CORS of the REST forms on the tri port, Java's
+    // dubbo.protocol.triple.rest.cors.KEY (allowed-origins=https://a.example,...).
+    if let Some(tri) = dubbo_interop::cors_flag::tri_protocol(args, tri_port)? {
+        builder = builder.protocol_config("tri", tri);
+    }
     // --registry URL: register as Java Dubbo 3.3 does by default (interface and instance).
     if let Some(registry) = args.get("registry") {
         builder = builder.registry(registry);

@@ -29,8 +29,13 @@
 //! `"exception"`.
 //!
 //! `GET /dubbo/openapi/api-docs` answers the OpenAPI 3 document of every mapped export.
+//!
+//! CORS ([`TripleConfig::rest_cors`](crate::TripleConfig::rest_cors), see `cors`): a
+//! preflight to a served path is answered (204 or 403) without calling anything; an actual
+//! request that found its service is refused (403) or answered with its CORS headers.
 
 mod args;
+mod cors;
 mod form;
 pub(crate) mod h2;
 mod negotiate;
@@ -76,10 +81,12 @@ pub(crate) async fn handle(
     addrs: Arc<ConnectionAddrs>,
 ) -> Reply {
     let head = parts.method == Method::HEAD;
-    let mut reply = match route(shared, parts, body, addrs).await {
+    let mut extra = HeaderMap::new();
+    let mut reply = match route(shared, parts, body, addrs, &mut extra).await {
         Ok(r) => r,
         Err((status, message)) => json_error(status, &message),
     };
+    cors::apply(&mut reply, extra);
     if head {
         *reply.body_mut() = Bytes::new();
     }
@@ -97,11 +104,13 @@ fn header(headers: &HeaderMap, names: &[&str]) -> Option<String> {
     })
 }
 
+/// Routes a request and calls its service; `cors` receives the CORS headers of its answer.
 async fn route(
     shared: &ServerShared,
     parts: http::request::Parts,
     body: Result<Bytes, HttpError>,
     addrs: Arc<ConnectionAddrs>,
+    cors: &mut HeaderMap,
 ) -> Result<Reply, HttpError> {
     let path = parts.uri.path().to_owned();
     let query = form::parse_pairs(parts.uri.query().unwrap_or(""));
@@ -145,6 +154,35 @@ async fn route(
             .insert(http::header::CONTENT_TYPE, HeaderValue::from_static(media));
         return Ok(r);
     }
+    let policy = shared.config.rest_cors.as_deref();
+    if cors::is_preflight(&parts) {
+        // A preflight asks about a path whatever verbs it is served with.
+        let routable = match shared.rest.find(parts.method.as_str(), &path) {
+            Lookup::Found(_) | Lookup::WrongVerb(_) => true,
+            Lookup::None => split_path(&path).is_some_and(|(service, _)| {
+                default_target(shared, service, group.as_deref(), version.as_deref()).is_some()
+            }),
+        };
+        if !routable {
+            return Err((
+                StatusCode::NOT_FOUND,
+                format!("no route for OPTIONS {path}"),
+            ));
+        }
+        return match cors::gate(policy, &parts) {
+            cors::Gate::Answer(r) => Ok(r),
+            cors::Gate::Pass(_) => Err((StatusCode::FORBIDDEN, "Invalid CORS request".into())),
+        };
+    }
+    // An actual request: CORS refuses it before the service is called, or names the headers
+    // its answer carries.
+    let mut admit = || match cors::gate(policy, &parts) {
+        cors::Gate::Answer(r) => Some(r),
+        cors::Gate::Pass(headers) => {
+            *cors = headers;
+            None
+        }
+    };
     match shared.rest.find(parts.method.as_str(), &path) {
         Lookup::Found(found) => {
             // The most specific route of an export that is (still) served and that the
@@ -164,6 +202,9 @@ async fn route(
                     ),
                 ));
             };
+            if let Some(refused) = admit() {
+                return Ok(refused);
+            }
             let m = route.method;
             if !m.consumes.is_empty() && media.is_some() {
                 let ct = media.as_deref().unwrap_or("");
@@ -233,30 +274,7 @@ async fn route(
                 ));
             };
             let key = ServiceKey::new(service, group.as_deref(), version.as_deref());
-            // Several exports of the interface and no header to choose: the first exported
-            // with a mapping answers (ExportTable's own fallback refuses to guess).
-            let first_mapped = |interface: &str| {
-                shared.rest.services().into_iter().find_map(|(k, _)| {
-                    (k.interface() == interface && selects(&k))
-                        .then(|| shared.exporters.get(&k).map(|i| (i, k)))
-                        .flatten()
-                })
-            };
-            let found = shared
-                .exporters
-                .get_with_fallback(&key)
-                .map(|i| (i, key.clone()))
-                .or_else(|| first_mapped(service))
-                .or_else(|| {
-                    // A context path in front of the interface.
-                    let (_, last) = service.rsplit_once('/')?;
-                    let key = ServiceKey::new(last, group.as_deref(), version.as_deref());
-                    shared
-                        .exporters
-                        .get_with_fallback(&key)
-                        .map(|i| (i, key))
-                        .or_else(|| first_mapped(last))
-                });
+            let found = default_target(shared, service, group.as_deref(), version.as_deref());
             let Some((invoker, key)) = found else {
                 return Err((
                     StatusCode::NOT_FOUND,
@@ -266,6 +284,9 @@ async fn route(
                     ),
                 ));
             };
+            if let Some(refused) = admit() {
+                return Ok(refused);
+            }
             // The mapping of the export found (by interface: the fallback may have chosen a
             // group/version the headers did not name).
             let mapping = shared
@@ -303,6 +324,43 @@ async fn route(
             .await
         }
     }
+}
+
+/// The export answering the default form `/{service}/{method}`: the export of `service`
+/// with the group and version asked (or the only one); with several exports and none asked,
+/// the first exported with a mapping (the export table's own fallback refuses to guess); a
+/// context path in front of the interface is allowed.
+fn default_target(
+    shared: &ServerShared,
+    service: &str,
+    group: Option<&str>,
+    version: Option<&str>,
+) -> Option<(Arc<dyn Invoker>, ServiceKey)> {
+    let selects = |k: &ServiceKey| {
+        group.is_none_or(|g| k.group() == Some(g)) && version.is_none_or(|v| k.version() == Some(v))
+    };
+    let first_mapped = |interface: &str| {
+        shared.rest.services().into_iter().find_map(|(k, _)| {
+            (k.interface() == interface && selects(&k))
+                .then(|| shared.exporters.get(&k).map(|i| (i, k)))
+                .flatten()
+        })
+    };
+    let key = ServiceKey::new(service, group, version);
+    shared
+        .exporters
+        .get_with_fallback(&key)
+        .map(|i| (i, key.clone()))
+        .or_else(|| first_mapped(service))
+        .or_else(|| {
+            let (_, last) = service.rsplit_once('/')?;
+            let key = ServiceKey::new(last, group, version);
+            shared
+                .exporters
+                .get_with_fallback(&key)
+                .map(|i| (i, key))
+                .or_else(|| first_mapped(last))
+        })
 }
 
 /// The answer settings of a method without a mapping: JSON (or what is asked), 200.
