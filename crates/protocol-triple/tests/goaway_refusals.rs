@@ -59,6 +59,7 @@ async fn too_many_connections_say_so_in_the_goaway() {
     tokio::time::sleep(Duration::from_millis(100)).await;
 
     let err = h2_refusal(addr).await;
+    eprintln!("h2 client: {err}");
     assert_eq!(err.reason(), Some(h2::Reason::REFUSED_STREAM), "{err}");
     assert!(err.is_go_away() && err.is_remote(), "{err}");
     let text = err.to_string();
@@ -90,6 +91,7 @@ async fn plaintext_on_a_tls_port_is_told_tls_is_required() {
     let addr = server.local_addr();
 
     let err = h2_refusal(addr).await;
+    eprintln!("h2 client: {err}");
     assert_eq!(err.reason(), Some(h2::Reason::INADEQUATE_SECURITY), "{err}");
     assert!(err.to_string().contains("this port requires TLS"), "{err}");
 

@@ -8,7 +8,8 @@
 //!    A path that matches only with other verbs is a 405 with `Allow`.
 //! 2. The default form `/{interface}/{method}` (GET or POST) of every exported service: a
 //!    JSON array body holds the arguments in order, a JSON object body names them, and with
-//!    no body they are query parameters by name (`?name=world`).
+//!    no body they are query parameters by name (`?name=world`). Overloads are told apart
+//!    by Java's `~` suffix of parameter types (`/{interface}/add~ll`; see `overload.rs`).
 //! 3. Otherwise 404.
 //!
 //! Group and version come from `tri-service-group`/`tri-service-version` or the
