@@ -3,10 +3,10 @@
 //! HTTP/2 client why, with a GOAWAY whose debug data is a sentence, as grpc-java and Java
 //! Dubbo put a reason (`app_requested`, `too_many_pings`) in theirs.
 //!
-//! The refused connection gets a few bytes of time to show what it speaks: the HTTP/2 client
-//! preface is answered with the server's preface (an empty SETTINGS frame) and a GOAWAY with
-//! last stream id 0 (nothing was processed, so a client may retry elsewhere) and the reason;
-//! anything else (HTTP/1.1, a TLS handshake, silence) is closed as before. GOAWAYs that `h2`
+//! The refused connection gets a moment ([`PREFACE_WAIT`]) to show what it speaks: the
+//! HTTP/2 client preface is answered with the server's preface (an empty SETTINGS frame) and a
+//! GOAWAY with last stream id 0 (nothing was processed, so a client may retry elsewhere) and
+//! the reason; anything else (HTTP/1.1, a TLS handshake, silence) is closed as before. GOAWAYs that `h2`
 //! itself sends (graceful shutdown, protocol errors) carry what `h2` puts in them: its API
 //! (`graceful_shutdown`, `abrupt_shutdown`) takes no debug data.
 
@@ -17,8 +17,10 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
 use super::H2_PREFACE;
 
-/// How long a refused connection may take to send the HTTP/2 client preface.
-pub(crate) const PREFACE_WAIT: Duration = Duration::from_secs(1);
+/// How long a refused connection may take to send the HTTP/2 client preface. An HTTP/2
+/// client sends it as soon as it is connected, so it is there by the time the server has
+/// accepted; a silent connection is closed after this, still promptly.
+pub(crate) const PREFACE_WAIT: Duration = Duration::from_millis(250);
 
 /// Most refused connections waiting for their preface at once; more are closed at once.
 pub(crate) const MAX_PENDING_REFUSALS: usize = 64;
@@ -115,7 +117,7 @@ where
         // Closing with the client's frames unread would reset the connection, and a reset
         // can discard the GOAWAY before the client reads it: wait (briefly) for its close.
         let mut sink = [0u8; 4096];
-        let _ = tokio::time::timeout(PREFACE_WAIT, async {
+        let _ = tokio::time::timeout(LINGER_WAIT, async {
             let mut left = LINGER_BYTES;
             while left > 0 {
                 match stream.read(&mut sink).await {
@@ -128,6 +130,9 @@ where
     }
     sent
 }
+
+/// How long a refused HTTP/2 client has to take in the GOAWAY and close.
+const LINGER_WAIT: Duration = Duration::from_secs(1);
 
 /// Most bytes read (and dropped) from a refused client while it takes in the GOAWAY.
 const LINGER_BYTES: usize = 64 * 1024;
