@@ -211,7 +211,9 @@ impl TripleServer {
     }
 
     /// Limits the connections open at once to `accepts` (Java's `accepts`): one more is closed
-    /// as soon as it is accepted, and counted. 0 (the default) means no limit.
+    /// as soon as it is accepted, and counted; an HTTP/2 client that sends its preface at once
+    /// is first told why (a GOAWAY with REFUSED_STREAM and the reason as debug data). 0 (the
+    /// default) means no limit.
     pub fn set_accepts(&self, accepts: usize) {
         self.shared.accepts.store(accepts, Ordering::Relaxed);
     }
@@ -395,10 +397,10 @@ async fn serve_connection(
     };
     if !tls.allows_plaintext() {
         match first_byte(&stream).await {
-            Some(dubbo_tls::FirstByte::Tls) => {}
-            Some(dubbo_tls::FirstByte::Plain) => {
+            Some(b) if dubbo_tls::sniff(b) == dubbo_tls::FirstByte::Tls => {}
+            Some(b) => {
                 // Refused here rather than by `accept`, so that an HTTP/2 client learns why.
-                refuse_plaintext(stream, remote, tls.is_mutual()).await;
+                refuse_plaintext(stream, remote, b, tls.is_mutual()).await;
                 return;
             }
             None => {
@@ -418,12 +420,12 @@ async fn serve_connection(
     }
 }
 
-/// What the connection's first byte (left unread) says it is; `None` when nothing came within
+/// The connection's first byte, left unread; `None` when nothing came within
 /// [`FIRST_BYTE_WAIT`] or the connection closed.
-async fn first_byte(stream: &TcpStream) -> Option<dubbo_tls::FirstByte> {
+async fn first_byte(stream: &TcpStream) -> Option<u8> {
     let mut first = [0u8; 1];
     match tokio::time::timeout(FIRST_BYTE_WAIT, stream.peek(&mut first)).await {
-        Ok(Ok(1)) => Some(dubbo_tls::sniff(first[0])),
+        Ok(Ok(1)) => Some(first[0]),
         _ => None,
     }
 }
@@ -433,11 +435,12 @@ const FIRST_BYTE_WAIT: Duration = Duration::from_secs(10);
 
 /// Refuses plaintext on a port that requires TLS: logged, and an HTTP/2 client gets a GOAWAY
 /// saying TLS is required.
-async fn refuse_plaintext(stream: TcpStream, remote: SocketAddr, mutual: bool) {
+async fn refuse_plaintext(stream: TcpStream, remote: SocketAddr, first: u8, mutual: bool) {
     tracing::warn!(
         consumer = %remote,
+        first_byte = first,
         mutual,
-        "plaintext connection refused: this port requires TLS (a TLS handshake starts with 0x16)"
+        "plaintext connection refused: this port requires TLS (first byte 0x{first:02x}, a TLS handshake starts with 0x16)"
     );
     refuse::refuse(stream, refuse::Refusal::TlsRequired, remote).await;
 }
