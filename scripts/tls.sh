@@ -95,6 +95,19 @@ EOF
   grep -m 1 'plaintext connection refused' "$WORK/$name.err" | sed 's/\x1b\[[0-9;]*m//g'
 }
 
+# A plaintext HTTP/2 client on the TLS-only tri port is told why it is refused: the server's
+# preface, then GOAWAY with INADEQUATE_SECURITY and the reason as debug data, which `nghttp -v`
+# (Debian's nghttp2-client) prints as opaque_data.
+tls_nghttp_refused() {
+  local port=$1 out
+  apt_install nghttp nghttp2-client || { echo "nghttp2-client did not install"; return 1; }
+  # nghttp exits non-zero on the refusal; its output is what is checked.
+  out=$(nghttp -v -t 5 "http://127.0.0.1:$port/" 2>&1)
+  grep -A1 'recv GOAWAY' <<<"$out" || { echo "$out" | tail -n 5; echo "no GOAWAY received"; return 1; }
+  grep -q 'error_code=INADEQUATE_SECURITY(0x0c)' <<<"$out" &&
+    grep -q 'opaque_data([0-9]*)=\[connection refused: this port requires TLS' <<<"$out"
+}
+
 tls_curl_json() {
   local port=$1 out
   shift
@@ -252,6 +265,8 @@ tls_steps() {
   step "TLS: curl https -> Rust provider, JSON form and REST GET /users/7 over HTTP/2 (ALPN h2)" tls_curl_h2 $TLS_RUST_TRI
   step "TLS: plaintext Rust client refused (dubbo://), logged" tls_refused rust_tls_server 'plaintext connection refused' \
     rust_client --url "dubbo://127.0.0.1:$TLS_RUST_DUBBO" --timeout 1000 --param retries=0
+  step "TLS: nghttp (plaintext HTTP/2) -> Rust tri port: GOAWAY INADEQUATE_SECURITY with the reason as debug data" \
+    tls_nghttp_refused $TLS_RUST_TRI
   step "TLS: garbage on both ports closed and logged" eval "tls_garbage $TLS_RUST_DUBBO rust_tls_server && tls_garbage $TLS_RUST_TRI rust_tls_server"
   step "TLS: Rust provider still serves after the refusals" rust_client --url "tri://127.0.0.1:$TLS_RUST_TRI" --tls-ca "$ca"
   step "TLS: Rust server exits cleanly on SIGTERM" stop_server rust_tls_server

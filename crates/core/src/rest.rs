@@ -88,6 +88,10 @@ pub struct RestParam {
     pub required: bool,
     /// The Rust type as written, for the API document.
     pub rust_type: &'static str,
+    /// The Java type the method's signature gives the parameter (what
+    /// `JavaType::java_type_name` or `#[dubbo(java_type = "...")]` says), read when the
+    /// default mapping tells overloads apart (`/{interface}/{method}~{suffix}`).
+    pub java_type: fn() -> std::borrow::Cow<'static, str>,
 }
 
 impl RestMethod {

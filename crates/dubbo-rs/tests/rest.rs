@@ -180,3 +180,73 @@ async fn mapped_routes_and_the_default_form() {
     assert_eq!(http(port, &get("/items/7", "")).await.0, 404);
     app.shutdown().await;
 }
+
+/// Overloads of one Java name in the default form, told apart by Java's `~` suffix of
+/// parameter types; the macro gives each parameter its Java type (`#[dubbo(java_type)]`
+/// included).
+#[dubbo_rs::service(interface = "org.example.Calc")]
+pub trait Calc {
+    #[dubbo(name = "add")]
+    async fn add_longs(&self, a: i64, b: i64) -> Result<i64, RpcError>;
+    #[dubbo(name = "add")]
+    async fn add_strings(&self, a: String, b: String) -> Result<String, RpcError>;
+    #[dubbo(name = "add")]
+    async fn add_boxed(
+        &self,
+        #[dubbo(java_type = "java.lang.Long")] a: i64,
+    ) -> Result<i64, RpcError>;
+}
+
+struct Adder;
+
+impl Calc for Adder {
+    async fn add_longs(&self, a: i64, b: i64) -> Result<i64, RpcError> {
+        Ok(a + b)
+    }
+    async fn add_strings(&self, a: String, b: String) -> Result<String, RpcError> {
+        Ok(a + &b)
+    }
+    async fn add_boxed(&self, a: i64) -> Result<i64, RpcError> {
+        Ok(a * 10)
+    }
+}
+
+#[tokio::test]
+async fn overloads_in_the_default_form_by_java_suffix() {
+    let app = Application::builder("rest-overloads")
+        .protocol("tri", 0)
+        .host("127.0.0.1")
+        .build()
+        .unwrap();
+    let urls = app
+        .default_module()
+        .export(CalcServer::new(Adder), ServiceOptions::new())
+        .await
+        .unwrap();
+    let port = urls[0].port();
+    let call = |path: &'static str, body: &'static str| {
+        let request = with_body("POST", &format!("/org.example.Calc/{path}"), body, "");
+        async move { http(port, &request).await }
+    };
+
+    assert_eq!(call("add~ll", "[2, 3]").await.2, "5");
+    assert_eq!(call("add~SS", r#"["a", "b"]"#).await.2, r#""ab""#);
+    // `java.lang.Long` as declared (`L`), not the Rust type's `long` (`l`).
+    assert_eq!(call("add~L", "[4]").await.2, "40");
+    assert_eq!(call("add~l", "[4]").await.0, 404);
+    let (st, _, body) = call("add", "[2, 3]").await;
+    assert_eq!(st, 500, "{body}");
+    assert!(
+        body.contains("Ambiguous mapping for '/org.example.Calc/add'")
+            && body.contains("add~ll, add~SS, add~L"),
+        "{body}"
+    );
+    // Query parameters: one name reaches the only one-parameter overload; two fit two.
+    let (st, _, body) = http(port, &get("/org.example.Calc/add?a=7", "")).await;
+    assert_eq!((st, body.as_str()), (200, "70"));
+    let (st, _, body) = http(port, &get("/org.example.Calc/add?a=7&b=1", "")).await;
+    assert_eq!(st, 500, "{body}");
+    let (st, _, body) = http(port, &get("/org.example.Calc/add~ll?a=7&b=1", "")).await;
+    assert_eq!((st, body.as_str()), (200, "8"));
+    app.shutdown().await;
+}

@@ -8,13 +8,13 @@
 use std::collections::HashMap;
 
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote, ToTokens};
+use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::ext::IdentExt;
 use syn::parse::ParseStream;
 use syn::spanned::Spanned;
 use syn::{Attribute, FnArg, Ident, ItemTrait, LitInt, LitStr, Pat, TraitItem, Type};
 
-use crate::model::{Errors, Method, Service};
+use crate::model::{Errors, Method, Param, Service};
 use crate::names::lower_camel_case;
 
 /// The verbs a method attribute may name (`#[get(...)]` is `GET`).
@@ -409,6 +409,7 @@ pub fn expand(service: &Service, attrs: RestAttrs) -> syn::Result<TokenStream> {
     let mut errors = Errors::default();
     let krate = &service.krate;
     let core = quote!(#krate::core);
+    let hessian = quote!(#krate::hessian2);
     let mut attrs = attrs;
     let mut methods = Vec::new();
     for m in &service.methods {
@@ -416,7 +417,7 @@ pub fn expand(service: &Service, attrs: RestAttrs) -> syn::Result<TokenStream> {
             .methods
             .remove(&m.ident.unraw().to_string())
             .unwrap_or_default();
-        methods.push(method(m, a, &core, &mut errors));
+        methods.push(method(m, a, &core, &hessian, &mut errors));
     }
     errors.finish()?;
     let ident = static_ident(&service.item.ident);
@@ -431,7 +432,29 @@ pub fn expand(service: &Service, attrs: RestAttrs) -> syn::Result<TokenStream> {
     })
 }
 
-fn method(m: &Method, a: MethodAttrs, core: &TokenStream, errors: &mut Errors) -> TokenStream {
+/// The `fn() -> Cow<'static, str>` naming a parameter's Java type, as its signature does.
+fn java_type_fn(p: &Param, hessian: &TokenStream) -> TokenStream {
+    match &p.java_type {
+        Some(lit) => quote!({
+            fn java_type() -> ::std::borrow::Cow<'static, str> {
+                ::std::borrow::Cow::Borrowed(#lit)
+            }
+            java_type
+        }),
+        None => {
+            let ty = &p.ty;
+            quote_spanned!(ty.span()=> <#ty as #hessian::java::JavaType>::java_type_name)
+        }
+    }
+}
+
+fn method(
+    m: &Method,
+    a: MethodAttrs,
+    core: &TokenStream,
+    hessian: &TokenStream,
+    errors: &mut Errors,
+) -> TokenStream {
     let java_name = &m.java_name;
     let returns = type_text(&m.ok_ty);
     let Some((verb, _)) = a.verb else {
@@ -446,12 +469,14 @@ fn method(m: &Method, a: MethodAttrs, core: &TokenStream, errors: &mut Errors) -
             let name = lower_camel_case(&p.ident.unraw().to_string());
             let required = option_inner(&p.ty).is_none();
             let ty = type_text(&p.ty);
+            let java_type = java_type_fn(p, hessian);
             quote!(#core::rest::RestParam {
                 name: #name,
                 source: #core::rest::ParamSource::Query,
                 default: ::std::option::Option::None,
                 required: #required,
                 rust_type: #ty,
+                java_type: #java_type,
             })
         });
         return quote!(#core::rest::RestMethod {
@@ -540,12 +565,14 @@ fn method(m: &Method, a: MethodAttrs, core: &TokenStream, errors: &mut Errors) -
             }
         );
         let ty = type_text(&p.ty);
+        let java_type = java_type_fn(p, hessian);
         params.push(quote!(#core::rest::RestParam {
             name: #name,
             source: #core::rest::ParamSource::#source,
             default: #default,
             required: #required,
             rust_type: #ty,
+            java_type: #java_type,
         }));
     }
     if bodies > 0 && forms > 0 {

@@ -12,6 +12,7 @@ pub mod idl;
 pub mod interface;
 pub mod interface_stream;
 pub mod reflection;
+mod refuse;
 pub mod rest;
 pub mod routing;
 pub mod shutdown;
@@ -54,6 +55,8 @@ pub(crate) struct ServerShared {
     pub(crate) accepts: AtomicUsize,
     /// Connections closed at once because `accepts` were already open.
     pub(crate) refused: AtomicU64,
+    /// Refused connections being told why (bounded by [`refuse::MAX_PENDING_REFUSALS`]).
+    pub(crate) refusing: Arc<AtomicUsize>,
     /// Whether the server takes calls, as its health service reports it.
     pub(crate) serving: health::ServingState,
 }
@@ -167,6 +170,7 @@ impl TripleServer {
             rest: Default::default(),
             accepts: AtomicUsize::new(0),
             refused: AtomicU64::new(0),
+            refusing: Arc::new(AtomicUsize::new(0)),
             serving: health::ServingState::default(),
         });
         // The server's own services: health and reflection, served directly (no filters, as
@@ -207,7 +211,9 @@ impl TripleServer {
     }
 
     /// Limits the connections open at once to `accepts` (Java's `accepts`): one more is closed
-    /// as soon as it is accepted, and counted. 0 (the default) means no limit.
+    /// as soon as it is accepted, and counted; an HTTP/2 client that sends its preface at once
+    /// is first told why (a GOAWAY with REFUSED_STREAM and the reason as debug data). 0 (the
+    /// default) means no limit.
     pub fn set_accepts(&self, accepts: usize) {
         self.shared.accepts.store(accepts, Ordering::Relaxed);
     }
@@ -343,10 +349,16 @@ async fn accept_loop(
                     while connections.try_join_next().is_some() {}
                     let limit = shared.accepts.load(Ordering::Relaxed);
                     if limit > 0 && connections.len() >= limit {
-                        // Java closes the channel and logs; the consumer sees the connection close.
+                        // Java closes the channel and logs; an HTTP/2 client is also told why
+                        // (GOAWAY with the reason), other connections just see it close.
                         shared.refused.fetch_add(1, Ordering::Relaxed);
                         tracing::warn!(consumer = %remote, limit, "connection refused: `accepts` connections are already open");
-                        drop(stream);
+                        refuse_in_background(
+                            stream,
+                            remote,
+                            refuse::Refusal::TooManyConnections { accepts: limit },
+                            &shared.refusing,
+                        );
                         continue;
                     }
                     let _ = stream.set_nodelay(true);
@@ -383,6 +395,20 @@ async fn serve_connection(
     let Some(tls) = shared.config.server_tls.clone() else {
         return serve_stream(stream, remote, local, shared, shutdown).await;
     };
+    if !tls.allows_plaintext() {
+        match first_byte(&stream).await {
+            Some(b) if dubbo_tls::sniff(b) == dubbo_tls::FirstByte::Tls => {}
+            Some(b) => {
+                // Refused here rather than by `accept`, so that an HTTP/2 client learns why.
+                refuse_plaintext(stream, remote, b, tls.is_mutual()).await;
+                return;
+            }
+            None => {
+                tracing::info!(consumer = %remote, timeout_ms = FIRST_BYTE_WAIT.as_millis() as u64, "connection closed: nothing received in time (or closed by the consumer)");
+                return;
+            }
+        }
+    }
     match tls.accept(stream, remote).await {
         Some(dubbo_tls::Accepted::Plain(s)) => {
             serve_stream(s, remote, local, shared, shutdown).await
@@ -392,6 +418,51 @@ async fn serve_connection(
         }
         None => {}
     }
+}
+
+/// The connection's first byte, left unread; `None` when nothing came within
+/// [`FIRST_BYTE_WAIT`] or the connection closed.
+async fn first_byte(stream: &TcpStream) -> Option<u8> {
+    let mut first = [0u8; 1];
+    match tokio::time::timeout(FIRST_BYTE_WAIT, stream.peek(&mut first)).await {
+        Ok(Ok(1)) => Some(first[0]),
+        _ => None,
+    }
+}
+
+/// How long a connection to a TLS port may stay silent (TLS's default handshake timeout).
+const FIRST_BYTE_WAIT: Duration = Duration::from_secs(10);
+
+/// Refuses plaintext on a port that requires TLS: logged, and an HTTP/2 client gets a GOAWAY
+/// saying TLS is required.
+async fn refuse_plaintext(stream: TcpStream, remote: SocketAddr, first: u8, mutual: bool) {
+    tracing::warn!(
+        consumer = %remote,
+        first_byte = first,
+        mutual,
+        "plaintext connection refused: this port requires TLS (first byte 0x{first:02x}, a TLS handshake starts with 0x16)"
+    );
+    refuse::refuse(stream, refuse::Refusal::TlsRequired, remote).await;
+}
+
+/// Tells a refused connection why in a task of its own, unless too many are being told
+/// already (then it is closed at once).
+fn refuse_in_background(
+    stream: TcpStream,
+    remote: SocketAddr,
+    refusal: refuse::Refusal,
+    pending: &Arc<AtomicUsize>,
+) {
+    if pending.fetch_add(1, Ordering::AcqRel) >= refuse::MAX_PENDING_REFUSALS {
+        pending.fetch_sub(1, Ordering::AcqRel);
+        drop(stream);
+        return;
+    }
+    let pending = pending.clone();
+    tokio::spawn(async move {
+        refuse::refuse(stream, refusal, remote).await;
+        pending.fetch_sub(1, Ordering::AcqRel);
+    });
 }
 
 async fn serve_stream<S>(

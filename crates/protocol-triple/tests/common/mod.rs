@@ -192,3 +192,22 @@ pub fn interop_invoker(url: Url) -> Arc<dyn dubbo_core::Invoker> {
         }
     }))
 }
+
+/// Whether the command-line tool `name` runs here. Without it a test says so and passes,
+/// unless `DUBBO_RS_REQUIRE_PEERS=1` (scripts/test.sh sets it), which makes it fail.
+pub fn have_tool(name: &str) -> bool {
+    let found = std::process::Command::new(name)
+        .arg("--version")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok();
+    if !found {
+        let reason = format!("`{name}` is not installed");
+        if std::env::var_os("DUBBO_RS_REQUIRE_PEERS").is_some_and(|v| v == "1") {
+            panic!("{reason}, and DUBBO_RS_REQUIRE_PEERS=1 requires it");
+        }
+        eprintln!("SKIP: {reason}");
+    }
+    found
+}

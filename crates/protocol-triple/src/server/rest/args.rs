@@ -213,12 +213,17 @@ pub(crate) fn default_form(
 mod tests {
     use super::*;
 
+    fn java_object() -> std::borrow::Cow<'static, str> {
+        "java.lang.Object".into()
+    }
+
     static A: RestParam = RestParam {
         name: "a",
         source: ParamSource::Query,
         default: None,
         required: true,
         rust_type: "i32",
+        java_type: java_object,
     };
     static B: RestParam = RestParam {
         name: "b",
@@ -226,6 +231,7 @@ mod tests {
         default: None,
         required: false,
         rust_type: "Option<i32>",
+        java_type: java_object,
     };
     static TWO: [RestParam; 2] = [RestParam { ..A }, RestParam { ..B }];
 
@@ -309,6 +315,7 @@ mod tests {
                 default: None,
                 required: true,
                 rust_type: "String",
+                java_type: java_object,
             },
             RestParam {
                 name: "sid",
@@ -316,6 +323,7 @@ mod tests {
                 default: None,
                 required: false,
                 rust_type: "Option<String>",
+                java_type: java_object,
             },
             RestParam {
                 name: "tags",
@@ -323,6 +331,7 @@ mod tests {
                 default: Some("none"),
                 required: false,
                 rust_type: "Vec<String>",
+                java_type: java_object,
             },
             RestParam {
                 name: "body",
@@ -330,6 +339,7 @@ mod tests {
                 default: None,
                 required: false,
                 rust_type: "Option<String>",
+                java_type: java_object,
             },
         ];
         static METHOD: RestMethod = RestMethod {

@@ -8,7 +8,8 @@
 //!    A path that matches only with other verbs is a 405 with `Allow`.
 //! 2. The default form `/{interface}/{method}` (GET or POST) of every exported service: a
 //!    JSON array body holds the arguments in order, a JSON object body names them, and with
-//!    no body they are query parameters by name (`?name=world`).
+//!    no body they are query parameters by name (`?name=world`). Overloads are told apart
+//!    by Java's `~` suffix of parameter types (`/{interface}/add~ll`; see `overload.rs`).
 //! 3. Otherwise 404.
 //!
 //! Group and version come from `tri-service-group`/`tri-service-version` or the
@@ -40,6 +41,7 @@ mod form;
 pub(crate) mod h2;
 mod negotiate;
 mod openapi;
+mod overload;
 pub(crate) mod routes;
 mod status;
 mod template;
@@ -235,6 +237,7 @@ async fn route(
                 invoker,
                 key,
                 m.java_name,
+                None,
                 args,
                 &parts.headers,
                 addrs,
@@ -295,11 +298,39 @@ async fn route(
                 .into_iter()
                 .find(|(k, _)| k.interface() == key.interface() && selects(k))
                 .map(|(_, s)| s);
-            let m = mapping.and_then(|s| {
-                s.methods
-                    .iter()
-                    .find(|m| m.java_name == method && !m.is_mapped())
-            });
+            // Overloads share the path; a `~` suffix of parameter types names one.
+            let (method, suffix) = overload::split_suffix(method);
+            let candidates: Vec<&'static RestMethod> = mapping
+                .map(|s| {
+                    s.methods
+                        .iter()
+                        .filter(|m| m.java_name == method && !m.is_mapped())
+                        .collect()
+                })
+                .unwrap_or_default();
+            let overloaded = candidates.len() > 1;
+            let m = if candidates.is_empty() {
+                None
+            } else {
+                let query_names = distinct_names(&query);
+                match overload::choose(&candidates, suffix, query_names, &path) {
+                    overload::Choice::One(m) => Some(m),
+                    overload::Choice::NoSuch => {
+                        return Err((
+                            StatusCode::NOT_FOUND,
+                            format!(
+                                "no route for {} {path}: {} has no method {method} with parameter types ~{}",
+                                parts.method,
+                                key.interface(),
+                                suffix.unwrap_or("")
+                            ),
+                        ))
+                    }
+                    overload::Choice::Ambiguous(message) => {
+                        return Err((StatusCode::INTERNAL_SERVER_ERROR, message))
+                    }
+                }
+            };
             let produced = choose(m.unwrap_or(&DEFAULT_METHOD), &parts.headers, &query)?;
             let inputs = Inputs {
                 vars: Vec::new(),
@@ -311,10 +342,16 @@ async fn route(
             // Without the method's mapping (a hand-written service, or a name the service
             // does not have: its dispatch says so, 404) only the body gives arguments.
             let args = args::default_form(m.map(|m| m.params), &inputs)?;
+            // An overload is called with its Java parameter types, so the service's dispatch
+            // takes the one chosen here; other methods by name and arity.
+            let types = m
+                .filter(|_| overloaded)
+                .map(|m| m.params.iter().map(|p| (p.java_type)()).collect());
             invoke(
                 invoker,
                 key,
                 method,
+                types,
                 args,
                 &parts.headers,
                 addrs,
@@ -376,6 +413,14 @@ static DEFAULT_METHOD: RestMethod = RestMethod {
     returns: "",
 };
 
+/// How many different names `pairs` has.
+fn distinct_names(pairs: &[(String, String)]) -> usize {
+    let mut names: Vec<&str> = pairs.iter().map(|(k, _)| k.as_str()).collect();
+    names.sort_unstable();
+    names.dedup();
+    names.len()
+}
+
 fn unsupported(media: Option<&str>) -> HttpError {
     (
         StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -405,15 +450,17 @@ async fn invoke(
     invoker: Arc<dyn Invoker>,
     key: ServiceKey,
     method: &str,
+    types: Option<Vec<std::borrow::Cow<'static, str>>>,
     args: Vec<dubbo_core::Payload>,
     headers: &HeaderMap,
     addrs: Arc<ConnectionAddrs>,
     m: &'static RestMethod,
     produced: &'static str,
 ) -> Result<Reply, HttpError> {
-    // Object-typed: the service resolves the method by name and arity, then decodes each
-    // argument into its declared type.
-    let types = vec!["java.lang.Object"; args.len()];
+    // Object-typed unless the overload's types are given: the service resolves the method by
+    // name and arity, then decodes each argument into its declared type.
+    let types =
+        types.unwrap_or_else(|| vec![std::borrow::Cow::Borrowed("java.lang.Object"); args.len()]);
     let signature = Arc::new(MethodSignature::new(method, &types, "java.lang.Object"));
     let mut inv = Invocation::with_payloads(key.clone(), signature, args);
     let mut attachments = Attachments::new();

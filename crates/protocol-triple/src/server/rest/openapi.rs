@@ -55,7 +55,19 @@ pub(crate) fn document(services: &[(ServiceKey, &'static RestService)]) -> Value
                     entry.entry(verb.to_ascii_lowercase()).or_insert(op);
                 }
                 None => {
-                    let path = format!("/{}/{}", service.interface, m.java_name);
+                    // Overloads share a name: each is documented at its `~` suffix.
+                    let overloaded = service
+                        .methods
+                        .iter()
+                        .filter(|o| o.verb.is_none() && o.java_name == m.java_name)
+                        .count()
+                        > 1;
+                    let name = match super::overload::signature(m) {
+                        Some(sig) if overloaded => format!("{}~{sig}", m.java_name),
+                        _ => m.java_name.to_owned(),
+                    };
+                    let op_id = format!("{simple}.{name}");
+                    let path = format!("/{}/{name}", service.interface);
                     let entry = paths.entry(path).or_default();
                     let (get, post) = default_operations(key, m, &op_id, &mut schemas);
                     entry.entry("get".to_owned()).or_insert(get);
