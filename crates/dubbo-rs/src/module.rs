@@ -407,7 +407,12 @@ impl Module {
                 url: target.clone(),
                 reason: "no host".to_owned(),
             })?;
-            let mut url = build_url(&scheme, host, port, &options.interface, &params)?;
+            let url = build_url(&scheme, host, port, &options.interface, &params)?;
+            // Java merges a direct URL with the reference's parameters as it merges a
+            // provider's (`ClusterUtils.mergeUrl`), which leaves the consumer's `timestamp`
+            // out: it is not the provider's start, and on a provider's URL it would put every
+            // direct provider in warm-up for the consumer's first ten minutes.
+            let mut url = url.with_params(url.params().without(dubbo_url::keys::TIMESTAMP));
             // The direct URL's own parameters (`rest://h:p?contextpath=/api`) apply where
             // the reference sets none, as Java merges a direct URL with the reference's.
             for (k, v) in parsed.params().iter() {
