@@ -14,6 +14,7 @@
 # and then runs until SIGTERM / SIGINT, or until its parent process exits (so it never outlives
 # the test command that started it). Logs go to stderr only on failure (the last lines of the
 # server log). Installs the package (apt-get, quietly) when it is missing and we are root.
+# The JVM's heap is 256 MB, ZOOKEEPER_HEAP (a -Xmx value such as 1g) for large registries.
 set -euo pipefail
 
 port=""
@@ -22,7 +23,7 @@ while [[ $# -gt 0 ]]; do
   case "$1" in
     --port) port=${2:?--port needs a value}; shift 2 ;;
     --data) data=${2:?--data needs a directory}; shift 2 ;;
-    -h | --help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,17p' "$0"; exit 0 ;;
     *) echo "usage: $0 [--port PORT] [--data DIR]" >&2; exit 2 ;;
   esac
 done
@@ -81,7 +82,7 @@ EOF
 # --pdeathsig: the JVM gets SIGTERM if this script dies, even by SIGKILL.
 pdeath=()
 setpriv --help 2>/dev/null | grep -q pdeathsig && pdeath=(setpriv --pdeathsig TERM)
-"${pdeath[@]}" java -Xms32m -Xmx256m -XX:+UseSerialGC -Djava.net.preferIPv4Stack=true \
+"${pdeath[@]}" java -Xms32m "-Xmx${ZOOKEEPER_HEAP:-256m}" -XX:+UseSerialGC -Djava.net.preferIPv4Stack=true \
   -Dzookeeper.jmx.log4j.disable=true -Dlog4j.configuration="file:$dir/log4j.properties" \
   -Dzookeeper.admin.enableServer=false \
   -cp "$dir:$jar" org.apache.zookeeper.server.ZooKeeperServerMain "$dir/zoo.cfg" \

@@ -2,17 +2,18 @@
 //! paginated as Java's Dubbo Admin answers; a service's providers, consumers and methods (from
 //! the published `FullServiceDefinition`); an instance's metrics; Prometheus discovery.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use axum::extract::{Path, Query, State};
 use axum::Json;
 use dubbo_cli::dubbo::describe::{self, Wanted};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::auth::LoggedIn;
 use crate::catalog::{self, Catalog, InstanceEntry, ProviderEntry};
+pub use crate::catalog_index::{AppSummary, ServiceSummary};
 use crate::error::AdminError;
 use crate::page::{Page, PageRequest};
 use crate::state::AdminState;
@@ -47,80 +48,31 @@ impl Search {
         }
     }
 
-    fn matches(&self, text: &str) -> bool {
+    /// The filter in lower case; `None` for everything.
+    fn filter(&self) -> Option<String> {
         match self.filter.as_deref().map(str::trim) {
-            None | Some("") | Some("*") => true,
-            Some(f) => text.to_lowercase().contains(&f.to_lowercase()),
+            None | Some("") | Some("*") => None,
+            Some(f) => Some(f.to_lowercase()),
         }
     }
-}
-
-/// One service in a search result.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ServiceSummary {
-    /// `group/interface:version`.
-    pub service_key: String,
-    /// The interface.
-    pub service: String,
-    /// Its version.
-    pub version: String,
-    /// Its group.
-    pub group: String,
-    /// The applications providing it.
-    pub applications: BTreeSet<String>,
-    /// The protocols it is served over.
-    pub protocols: BTreeSet<String>,
-    /// How many provider addresses it has.
-    pub providers: usize,
 }
 
 /// Every service of the catalog, one summary per service key.
-pub fn services(catalog: &Catalog) -> Vec<ServiceSummary> {
-    let mut by_key: BTreeMap<String, ServiceSummary> = BTreeMap::new();
-    for p in &catalog.providers {
-        let s = by_key
-            .entry(p.service_key())
-            .or_insert_with(|| ServiceSummary {
-                service_key: p.service_key(),
-                service: p.service.clone(),
-                version: p.version.clone(),
-                group: p.group.clone(),
-                applications: BTreeSet::new(),
-                protocols: BTreeSet::new(),
-                providers: 0,
-            });
-        s.applications.insert(p.application.clone());
-        s.protocols.insert(p.protocol.clone());
-        s.providers += 1;
-    }
-    by_key.into_values().collect()
+pub fn services(catalog: &Catalog) -> &[ServiceSummary] {
+    catalog.index().services()
 }
 
-/// The services whose name (`pattern=service`, the default), application (`application`) or
-/// provider address (`ip`) contains the search's `filter`.
-pub fn find_services(catalog: &Catalog, q: &Search) -> Result<Vec<ServiceSummary>, AdminError> {
-    let all = services(catalog);
+/// The positions (in [`services`]) of the services whose name (`pattern=service`, the
+/// default), application (`application`) or provider address (`ip`) contains the search's
+/// `filter`.
+pub fn find_services(catalog: &Catalog, q: &Search) -> Result<Vec<usize>, AdminError> {
+    let filter = q.filter();
+    let filter = filter.as_deref();
+    let index = catalog.index();
     Ok(match q.pattern.as_deref().unwrap_or("service") {
-        "service" => all
-            .into_iter()
-            .filter(|s| q.matches(&s.service_key))
-            .collect(),
-        "application" => all
-            .into_iter()
-            .filter(|s| s.applications.iter().any(|a| q.matches(a)))
-            .collect(),
-        "ip" => {
-            let keys: BTreeSet<String> = catalog
-                .providers
-                .iter()
-                .filter(|p| q.matches(&p.address))
-                .map(ProviderEntry::service_key)
-                .collect();
-            all.into_iter()
-                .filter(|s| keys.contains(&s.service_key))
-                .collect()
-        }
+        "service" => index.services_named(filter),
+        "application" => index.services_of_apps(filter),
+        "ip" => index.services_at(filter),
         other => {
             return Err(AdminError::BadRequest(format!(
                 "pattern {other:?} is not service, application or ip"
@@ -136,23 +88,20 @@ pub async fn search_services(
     Query(q): Query<Search>,
 ) -> Result<Json<Page<ServiceSummary>>, AdminError> {
     let catalog = state.catalog().await?;
-    Ok(Json(Page::of(find_services(&catalog, &q)?, q.page())))
+    let all = services(&catalog);
+    let page = Page::of(find_services(&catalog, &q)?, q.page());
+    Ok(Json(page.map(|s| all[s].clone())))
 }
 
 /// The providers of `key` (`group/interface:version`), or a not-found error.
 pub fn providers_of(catalog: &Catalog, key: &str) -> Result<Vec<ProviderEntry>, AdminError> {
-    let found: Vec<ProviderEntry> = catalog
-        .providers
-        .iter()
-        .filter(|p| p.service_key() == key)
-        .cloned()
-        .collect();
-    if found.is_empty() {
-        return Err(AdminError::NotFound(format!(
+    let index = catalog.index();
+    match index.service(key) {
+        Some(s) => Ok(catalog.providers[index.providers_of(s)].to_vec()),
+        None => Err(AdminError::NotFound(format!(
             "no provider of {key} is registered"
-        )));
+        ))),
     }
-    Ok(found)
 }
 
 /// The definitions published for `key`'s providers, each with its application; empty when
@@ -242,38 +191,6 @@ pub async fn service_methods(
     Ok(Json(Value::Array(methods)))
 }
 
-/// One application in a search result.
-#[derive(Debug, Clone, Serialize)]
-pub struct AppSummary {
-    /// The name.
-    pub application: String,
-    /// Its instances.
-    pub instances: usize,
-    /// The service keys it provides.
-    pub services: BTreeSet<String>,
-}
-
-fn app_entry<'a>(m: &'a mut BTreeMap<String, AppSummary>, name: &str) -> &'a mut AppSummary {
-    m.entry(name.to_owned()).or_insert_with(|| AppSummary {
-        application: name.to_owned(),
-        instances: 0,
-        services: BTreeSet::new(),
-    })
-}
-
-fn applications(catalog: &Catalog) -> Vec<AppSummary> {
-    let mut by_name: BTreeMap<String, AppSummary> = BTreeMap::new();
-    for i in &catalog.instances {
-        app_entry(&mut by_name, &i.application).instances += 1;
-    }
-    for p in &catalog.providers {
-        app_entry(&mut by_name, &p.application)
-            .services
-            .insert(p.service_key());
-    }
-    by_name.into_values().collect()
-}
-
 /// `GET /api/v1/applications`.
 pub async fn search_applications(
     State(state): State<Arc<AdminState>>,
@@ -281,11 +198,10 @@ pub async fn search_applications(
     Query(q): Query<Search>,
 ) -> Result<Json<Page<AppSummary>>, AdminError> {
     let catalog = state.catalog().await?;
-    let apps = applications(&catalog)
-        .into_iter()
-        .filter(|a| q.matches(&a.application))
-        .collect();
-    Ok(Json(Page::of(apps, q.page())))
+    let index = catalog.index();
+    let found = index.applications_named(q.filter().as_deref());
+    let all = index.applications();
+    Ok(Json(Page::of(found, q.page()).map(|a| all[a].clone())))
 }
 
 /// `GET /api/v1/application/{name}`: its instances and the services it provides.
@@ -295,21 +211,18 @@ pub async fn application_detail(
     Path(name): Path<String>,
 ) -> Result<Json<Value>, AdminError> {
     let catalog = state.catalog().await?;
-    let instances: Vec<&InstanceEntry> = catalog
-        .instances
-        .iter()
-        .filter(|i| i.application == name)
-        .collect();
-    let providers: Vec<&ProviderEntry> = catalog
-        .providers
-        .iter()
-        .filter(|p| p.application == name)
-        .collect();
-    if instances.is_empty() && providers.is_empty() {
+    let index = catalog.index();
+    let Some(a) = index.application(&name) else {
         return Err(AdminError::NotFound(format!(
             "no application {name} is registered"
         )));
-    }
+    };
+    let instances: &[InstanceEntry] = &catalog.instances[index.app_instances(a)];
+    let providers: Vec<&ProviderEntry> = index
+        .app_providers(a)
+        .iter()
+        .map(|&p| &catalog.providers[p as usize])
+        .collect();
     Ok(Json(
         json!({ "application": name, "instances": instances, "providers": providers }),
     ))
@@ -322,26 +235,18 @@ pub async fn search_instances(
     Query(q): Query<Search>,
 ) -> Result<Json<Page<InstanceEntry>>, AdminError> {
     let catalog = state.catalog().await?;
-    let found = catalog
-        .instances
-        .iter()
-        .filter(|i| q.matches(&i.application) || q.matches(&i.id))
-        .cloned()
-        .collect();
-    Ok(Json(Page::of(found, q.page())))
+    let found = catalog.index().instances_matching(q.filter().as_deref());
+    Ok(Json(
+        Page::of(found, q.page()).map(|i| catalog.instances[i].clone()),
+    ))
 }
 
 /// The instance `id` names.
 pub fn instance(catalog: &Catalog, id: &str) -> Result<InstanceEntry, AdminError> {
     catalog
-        .instances
-        .iter()
-        .find(|i| {
-            i.id == id
-                || i.ports
-                    .values()
-                    .any(|p| catalog::address(&i.host, *p) == id)
-        })
+        .index()
+        .instance(id)
+        .and_then(|i| catalog.instances.get(i))
         .cloned()
         .ok_or_else(|| AdminError::NotFound(format!("no instance {id} is registered")))
 }
@@ -354,14 +259,16 @@ pub async fn instance_detail(
 ) -> Result<Json<Value>, AdminError> {
     let catalog = state.catalog().await?;
     let i = instance(&catalog, &id)?;
-    let providers: Vec<&ProviderEntry> = catalog
-        .providers
+    let index = catalog.index();
+    let of_app = index.application(&i.application).unwrap_or(usize::MAX);
+    let providers: Vec<&ProviderEntry> = index
+        .app_providers(of_app)
         .iter()
+        .map(|&p| &catalog.providers[p as usize])
         .filter(|p| {
-            p.application == i.application
-                && i.ports
-                    .values()
-                    .any(|port| p.address == catalog::address(&i.host, *port))
+            i.ports
+                .values()
+                .any(|port| *p.address == catalog::address(&i.host, port))
         })
         .collect();
     Ok(Json(json!({ "instance": i, "providers": providers })))

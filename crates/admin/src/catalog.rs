@@ -2,39 +2,44 @@
 //! registered at interface level, application instances, and the services those instances
 //! publish in the metadata report (application-level discovery), merged and deduplicated.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::cmp::Ordering;
+use std::collections::HashMap;
+use std::hash::{DefaultHasher, Hash, Hasher};
 
-use dubbo_cli::dubbo::{connect, ls};
+use dubbo_cli::dubbo::connect;
 use dubbo_core::Extensions;
-use dubbo_registry::{RegistryError, ServiceInstance};
 use dubbo_url::Url;
 use serde::Serialize;
 
+use crate::catalog_index::CatalogIndex;
 use crate::error::AdminError;
+use crate::interner::{Interner, Text};
+use crate::ports::Ports;
+use crate::sources::Sources;
 
 /// One provider of one service at one address and protocol.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct ProviderEntry {
     /// The interface.
-    pub service: String,
+    pub service: Text,
     /// Its version, empty for none.
-    pub version: String,
+    pub version: Text,
     /// Its group, empty for none.
-    pub group: String,
+    pub group: Text,
     /// The providing application.
-    pub application: String,
+    pub application: Text,
     /// `dubbo`, `tri`, ...
-    pub protocol: String,
+    pub protocol: Text,
     /// `host:port`, an IPv4-mapped IPv6 host written as IPv4.
-    pub address: String,
+    pub address: Text,
     /// `host:port` as registered: what rules name the provider by (their `addresses`).
-    pub registered_address: String,
+    pub registered_address: Text,
     /// Where it was found: `interface` (a provider URL), `application` (an instance's
     /// metadata), or both.
-    pub sources: BTreeSet<String>,
+    pub sources: Sources,
     /// The registered URL (interface level) or the one rebuilt from the metadata.
-    pub url: String,
+    pub url: Text,
     /// The provider's weight (`weight` parameter, default 100).
     pub weight: u32,
 }
@@ -79,28 +84,47 @@ pub fn split_service_key(key: &str) -> (String, String, String) {
 #[serde(rename_all = "camelCase")]
 pub struct InstanceEntry {
     /// `host:port` of its main protocol: how the API names it.
-    pub id: String,
+    pub id: Text,
     /// The application.
-    pub application: String,
+    pub application: Text,
     /// The host, an IPv4-mapped IPv6 host written as IPv4.
-    pub host: String,
+    pub host: Text,
     /// Protocol → port.
-    pub ports: BTreeMap<String, u16>,
+    pub ports: Ports,
     /// The metadata revision, empty when registered at interface level only.
-    pub revision: String,
+    pub revision: Text,
     /// `interface`, `application`, or both.
-    pub sources: BTreeSet<String>,
+    pub sources: Sources,
     /// Where its QoS (and Prometheus `/metrics`) answers.
-    pub qos_address: String,
+    pub qos_address: Text,
 }
 
-/// Everything the registry holds, at one moment.
+/// Everything the registry holds, at one moment, with its [`CatalogIndex`].
 #[derive(Debug, Clone, Default)]
 pub struct Catalog {
     /// Every provider, sorted by service key, application, protocol, address.
     pub providers: Vec<ProviderEntry>,
     /// Every instance, sorted by application and id.
     pub instances: Vec<InstanceEntry>,
+    index: CatalogIndex,
+}
+
+impl Catalog {
+    /// The catalog of `providers` (sorted by service key) and `instances` (sorted by
+    /// application), indexed.
+    pub fn new(providers: Vec<ProviderEntry>, instances: Vec<InstanceEntry>) -> Self {
+        let index = CatalogIndex::build(&providers, &instances);
+        Self {
+            providers,
+            instances,
+            index,
+        }
+    }
+
+    /// The searches' index.
+    pub fn index(&self) -> &CatalogIndex {
+        &self.index
+    }
 }
 
 /// A host as the admin shows and dials it: without brackets, `::ffff:a.b.c.d` as `a.b.c.d`.
@@ -121,104 +145,33 @@ pub fn address(host: &str, port: u16) -> String {
     }
 }
 
-fn provider_of_url(url: &Url) -> ProviderEntry {
-    let row = ls::ProviderRow::from_url(url.clone());
-    let host = plain_host(url.host().unwrap_or_default());
-    ProviderEntry {
-        service: row.service,
-        version: row.version,
-        group: row.group,
-        application: row.application,
-        protocol: row.protocol,
-        address: address(&host, url.port()),
-        registered_address: url.address(),
-        sources: BTreeSet::from(["interface".to_owned()]),
-        url: url.to_full_string(),
-        weight: url
-            .parameter("weight")
-            .and_then(|w| w.parse().ok())
-            .unwrap_or(100),
-    }
-}
-
-/// Reads the whole catalog from the registry at `registry_url`; `qos_port` gives the QoS
-/// port of an application's instances.
-pub async fn read(
-    ext: &Extensions,
-    registry_url: &Url,
-    qos_port: &(dyn Fn(&str) -> u16 + Sync),
-) -> Result<Catalog, AdminError> {
-    let mut providers: Vec<ProviderEntry> = match ls::providers(ext, registry_url).await {
-        Ok(rows) => rows.iter().map(|r| provider_of_url(&r.url)).collect(),
-        // A registry that cannot list its services has no interface-level view to show.
-        Err(dubbo_cli::dubbo::CliError::Registry(RegistryError::Unsupported { .. })) => Vec::new(),
-        Err(e) => return Err(e.into()),
-    };
-    let apps = ls::instances(ext, registry_url).await?;
-    let report = connect::report(ext, registry_url).await.ok();
-    let mut instances: Vec<InstanceEntry> = Vec::new();
-    for (app, list) in &apps {
-        for i in list {
-            instances.push(instance_entry(i, qos_port(app)));
-            let Some(report) = &report else { continue };
-            let info = match report.app_metadata(app, i.revision()).await {
-                Ok(Some(info)) => info,
-                // Metadata kept behind the instance's MetadataService (`local`, Java's
-                // default) is not read here; interface-level registrations still show it.
-                _ => continue,
-            };
-            let host = plain_host(&i.host);
-            for s in info.services.values() {
-                let port = if s.port != 0 {
-                    s.port
-                } else {
-                    i.port_for(&s.protocol)
-                };
-                providers.push(ProviderEntry {
-                    service: s.name.clone(),
-                    version: s.version.clone().unwrap_or_default(),
-                    group: s.group.clone().unwrap_or_default(),
-                    application: app.clone(),
-                    protocol: s.protocol.clone(),
-                    address: address(&host, port),
-                    registered_address: address(&i.host, port),
-                    sources: BTreeSet::from(["application".to_owned()]),
-                    url: format!("{}://{}/{}", s.protocol, address(&host, port), s.path),
-                    weight: s
-                        .params
-                        .get("weight")
-                        .and_then(|w| w.parse().ok())
-                        .unwrap_or(100),
-                });
-            }
-        }
-    }
-    Ok(merge(providers, instances, qos_port))
-}
-
 /// Deduplicates providers (same service key, protocol and address) and adds the instances
 /// that only interface-level registrations show.
 pub fn merge(
+    providers: impl IntoIterator<Item = ProviderEntry>,
+    instances: Vec<InstanceEntry>,
+    qos_port: &(dyn Fn(&str) -> u16 + Sync),
+    texts: &mut Interner,
+) -> Catalog {
+    merge_deduplicated(dedup(providers), instances, qos_port, texts)
+}
+
+/// [`merge`] of providers [`dedup`] has deduplicated.
+pub(crate) fn merge_deduplicated(
     providers: Vec<ProviderEntry>,
     mut instances: Vec<InstanceEntry>,
     qos_port: &(dyn Fn(&str) -> u16 + Sync),
+    texts: &mut Interner,
 ) -> Catalog {
-    let mut by_key: BTreeMap<(String, String, String, String), ProviderEntry> = BTreeMap::new();
-    for p in providers {
-        let key = (
-            p.service_key(),
-            p.application.clone(),
-            p.protocol.clone(),
-            p.address.clone(),
-        );
-        match by_key.get_mut(&key) {
-            Some(existing) => existing.sources.extend(p.sources),
-            None => {
-                by_key.insert(key, p);
-            }
-        }
+    // The instances of each application and host, in order: found without a scan per
+    // provider.
+    let mut by_host: HashMap<(Text, Text), Vec<usize>> = HashMap::new();
+    for (n, i) in instances.iter().enumerate() {
+        by_host
+            .entry((i.application.clone(), i.host.clone()))
+            .or_default()
+            .push(n);
     }
-    let providers: Vec<ProviderEntry> = by_key.into_values().collect();
     for p in &providers {
         let Some((host, port)) = p.address.rsplit_once(':') else {
             continue;
@@ -227,65 +180,155 @@ pub fn merge(
         let Ok(port) = port.parse::<u16>() else {
             continue;
         };
-        let found = instances.iter_mut().find(|i| {
-            i.application == p.application && i.host == host && i.ports.values().any(|&x| x == port)
+        let host = texts.get(host);
+        let key = (p.application.clone(), host.clone());
+        let candidates = by_host.get(&key).map(Vec::as_slice).unwrap_or(&[]);
+        let found = candidates
+            .iter()
+            .copied()
+            .find(|&n| instances[n].ports.values().any(|x| x == port));
+        if let Some(n) = found {
+            let i = &mut instances[n];
+            i.sources.extend(p.sources);
+            i.ports.insert_if_missing(&p.protocol, port);
+            continue;
+        }
+        // Another protocol of an instance already seen (same application and host, a
+        // protocol it does not have yet), else a new instance.
+        let same = candidates.iter().copied().find(|&n| {
+            instances[n].revision.is_empty() && !instances[n].ports.contains_key(&p.protocol)
         });
-        match found {
-            Some(i) => {
-                i.sources.extend(p.sources.iter().cloned());
-                i.ports.entry(p.protocol.clone()).or_insert(port);
+        match same {
+            Some(n) => {
+                instances[n].ports.insert(&p.protocol, port);
             }
             None => {
-                // Another protocol of an instance already seen (same application and
-                // host, a protocol it does not have yet), else a new instance.
-                let same = instances.iter_mut().find(|i| {
-                    i.application == p.application
-                        && i.host == host
-                        && i.revision.is_empty()
-                        && !i.ports.contains_key(&p.protocol)
+                by_host.entry(key).or_default().push(instances.len());
+                instances.push(InstanceEntry {
+                    id: texts.get(&address(&host, port)),
+                    application: p.application.clone(),
+                    host: host.clone(),
+                    ports: [(&*p.protocol, port)].into_iter().collect(),
+                    revision: texts.get(""),
+                    sources: Sources::INTERFACE,
+                    qos_address: texts.get(&address(&host, qos_port(&p.application))),
                 });
-                match same {
-                    Some(i) => {
-                        i.ports.insert(p.protocol.clone(), port);
-                    }
-                    None => instances.push(InstanceEntry {
-                        id: address(host, port),
-                        application: p.application.clone(),
-                        host: host.to_owned(),
-                        ports: BTreeMap::from([(p.protocol.clone(), port)]),
-                        revision: String::new(),
-                        sources: BTreeSet::from(["interface".to_owned()]),
-                        qos_address: address(host, qos_port(&p.application)),
-                    }),
-                }
             }
         }
     }
+    drop(by_host);
     instances.sort_by(|a, b| (&a.application, &a.id).cmp(&(&b.application, &b.id)));
-    Catalog {
-        providers,
-        instances,
+    Catalog::new(providers, instances)
+}
+
+/// The providers, one per service key, application, protocol and address (the sources of
+/// the others added to it), sorted by those.
+pub(crate) fn dedup(providers: impl IntoIterator<Item = ProviderEntry>) -> Vec<ProviderEntry> {
+    let providers = providers.into_iter();
+    let mut set = Dedup::with_capacity(providers.size_hint().0);
+    for p in providers {
+        set.push(p);
+    }
+    set.finish()
+}
+
+/// Providers deduplicated as they come, so a registry that lists every provider both ways
+/// costs one entry per provider.
+pub(crate) struct Dedup {
+    out: Vec<ProviderEntry>,
+    first: HashMap<u64, usize>,
+}
+
+impl Dedup {
+    /// Room for `n` providers.
+    pub(crate) fn with_capacity(n: usize) -> Self {
+        Self {
+            out: Vec::with_capacity(n),
+            first: HashMap::with_capacity(n),
+        }
+    }
+
+    /// Adds `p`, or its sources to the provider it repeats.
+    pub(crate) fn push(&mut self, p: ProviderEntry) {
+        let mut h = DefaultHasher::new();
+        (&p.service, &p.version, &p.group).hash(&mut h);
+        (&p.application, &p.protocol, &p.address).hash(&mut h);
+        let h = h.finish();
+        match self.first.get(&h) {
+            Some(&n) if same_provider(&self.out[n], &p) => self.out[n].sources.extend(p.sources),
+            // A new provider, or (rarely) another with the same hash: `finish` merges what
+            // the hash could not tell apart.
+            seen => {
+                if seen.is_none() {
+                    self.first.insert(h, self.out.len());
+                }
+                self.out.push(p);
+            }
+        }
+    }
+
+    /// The providers, sorted by service key, application, protocol and address.
+    pub(crate) fn finish(self) -> Vec<ProviderEntry> {
+        let mut out = self.out;
+        drop(self.first);
+        out.sort_unstable_by(provider_order);
+        out.dedup_by(|later, kept| {
+            let same = same_provider(kept, later);
+            if same {
+                kept.sources.extend(later.sources);
+            }
+            same
+        });
+        out
     }
 }
 
-fn instance_entry(i: &ServiceInstance, qos_port: u16) -> InstanceEntry {
+fn same_provider(a: &ProviderEntry, b: &ProviderEntry) -> bool {
+    provider_order(a, b) == Ordering::Equal
+}
+
+/// By service key (compared as the text `group/interface:version` without writing it),
+/// application, protocol, address.
+fn provider_order(a: &ProviderEntry, b: &ProviderEntry) -> Ordering {
+    fn key(p: &ProviderEntry) -> impl Iterator<Item = u8> + '_ {
+        let group: &[u8] = if p.group.is_empty() { b"" } else { b"/" };
+        let version: &[u8] = if p.version.is_empty() { b"" } else { b":" };
+        p.group
+            .bytes()
+            .chain(group.iter().copied())
+            .chain(p.service.bytes())
+            .chain(version.iter().copied())
+            .chain(p.version.bytes())
+    }
+    key(a)
+        .cmp(key(b))
+        .then_with(|| a.application.cmp(&b.application))
+        .then_with(|| a.protocol.cmp(&b.protocol))
+        .then_with(|| a.address.cmp(&b.address))
+}
+
+pub(crate) fn instance_entry(
+    i: &dubbo_registry::ServiceInstance,
+    qos_port: u16,
+    texts: &mut Interner,
+) -> InstanceEntry {
     let host = plain_host(&i.host);
-    let mut ports: BTreeMap<String, u16> = i
+    let mut ports: Ports = i
         .endpoints()
         .into_iter()
         .map(|e| (e.protocol, e.port))
         .collect();
     if ports.is_empty() {
-        ports.insert("dubbo".into(), i.port);
+        ports.insert("dubbo", i.port);
     }
     InstanceEntry {
-        id: address(&host, i.port),
-        application: i.app.clone(),
-        host: host.clone(),
+        id: texts.get(&address(&host, i.port)),
+        application: texts.get(&i.app),
+        host: texts.get(&host),
         ports,
-        revision: i.revision().to_owned(),
-        sources: BTreeSet::from(["application".to_owned()]),
-        qos_address: address(&host, qos_port),
+        revision: texts.get(i.revision()),
+        sources: Sources::APPLICATION,
+        qos_address: texts.get(&address(&host, qos_port)),
     }
 }
 
@@ -312,17 +355,17 @@ pub async fn consumers(
 mod tests {
     use super::*;
 
-    fn provider(app: &str, protocol: &str, address: &str, source: &str) -> ProviderEntry {
+    fn provider(app: &str, protocol: &str, address: &str, source: Sources) -> ProviderEntry {
         ProviderEntry {
             service: "org.Svc".into(),
             version: "1.0.0".into(),
-            group: String::new(),
+            group: "".into(),
             application: app.into(),
             protocol: protocol.into(),
             address: address.into(),
             registered_address: address.into(),
-            sources: BTreeSet::from([source.to_owned()]),
-            url: String::new(),
+            sources: source,
+            url: "".into(),
             weight: 100,
         }
     }
@@ -334,27 +377,28 @@ mod tests {
             id: "127.0.0.1:20880".into(),
             application: "a".into(),
             host: "127.0.0.1".into(),
-            ports: BTreeMap::from([("dubbo".into(), 20880), ("tri".into(), 50051)]),
+            ports: [("dubbo", 20880), ("tri", 50051)].into_iter().collect(),
             revision: "r1".into(),
-            sources: BTreeSet::from(["application".to_owned()]),
+            sources: Sources::APPLICATION,
             qos_address: "127.0.0.1:22222".into(),
         };
         let c = merge(
             vec![
-                provider("a", "dubbo", "127.0.0.1:20880", "interface"),
-                provider("a", "dubbo", "127.0.0.1:20880", "application"),
-                provider("a", "tri", "127.0.0.1:50051", "interface"),
-                provider("j", "dubbo", "127.0.0.1:20990", "interface"),
-                provider("j", "tri", "127.0.0.1:50990", "interface"),
+                provider("a", "dubbo", "127.0.0.1:20880", Sources::INTERFACE),
+                provider("a", "dubbo", "127.0.0.1:20880", Sources::APPLICATION),
+                provider("a", "tri", "127.0.0.1:50051", Sources::INTERFACE),
+                provider("j", "dubbo", "127.0.0.1:20990", Sources::INTERFACE),
+                provider("j", "tri", "127.0.0.1:50990", Sources::INTERFACE),
             ],
             vec![from_instance],
             &qos,
+            &mut crate::interner::Interner::new(),
         );
         assert_eq!(c.providers.len(), 4);
         assert_eq!(c.providers[0].sources.len(), 2);
         assert_eq!(c.instances.len(), 2, "{:?}", c.instances);
         let j = &c.instances[1];
-        assert_eq!(j.application, "j");
+        assert_eq!(&*j.application, "j");
         assert_eq!(j.ports.len(), 2);
         assert_eq!(plain_host("[::ffff:127.0.0.1]"), "127.0.0.1");
         assert_eq!(plain_host("::1"), "::1");

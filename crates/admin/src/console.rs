@@ -95,7 +95,8 @@ pub async fn home(
     };
     let mut rows = String::new();
     // A page of a browser holds a few hundred rows well; a narrower filter finds the rest.
-    for sv in services.iter().take(SHOWN) {
+    let all = api_catalog::services(&catalog);
+    for sv in services.iter().take(SHOWN).map(|&n| &all[n]) {
         rows.push_str(&format!(
             "<tr class=\"service-row\"><td><a href=\"/service/{}\">{}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             path_segment(&sv.service_key),
@@ -229,7 +230,7 @@ pub async fn service_page(
             path_segment(&p.address),
             escape(&p.address),
             p.weight,
-            escape(&p.sources.iter().cloned().collect::<Vec<_>>().join(", ")),
+            escape(&p.sources.iter().collect::<Vec<_>>().join(", ")),
         ));
     }
     body.push_str("</table><h2>Consumers</h2>");
@@ -325,7 +326,7 @@ fn rules_section(
     let mut addresses = String::new();
     for p in providers
         .iter()
-        .filter(|p| p.protocol == "dubbo" || p.protocol == "tri")
+        .filter(|p| &*p.protocol == "dubbo" || &*p.protocol == "tri")
     {
         addresses.push_str(&format!(
             "<label><input type=\"checkbox\" class=\"weight-address\" value=\"{}\" data-address=\"{}\"> {} ({}, {})</label>",

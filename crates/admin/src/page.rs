@@ -54,6 +54,20 @@ impl<T> Page<T> {
     }
 }
 
+impl<T> Page<T> {
+    /// The same page with each entry mapped through `f` (a page of positions becomes the
+    /// entries they point to; only this page's entries are copied).
+    pub fn map<U>(self, f: impl FnMut(T) -> U) -> Page<U> {
+        Page {
+            content: self.content.into_iter().map(f).collect(),
+            total_elements: self.total_elements,
+            total_pages: self.total_pages,
+            size: self.size,
+            number: self.number,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -28,7 +28,6 @@ pub fn targets(instances: &[InstanceEntry]) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::{BTreeMap, BTreeSet};
 
     #[test]
     fn one_group_per_instance() {
@@ -36,9 +35,9 @@ mod tests {
             id: "127.0.0.1:20880".into(),
             application: "a".into(),
             host: "127.0.0.1".into(),
-            ports: BTreeMap::from([("dubbo".into(), 20880), ("tri".into(), 50051)]),
-            revision: String::new(),
-            sources: BTreeSet::new(),
+            ports: [("dubbo", 20880), ("tri", 50051)].into_iter().collect(),
+            revision: "".into(),
+            sources: crate::sources::Sources::default(),
             qos_address: "127.0.0.1:22222".into(),
         };
         let v = targets(&[i]);
