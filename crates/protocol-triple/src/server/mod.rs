@@ -15,6 +15,7 @@ pub mod reflection;
 pub mod rest;
 pub mod routing;
 pub mod shutdown;
+mod write_batch;
 
 use std::io;
 use std::net::SocketAddr;
