@@ -74,8 +74,12 @@ pub(crate) async fn serve_h2<IO>(
                     let shared = shared.clone();
                     let addrs = addrs.clone();
                     let counted = in_flight.enter();
+                    // Boxed: the stream's future is a few KiB (the gRPC and REST paths with
+                    // their handlers' state), and the runtime moves a task's future several
+                    // times while spawning and finishing it; a pointer moves cheaply.
+                    let stream = Box::pin(handle_stream(request, respond, shared, addrs));
                     tokio::spawn(async move {
-                        handle_stream(request, respond, shared, addrs).await;
+                        stream.await;
                         drop(counted);
                     });
                 }
