@@ -127,3 +127,91 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for BatchedWrites<T> {
         Pin::new(&mut self.inner).poll_shutdown(cx)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::AtomicUsize;
+    use std::task::{Wake, Waker};
+
+    use super::*;
+
+    /// Counts the writes that reach the socket.
+    #[derive(Default)]
+    struct Socket {
+        writes: usize,
+        bytes: Vec<u8>,
+    }
+
+    impl AsyncWrite for Socket {
+        fn poll_write(
+            mut self: Pin<&mut Self>,
+            _: &mut Context<'_>,
+            buf: &[u8],
+        ) -> Poll<io::Result<usize>> {
+            self.writes += 1;
+            self.bytes.extend_from_slice(buf);
+            Poll::Ready(Ok(buf.len()))
+        }
+        fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+            Poll::Ready(Ok(()))
+        }
+        fn poll_shutdown(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+            Poll::Ready(Ok(()))
+        }
+    }
+
+    #[derive(Default)]
+    struct Wakes(AtomicUsize);
+
+    impl Wake for Wakes {
+        fn wake(self: Arc<Self>) {
+            self.0.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    fn write(io: &mut BatchedWrites<Socket>, cx: &mut Context<'_>, b: &[u8]) -> Poll<usize> {
+        match Pin::new(io).poll_write(cx, b) {
+            Poll::Ready(r) => Poll::Ready(r.unwrap_or(0)),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+
+    #[test]
+    fn writes_at_once_without_other_streams() {
+        let wakes = Arc::new(Wakes::default());
+        let waker = Waker::from(wakes.clone());
+        let mut cx = Context::from_waker(&waker);
+        let mut io = BatchedWrites::new(Socket::default(), InFlight::default());
+        assert_eq!(write(&mut io, &mut cx, b"abc"), Poll::Ready(3));
+        assert_eq!(io.inner.writes, 1);
+        assert_eq!(wakes.0.load(Ordering::Relaxed), 0);
+    }
+
+    #[test]
+    fn steps_back_once_per_flush_while_streams_are_in_flight() {
+        let wakes = Arc::new(Wakes::default());
+        let waker = Waker::from(wakes.clone());
+        let mut cx = Context::from_waker(&waker);
+        let in_flight = InFlight::default();
+        let stream = in_flight.enter();
+        let mut io = BatchedWrites::new(Socket::default(), in_flight.clone());
+
+        // The first write steps back and wakes the task, so it is polled again.
+        assert_eq!(write(&mut io, &mut cx, b"one"), Poll::Pending);
+        assert_eq!(wakes.0.load(Ordering::Relaxed), 1);
+        assert_eq!(io.inner.writes, 0);
+        // Polled again: the rest of the flush goes straight through.
+        assert_eq!(write(&mut io, &mut cx, b"one"), Poll::Ready(3));
+        assert_eq!(write(&mut io, &mut cx, b"two"), Poll::Ready(3));
+        assert_eq!(io.inner.writes, 2);
+        assert!(Pin::new(&mut io).poll_flush(&mut cx).is_ready());
+        // The next flush steps back again, until no other stream is in flight.
+        assert_eq!(write(&mut io, &mut cx, b"three"), Poll::Pending);
+        assert_eq!(wakes.0.load(Ordering::Relaxed), 2);
+        assert!(Pin::new(&mut io).poll_flush(&mut cx).is_ready());
+        drop(stream);
+        assert_eq!(write(&mut io, &mut cx, b"three"), Poll::Ready(5));
+        assert_eq!(io.inner.bytes, b"onetwothree".to_vec());
+        assert_eq!(wakes.0.load(Ordering::Relaxed), 2);
+    }
+}
