@@ -76,7 +76,8 @@ pub(crate) async fn serve_h2<IO>(
                     let counted = in_flight.enter();
                     // Boxed: the stream's future is a few KiB (the gRPC and REST paths with
                     // their handlers' state), and the runtime moves a task's future several
-                    // times while spawning and finishing it; a pointer moves cheaply.
+                    // times while spawning and finishing it; a pointer moves cheaply (−7 % of a
+                    // REST GET's instructions, docs/performance.md "The rest row").
                     let stream = Box::pin(handle_stream(request, respond, shared, addrs));
                     tokio::spawn(async move {
                         stream.await;
