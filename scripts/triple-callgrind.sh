@@ -2,7 +2,7 @@
 # Instructions per Triple unary call in the server, dubbo-rs against tonic, counted by callgrind
 # (valgrind), so the result does not depend on the machine's load.
 #
-#   scripts/triple-callgrind.sh [--requests N] [--streams M] [--bin DIR] [--keep DIR]
+#   scripts/triple-callgrind.sh [--rest] [--requests N] [--streams M] [--bin DIR] [--keep DIR]
 #
 # Each server (bench-server's Triple port, tonic-server) runs under
 # `valgrind --tool=callgrind`; h2load sends 2,000 Echo calls (128 B, gRPC framing) to warm it
@@ -11,6 +11,9 @@
 # -d). Instructions per call = the dump's total ÷ N (every thread of the server: runtime,
 # HTTP/2, filters, the service). --keep DIR keeps the dumps for callgrind_annotate.
 # The binaries are those of `cargo build --profile perf -p dubbo-bench` (or --bin DIR).
+# --rest: REST over h2c instead, `GET /users/7` and `POST /users` (a JSON user) on
+# bench-server's Triple port against axum-server, the requests of the rest row of
+# scripts/bench-h2load.sh.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -19,14 +22,16 @@ requests=20000
 streams=32
 bin=""
 keep=""
+rest=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --requests) requests="$2"; shift ;;
     --streams) streams="$2"; shift ;;
     --bin) bin="$2"; shift ;;
     --keep) keep="$2"; shift ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
-    *) echo "usage: scripts/triple-callgrind.sh [--requests N] [--streams M] [--bin DIR] [--keep DIR]" >&2; exit 2 ;;
+    --rest) rest=1 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    *) echo "usage: scripts/triple-callgrind.sh [--rest] [--requests N] [--streams M] [--bin DIR] [--keep DIR]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -53,12 +58,20 @@ import sys
 msg = bytes([0x0A, 0x80, 0x01]) + bytes([0x5A] * 128)
 open(sys.argv[1], "wb").write(b"\x00" + len(msg).to_bytes(4, "big") + msg)
 PY
+printf '%s' '{"id":7,"name":"user-7","age":27,"tags":["t7"],"attrs":{"k":"v7"}}' > "$work/user.json"
 
-# measure NAME PORT CMD...: prints "NAME instructions-per-call".
+# measure NAME PORT CMD...: prints "NAME instructions-per-call". REQ (echo, get, post) says
+# which request h2load sends.
+req=echo
 measure() {
   local name="$1" port="$2"; shift 2
   local url="http://127.0.0.1:$port/org.apache.dubbo.bench.BenchService/Echo"
   local h2=(-c 1 -m "$streams" -H 'content-type: application/grpc' -H 'te: trailers' -d "$work/echo128.grpc")
+  case "$req" in
+    get) url="http://127.0.0.1:$port/users/7"; h2=(-c 1 -m "$streams") ;;
+    post) url="http://127.0.0.1:$port/users"
+      h2=(-c 1 -m "$streams" -H 'content-type: application/json' -d "$work/user.json") ;;
+  esac
   taskset -c 0 valgrind --tool=callgrind --callgrind-out-file="$work/$name.%p" "$@" \
     >"$work/$name.log" 2>&1 &
   pid=$!
@@ -82,6 +95,17 @@ measure() {
   awk -v n="$requests" -v name="$name" '/^summary:/ { printf "%s %.0f\n", name, $2 / n }' "$dump"
 }
 
+if [[ $rest -eq 1 ]]; then
+  for req in get post; do
+    rs="$(measure "dubbo-rs-$req" 25151 "$bin/bench-server" --dubbo-port 25880 --tri-port 25151)"
+    axum="$(measure "axum-$req" 25153 "$bin/axum-server" --port 25153)"
+    echo "$rs"
+    echo "$axum"
+    awk -v a="${rs##* }" -v b="${axum##* }" -v n="$requests" -v m="$streams" -v r="$req" \
+      'BEGIN { printf "instructions per REST %s (%d requests, h2c, 1 connection, %d streams): dubbo-rs %d, axum %d, dubbo-rs / axum %.3f\n", toupper(r), n, m, a, b, a / b }'
+  done
+  exit 0
+fi
 rs="$(measure dubbo-rs 25151 "$bin/bench-server" --dubbo-port 25880 --tri-port 25151)"
 tonic="$(measure tonic 25152 "$bin/tonic-server" --port 25152)"
 echo "$rs"

