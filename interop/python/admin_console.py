@@ -18,6 +18,7 @@ import time
 import urllib.parse
 
 from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
@@ -116,7 +117,8 @@ class Run:
                 continue
             try:
                 value = float(found[0].text)
-            except ValueError:
+            # The page's chart script re-renders the figure between finding it and reading it.
+            except (ValueError, StaleElementReferenceException):
                 continue
             seen.append(value)
             if len(seen) >= 3 and settle(seen[-1]) and settle(seen[-2]):
