@@ -15,7 +15,7 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::watch;
 
 use super::routing::{split_path, ServerCall, ServerReply};
-use super::write_batch::{BatchedWrites, InFlight};
+use super::write_batch::{AcceptBurst, BatchedWrites, InFlight};
 use super::ServerShared;
 use crate::compression::{negotiate, Encoding, ACCEPT_ENCODING};
 use crate::flow_control::{send_all, InboundMessages, SendWait};
@@ -55,6 +55,7 @@ pub(crate) async fn serve_h2<IO>(
     // Answers of streams that finish together leave in one write (write_batch.rs).
     let in_flight = InFlight::default();
     let io = BatchedWrites::new(io, in_flight.clone());
+    let mut burst = AcceptBurst::default();
     let mut conn = match builder.handshake::<_, Bytes>(io).await {
         Ok(c) => c,
         Err(e) => {
@@ -83,6 +84,10 @@ pub(crate) async fn serve_h2<IO>(
                         stream.await;
                         drop(counted);
                     });
+                    if burst.accepted() {
+                        // Let the streams accepted so far answer before reading the rest.
+                        tokio::task::yield_now().await;
+                    }
                 }
                 Some(Err(e)) => {
                     tracing::debug!(?remote, "HTTP/2 connection error: {e}");
