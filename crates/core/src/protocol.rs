@@ -126,8 +126,11 @@ impl std::fmt::Debug for Exporter {
 /// load an immutable snapshot, the rare writer swaps in a new one.
 #[derive(Clone, Default)]
 pub struct ExportTable {
-    map: Arc<ArcSwap<HashMap<ServiceKey, Arc<dyn Invoker>>>>,
+    map: Arc<ArcSwap<Exports>>,
 }
+
+/// The table's snapshot, hashed with foldhash (see Cargo.toml: read on every call).
+type Exports = HashMap<ServiceKey, Arc<dyn Invoker>, foldhash::fast::RandomState>;
 
 impl ExportTable {
     /// An empty table.
@@ -138,7 +141,7 @@ impl ExportTable {
     /// Adds or replaces the invoker for `key`.
     pub fn insert(&self, key: ServiceKey, invoker: Arc<dyn Invoker>) {
         self.map.rcu(|m| {
-            let mut m = HashMap::clone(m);
+            let mut m = Exports::clone(m);
             m.insert(key.clone(), invoker.clone());
             m
         });
@@ -148,7 +151,7 @@ impl ExportTable {
     pub fn remove(&self, key: &ServiceKey) -> bool {
         let mut found = false;
         self.map.rcu(|m| {
-            let mut m = HashMap::clone(m);
+            let mut m = Exports::clone(m);
             found = m.remove(key).is_some();
             m
         });
@@ -159,7 +162,7 @@ impl ExportTable {
     pub fn remove_if_same(&self, key: &ServiceKey, invoker: &Arc<dyn Invoker>) -> bool {
         let mut found = false;
         self.map.rcu(|m| {
-            let mut m = HashMap::clone(m);
+            let mut m = Exports::clone(m);
             found = m.get(key).is_some_and(|i| same_invoker(i, invoker));
             if found {
                 m.remove(key);
