@@ -21,7 +21,7 @@ use crate::compression::{negotiate, Encoding, ACCEPT_ENCODING};
 use crate::flow_control::{send_all, InboundMessages, SendWait};
 use crate::frame::encode_frame;
 use crate::headers::{
-    parse_grpc_timeout, CONTENT_TYPE_GRPC, GRPC_ACCEPT_ENCODING, GRPC_ENCODING, GRPC_TIMEOUT,
+    name, parse_grpc_timeout, CONTENT_TYPE_GRPC, GRPC_ACCEPT_ENCODING, GRPC_ENCODING,
 };
 use crate::status::Status;
 
@@ -199,7 +199,7 @@ async fn handle_stream(
         return;
     };
     let (service, method) = (service.to_owned(), method.to_owned());
-    let encoding = match parts.headers.get(GRPC_ENCODING) {
+    let encoding = match parts.headers.get(name::GRPC_ENCODING) {
         None => Encoding::Identity,
         Some(v) => match v.to_str().ok().and_then(Encoding::from_name) {
             Some(e) => e,
@@ -218,7 +218,7 @@ async fn handle_stream(
     };
     let deadline = parts
         .headers
-        .get(GRPC_TIMEOUT)
+        .get(name::GRPC_TIMEOUT)
         .and_then(|v| v.to_str().ok())
         .and_then(parse_grpc_timeout)
         .map(|t| Instant::now() + t);
@@ -226,7 +226,7 @@ async fn handle_stream(
         shared.config.send_encoding,
         parts
             .headers
-            .get(GRPC_ACCEPT_ENCODING)
+            .get(name::GRPC_ACCEPT_ENCODING)
             .and_then(|v| v.to_str().ok()),
     );
     let messages = InboundMessages::new(body, encoding, shared.config.max_message_size);

@@ -18,7 +18,7 @@ use dubbo_core::{
 use dubbo_url::Url;
 
 use super::routing::{IdlService, ServerCall, ServerReply};
-use crate::headers::{core_attachments, TRI_CONSUMER_APPNAME};
+use crate::headers::{core_attachments, name};
 use crate::status::Status;
 
 /// The byte-level side of one IDL call, shared between the server and [`IdlInvoker`] through
@@ -121,7 +121,7 @@ pub(crate) async fn serve(entry: IdlEntry, call: ServerCall) -> Result<ServerRep
     core_attachments(&call.metadata, &mut attachments);
     if let Some(app) = call
         .metadata
-        .get(TRI_CONSUMER_APPNAME)
+        .get(name::TRI_CONSUMER_APPNAME)
         .and_then(|v| v.to_str().ok())
     {
         attachments.insert("remote.application", app);

@@ -16,13 +16,10 @@ use std::sync::Arc;
 use dubbo_core::{
     Attachments, DeclaredReturnType, Invocation, Invoker, MethodSignature, RpcError, ServiceKey,
 };
-use http::{HeaderMap, HeaderValue};
+use http::{HeaderMap, HeaderName, HeaderValue};
 
 use super::routing::{ServerCall, ServerReply};
-use crate::headers::{
-    core_attachments, put_core_attachments, TRI_CONSUMER_APPNAME, TRI_EXCEPTION_CODE,
-    TRI_SERVICE_GROUP, TRI_SERVICE_VERSION,
-};
+use crate::headers::{core_attachments, put_core_attachments, TRI_EXCEPTION_CODE};
 use crate::status::Status;
 use crate::wrapper::{
     encode_payload, java_type_of, java_type_of_encoded, TripleRequestWrapper, TripleResponseWrapper,
@@ -43,8 +40,13 @@ pub const BIZ_EXCEPTION_CODE: &str = "3";
 
 /// The service key a request names: its service path, `tri-service-group`, `tri-service-version`.
 pub fn request_service_key(service: &str, headers: &HeaderMap) -> ServiceKey {
-    let get = |h: &str| headers.get(h).and_then(|v| v.to_str().ok());
-    ServiceKey::new(service, get(TRI_SERVICE_GROUP), get(TRI_SERVICE_VERSION))
+    use crate::headers::name;
+    let get = |h: HeaderName| headers.get(h).and_then(|v| v.to_str().ok());
+    ServiceKey::new(
+        service,
+        get(name::TRI_SERVICE_GROUP),
+        get(name::TRI_SERVICE_VERSION),
+    )
 }
 
 /// Serves one wrapper-mode call on `invoker`.
@@ -101,7 +103,7 @@ pub(crate) async fn serve(
     attachments.insert_service(&key);
     if let Some(app) = call
         .metadata
-        .get(TRI_CONSUMER_APPNAME)
+        .get(crate::headers::name::TRI_CONSUMER_APPNAME)
         .and_then(|v| v.to_str().ok())
     {
         attachments.insert("remote.application", app);
