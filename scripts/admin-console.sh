@@ -13,6 +13,7 @@ ADM_JAVA_APP=admin-provider-java
 ADM_RUST_DUBBO=21984
 ADM_RUST_TRI=11984
 ADM_RUST_APP=admin-provider-rust
+ADM_LOCAL_APP=admin-local-java
 ADM_IFACE=org.apache.dubbo.interop.InteropService
 ADM_KEY=$ADM_IFACE:1.0.0
 ADM_USER=ops
@@ -137,6 +138,59 @@ PY
   done
   cat "$WORK/admin-search.json" "$WORK/admin-instances.json"
   return 1
+}
+
+# A Java 3.3 provider registered at application level only (register-mode instance) with its
+# metadata kept behind its MetadataService (storage type local, Java's default): nothing of
+# it is under /dubbo/*/providers nor in the metadata report's revisions, so the admin shows its
+# services only by asking the instance's MetadataService (on its tri:// port). The service
+# search and the service detail show both protocols with sources ["application"]; the
+# instance has its revision; a call at its dubbo:// address from the admin answers. The
+# provider stops afterwards.
+admin_local_metadata() {
+  local base="http://127.0.0.1:$ADM_PORT" dubbo tri i rc=1
+  dubbo=$(free_port) tri=$(free_port)
+  DUBBO_IP_TO_BIND=::ffff:127.0.0.1 DUBBO_IP_TO_REGISTRY=::ffff:127.0.0.1 \
+    start_server admin_local_provider java -Djava.net.preferIPv4Stack=true -cp "$INTEROP_JAVA_DUBBO_JAR" \
+    org.apache.dubbo.interop.Provider --dubbo-port "$dubbo" --tri-port "$tri" \
+    --app "$ADM_LOCAL_APP" --registry "$ZK_URL?register-mode=instance" || return 1
+  if "$TARGET_DIR/debug/dubbo" ls --registry "$ZK_URL" | grep -q "$ADM_LOCAL_APP"; then
+    echo "$ADM_LOCAL_APP registered at interface level too"
+    stop_server admin_local_provider
+    return 1
+  fi
+  for i in $(seq 1 40); do
+    admin_curl "$WORK/admin.jar" -f "$base/api/v1/service?pattern=application&filter=$ADM_LOCAL_APP&size=100" \
+      >"$WORK/admin-local-search.json" &&
+      admin_curl "$WORK/admin.jar" -f "$base/api/v1/service/$ADM_KEY" >"$WORK/admin-local-detail.json" &&
+      admin_curl "$WORK/admin.jar" -f "$base/api/v1/instances?filter=$ADM_LOCAL_APP" >"$WORK/admin-local-instances.json" &&
+      python3 - "$WORK" "$ADM_LOCAL_APP" "$dubbo" "$tri" <<'PY' && { rc=0; break; }
+import json, sys
+work, app, dubbo, tri = sys.argv[1:5]
+search = json.load(open(work + "/admin-local-search.json"))["content"]
+detail = json.load(open(work + "/admin-local-detail.json"))["providers"]
+inst = json.load(open(work + "/admin-local-instances.json"))["content"]
+keys = {s["serviceKey"] for s in search if app in s["applications"]}
+mine = {(p["protocol"], p["address"], tuple(p["sources"])) for p in detail if p["application"] == app}
+want = {("dubbo", "127.0.0.1:" + dubbo, ("application",)), ("tri", "127.0.0.1:" + tri, ("application",))}
+ok = ({"org.apache.dubbo.interop.InteropService:1.0.0", "org.apache.dubbo.interop.InteropService:2.0.0",
+       "org.apache.dubbo.interop.tri.Greeter"} <= keys and mine == want
+      and len(inst) == 1 and len(inst[0]["revision"]) == 32 and inst[0]["sources"] == ["application"])
+if ok:
+    print("services of", app, "from its MetadataService:", sorted(keys))
+    print("InteropService:1.0.0 providers of", app, ":", sorted(mine))
+    print("instance:", json.dumps(inst[0]))
+sys.exit(0 if ok else 1)
+PY
+    sleep 0.5
+  done
+  if [ $rc -ne 0 ]; then
+    cat "$WORK/admin-local-search.json" "$WORK/admin-local-detail.json" "$WORK/admin-local-instances.json"
+  else
+    admin_invoke "dubbo://127.0.0.1:$dubbo" || rc=1
+  fi
+  stop_server admin_local_provider || rc=1
+  return $rc
 }
 
 # The service's methods, from the published definitions: the contract methods are there.
@@ -297,6 +351,8 @@ admin_steps() {
     admin_generated_password
   step "admin API: 401 without a session, wrong password refused, read-only user may not call" admin_login
   step "admin API: service search finds both providers' applications; instances with QoS addresses" admin_search
+  step "admin API: a Java 3.3 provider registered at application level only, metadata behind its MetadataService (local): its services, providers and instance shown, a call answers" \
+    admin_local_metadata
   step "admin API: methods of InteropService from the published definitions" admin_methods
   step "admin API: invoke sayHello at the Java provider (dubbo://)" admin_invoke "dubbo://127.0.0.1:$ADM_JAVA_DUBBO"
   step "admin API: invoke sayHello at the Rust provider (tri://)" admin_invoke "tri://127.0.0.1:$ADM_RUST_TRI"

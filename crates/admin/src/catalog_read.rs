@@ -1,5 +1,6 @@
 //! Reading a whole [`Catalog`] from the registry: every service's providers (interface level),
-//! every application's instances and the metadata of their revisions (application level),
+//! every application's instances and the metadata of their revisions (application level:
+//! the metadata report's, else the instances' MetadataService's),
 //! with many requests in flight, so a registry of tens of thousands of services and instances
 //! is read in seconds rather than one round trip after another.
 
@@ -8,7 +9,9 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use dubbo_cli::dubbo::connect;
 use dubbo_core::Extensions;
-use dubbo_registry::{MetadataInfo, MetadataReport, RegistryError, ServiceInstance};
+use dubbo_registry::{
+    MetadataInfo, MetadataReport, RegistryError, ServiceInstance, EMPTY_REVISION,
+};
 use dubbo_url::Url;
 use futures::stream::{self, StreamExt, TryStreamExt};
 
@@ -17,6 +20,7 @@ use crate::catalog::{
     ProviderEntry,
 };
 use crate::error::AdminError;
+use crate::instance_metadata::{InstanceMetadata, TRIES_PER_REVISION};
 use crate::interner::Interner;
 use crate::sources::Sources;
 
@@ -34,6 +38,7 @@ pub async fn read(
     registry_url: &Url,
     qos_port: &(dyn Fn(&str) -> u16 + Sync),
     texts: &Arc<Mutex<Interner>>,
+    fetched: &InstanceMetadata,
 ) -> Result<Catalog, AdminError> {
     let providers = interface_providers(ext, registry_url, texts).await?;
     let apps = instances(ext, registry_url).await?;
@@ -51,6 +56,7 @@ pub async fn read(
         Ok(report) => revisions(report, &apps).await,
         Err(_) => HashMap::new(),
     };
+    let metadata = with_fetched(metadata, &apps, fetched).await;
     // The providers instances' metadata names, one at a time: most are the interface-level
     // registrations again, dropped as soon as they are made.
     let mut t = lock(texts);
@@ -61,7 +67,7 @@ pub async fn read(
     for (app, list) in &apps {
         for i in list {
             let key = (app.clone(), i.revision().to_owned());
-            if let Some(Some(info)) = metadata.get(&key) {
+            if let Some(info) = metadata.get(&key) {
                 for p in application_providers(app, i, info, &mut t) {
                     set.push(p);
                 }
@@ -165,9 +171,41 @@ async fn instances(
     Ok(result?)
 }
 
-/// The metadata of every (application, revision) the instances announce, read once each;
-/// `None` where the report has none (metadata kept behind the instance's MetadataService,
-/// `local`, Java's default, is not read here; interface-level registrations still show it).
+/// The metadata of every revision: the report's, else (storage type `local`, Java's default)
+/// what an instance announcing it answers through its MetadataService, kept by `fetched`.
+async fn with_fetched(
+    report: HashMap<(String, String), Option<MetadataInfo>>,
+    apps: &[(String, Vec<ServiceInstance>)],
+    fetched: &InstanceMetadata,
+) -> HashMap<(String, String), Arc<MetadataInfo>> {
+    let mut out = HashMap::with_capacity(report.len());
+    let mut local: HashMap<(String, String), Vec<ServiceInstance>> = HashMap::new();
+    for (key, info) in report {
+        if let Some(info) = info {
+            out.insert(key, Arc::new(info));
+        }
+    }
+    for (app, list) in apps {
+        for i in list {
+            let revision = i.revision();
+            if revision.is_empty() || revision == EMPTY_REVISION || i.is_remote_storage() {
+                continue;
+            }
+            let key = (app.clone(), revision.to_owned());
+            if !out.contains_key(&key) {
+                let tried = local.entry(key).or_default();
+                if tried.len() < TRIES_PER_REVISION {
+                    tried.push(i.clone());
+                }
+            }
+        }
+    }
+    out.extend(fetched.fetch(local.into_iter().collect()).await);
+    out
+}
+
+/// The metadata of every (application, revision) the instances announce, read once each
+/// from the report; `None` where the report has none.
 async fn revisions(
     report: Arc<dyn MetadataReport>,
     apps: &[(String, Vec<ServiceInstance>)],
