@@ -193,6 +193,57 @@ PY
   return $rc
 }
 
+# Consumers as Java 3.3 leaves them. A Java consumer registers its consumer URL (under
+# /dubbo/IFACE/consumers) for its interface-level invoker only, which APPLICATION_FIRST (its
+# default) makes beside application-level discovery; in FORCE_APPLICATION it registers nothing
+# (Java's ServiceDiscoveryRegistry registers providers only) and its only trace is its
+# reference's parameters in the metadata report (/dubbo/metadata/IFACE/VERSION/consumer/APP).
+# Two Java 3.3 consumers calling InteropService, one per step: the service detail lists the
+# APPLICATION_FIRST one; the FORCE_APPLICATION one is running (its report entry is there) and
+# is not listed (docs/admin.md, "Consumers").
+admin_consumers() {
+  local base="http://127.0.0.1:$ADM_PORT" af=admin-consumer-af fa=admin-consumer-fa pids=() i rc=1 step app
+  local zk="${ZK_URL#zookeeper://}" entry="/dubbo/metadata/$ADM_IFACE/1.0.0/consumer/admin-consumer-fa"
+  # A consumer registers its address with no port: with DUBBO_IP_TO_REGISTRY=::ffff:127.0.0.1
+  # that is dubbo://::ffff:127.0.0.1/IFACE?..., which neither Java's URL parser nor dubbo-url
+  # reads (the last ':' starts the port), so these consumers register 192.0.2.1 (RFC 5737's
+  # documentation address): only data in ZooKeeper, nothing is dialled or bound there.
+  for step in "APPLICATION_FIRST:$af" "FORCE_APPLICATION:$fa"; do
+    app=${step#*:}
+    DUBBO_IP_TO_BIND=::ffff:127.0.0.1 DUBBO_IP_TO_REGISTRY=192.0.2.1 \
+      java -Djava.net.preferIPv4Stack=true -cp "$INTEROP_JAVA_DUBBO_JAR" org.apache.dubbo.interop.Consumer \
+      --registry "$ZK_URL" --migration "${step%%:*}" --app "$app" --load 100000000 --duration 90 \
+      --concurrency 1 >"$WORK/$app.out" 2>"$WORK/$app.err" &
+    pids+=("$!")
+    PIDS+=("$!")
+  done
+  for i in $(seq 1 60); do
+    admin_curl "$WORK/admin.jar" -f "$base/api/v1/service/$ADM_KEY" >"$WORK/admin-consumers.json" &&
+      grep -q "application=$af" "$WORK/admin-consumers.json" && break
+    sleep 1
+  done
+  for i in $(seq 1 20); do
+    if /usr/share/zookeeper/bin/zkCli.sh -server "$zk" get "$entry" 2>/dev/null | grep -q "$fa"; then
+      admin_curl "$WORK/admin.jar" -f "$base/api/v1/service/$ADM_KEY" >"$WORK/admin-consumers.json" &&
+        python3 - "$WORK/admin-consumers.json" "$af" "$fa" <<'PY' && rc=0
+import json, sys
+path, af, fa = sys.argv[1:4]
+consumers = json.load(open(path))["consumers"]
+apps = sorted({p.split("=", 1)[1] for c in consumers for p in c.split("?", 1)[-1].split("&") if p.startswith("application=")})
+print("consumers listed, by application:", apps)
+print(fa, "(FORCE_APPLICATION): running, its metadata-report entry there, not in the registry")
+sys.exit(0 if af in apps and fa not in apps else 1)
+PY
+      break
+    fi
+    sleep 1
+  done
+  [ $rc -eq 0 ] || { cat "$WORK/admin-consumers.json"; tail -n 5 "$WORK/$af.err" "$WORK/$fa.err"; }
+  kill "${pids[@]}" 2>/dev/null
+  wait "${pids[@]}" 2>/dev/null
+  return $rc
+}
+
 # The service's methods, from the published definitions: the contract methods are there.
 admin_methods() {
   local out
@@ -353,6 +404,8 @@ admin_steps() {
   step "admin API: service search finds both providers' applications; instances with QoS addresses" admin_search
   step "admin API: a Java 3.3 provider registered at application level only, metadata behind its MetadataService (local): its services, providers and instance shown, a call answers" \
     admin_local_metadata
+  step "admin API: consumers: a Java 3.3 consumer in APPLICATION_FIRST is listed, one in FORCE_APPLICATION (registered nowhere) is not" \
+    admin_consumers
   step "admin API: methods of InteropService from the published definitions" admin_methods
   step "admin API: invoke sayHello at the Java provider (dubbo://)" admin_invoke "dubbo://127.0.0.1:$ADM_JAVA_DUBBO"
   step "admin API: invoke sayHello at the Rust provider (tri://)" admin_invoke "tri://127.0.0.1:$ADM_RUST_TRI"
