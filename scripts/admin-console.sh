@@ -365,6 +365,87 @@ PY
   return 1
 }
 
+# The API checks on another registry ($1: a label, $2: the registry URL): a Rust provider
+# registering there (both ways, its definitions in that registry's metadata report) as
+# admin-provider-rust-$1, and a second admin on that registry. The service search finds it with
+# both protocols; the service detail lists its dubbo:// and tri:// providers found both ways;
+# the instance has its revision, both ports and its QoS address; the methods come from the
+# report; sayHello called through that registry answers.
+admin_other_registry() {
+  local label=$1 reg=$2 app="admin-provider-rust-$1" dubbo tri qos port jar="$WORK/admin-$1.jar" i rc=1
+  dubbo=$(free_port) tri=$(free_port) qos=$(free_port) port=$(free_port)
+  start_server "admin_${label}_provider" "$TARGET_DIR/debug/interop-server" --dubbo-port "$dubbo" \
+    --tri-port "$tri" --registry "$reg" --app "$app" --qos-port "$qos" || return 1
+  cat >"$WORK/admin-$label.yaml" <<YAML
+users:
+  - name: $ADM_USER
+    password-sha256: $(printf %s "$ADM_PASSWORD" | sha256sum | cut -d' ' -f1)
+    role: admin
+data-dir: $WORK/admin-$label-data
+qos-ports:
+  $app: $qos
+YAML
+  start_server "admin_$label" "$TARGET_DIR/debug/dubbo-admin" --registry "$reg" --port "$port" \
+    --config "$WORK/admin-$label.yaml" || { stop_server "admin_${label}_provider"; return 1; }
+  local base="http://127.0.0.1:$port"
+  rm -f "$jar"
+  if admin_curl "$jar" -f -H 'Content-Type: application/json' \
+    -d "{\"username\":\"$ADM_USER\",\"password\":\"$ADM_PASSWORD\"}" "$base/api/v1/auth/login" >/dev/null; then
+    for i in $(seq 1 40); do
+      admin_curl "$jar" -f "$base/api/v1/service?pattern=service&filter=InteropService" >"$WORK/admin-$label-search.json" &&
+        admin_curl "$jar" -f "$base/api/v1/service/$ADM_KEY" >"$WORK/admin-$label-detail.json" &&
+        admin_curl "$jar" -f "$base/api/v1/instances?filter=$app" >"$WORK/admin-$label-instances.json" &&
+        admin_curl "$jar" -f "$base/api/v1/service/$ADM_KEY/methods" >"$WORK/admin-$label-methods.json" &&
+        python3 - "$WORK" "$label" "$app" "$dubbo" "$tri" "$qos" <<'PY' && { rc=0; break; }
+import json, sys
+work, label, app, dubbo, tri, qos = sys.argv[1:7]
+read = lambda what: json.load(open(f"{work}/admin-{label}-{what}.json"))
+search = [s for s in read("search")["content"] if s["serviceKey"] == "org.apache.dubbo.interop.InteropService:1.0.0"]
+providers = {(p["protocol"], p["address"], tuple(p["sources"])) for p in read("detail")["providers"]
+             if p["application"] == app}
+inst = read("instances")["content"]
+methods = {m["name"] for m in read("methods")}
+both = ("application", "interface")
+ok = (len(search) == 1 and search[0]["applications"] == [app] and set(search[0]["protocols"]) == {"dubbo", "tri"}
+      and providers == {("dubbo", "127.0.0.1:" + dubbo, both), ("tri", "127.0.0.1:" + tri, both)}
+      and len(inst) == 1 and inst[0]["ports"] == {"dubbo": int(dubbo), "tri": int(tri)}
+      and len(inst[0]["revision"]) == 32 and inst[0]["qosAddress"] == "127.0.0.1:" + qos
+      and {"sayHello", "echoUser", "listUsers"} <= methods)
+if ok:
+    print(f"{label}: search:", json.dumps(search[0]))
+    print(f"{label}: providers:", sorted(providers))
+    print(f"{label}: instance:", json.dumps(inst[0]))
+    print(f"{label}: {len(methods)} methods from the report")
+sys.exit(0 if ok else 1)
+PY
+      sleep 0.5
+    done
+  fi
+  if [ $rc -ne 0 ]; then
+    cat "$WORK/admin-$label-search.json" "$WORK/admin-$label-detail.json" "$WORK/admin-$label-instances.json" \
+      "$WORK/admin-$label-methods.json" 2>/dev/null
+  else
+    local out
+    out=$(admin_curl "$jar" -f -H 'Content-Type: application/json' \
+      -d "{\"service\":\"$ADM_IFACE\",\"version\":\"1.0.0\",\"method\":\"sayHello\",\"args\":[\"$label\"]}" \
+      "$base/api/v1/invoke") || rc=1
+    echo "$label: invoke through the registry: $out"
+    python3 -c 'import json,sys; sys.exit(0 if json.loads(sys.argv[1])["result"] == "Hello " + sys.argv[2] else 1)' \
+      "$out" "$label" || rc=1
+  fi
+  stop_server "admin_$label" || rc=1
+  stop_server "admin_${label}_provider" || rc=1
+  return $rc
+}
+
+admin_etcd_up() {
+  install_etcd || return 1
+  start_server admin_etcd bash scripts/etcd.sh || return 1
+  ADM_ETCD_URL=$(sed -n 's/^READY //p' "$WORK/admin_etcd.out")
+  echo "etcd at $ADM_ETCD_URL"
+  [ -n "$ADM_ETCD_URL" ]
+}
+
 admin_browser_setup() {
   apt_install chromium chromium || return 1
   apt_install chromedriver chromium-driver || return 1
@@ -414,6 +495,12 @@ admin_steps() {
   step "admin API: Prometheus service discovery lists both instances' QoS addresses" admin_sd
   step "Prometheus with http_sd_configs at the admin: both instances discovered and scraped, the Rust one up with its calls" admin_prometheus
   stop_daemon admin_prometheus >/dev/null 2>&1 || true
+  step "start etcd (Debian etcd-server, scripts/etcd.sh) for the admin" admin_etcd_up
+  step "admin API on etcd: search, service detail (both ways), instance, methods from the report, invoke through etcd" \
+    admin_other_registry etcd "$ADM_ETCD_URL"
+  step "etcd (admin) exits on SIGTERM" stop_server admin_etcd
+  step "admin API on the embedded file registry: search, service detail (both ways), instance, methods from the report, invoke through it" \
+    admin_other_registry file "file://$WORK/admin-file-registry"
   step "install Chromium, chromedriver (Debian) and Selenium (PyPI)" admin_browser_setup
   step "console in headless Chromium: log in, search, call sayHello, weight rule changes the traffic share, roll back" \
     admin_browser

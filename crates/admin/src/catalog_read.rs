@@ -151,18 +151,23 @@ async fn instances(
 ) -> Result<Vec<(String, Vec<ServiceInstance>)>, AdminError> {
     let discovery = connect::discovery(ext, registry_url).await?;
     let result: Result<Vec<_>, RegistryError> = async {
-        let mut apps: Vec<(String, Vec<ServiceInstance>)> =
-            stream::iter(discovery.applications().await?)
-                .map(|app| {
-                    let discovery = Arc::clone(&discovery);
-                    async move {
-                        let list = discovery.instances(&app).await?;
-                        Ok::<_, RegistryError>((app, list))
-                    }
-                })
-                .buffer_unordered(IN_FLIGHT)
-                .try_collect()
-                .await?;
+        let names = match discovery.applications().await {
+            Ok(names) => names,
+            // A discovery that cannot list its applications has no application-level view.
+            Err(RegistryError::Unsupported { .. }) => return Ok(Vec::new()),
+            Err(e) => return Err(e),
+        };
+        let mut apps: Vec<(String, Vec<ServiceInstance>)> = stream::iter(names)
+            .map(|app| {
+                let discovery = Arc::clone(&discovery);
+                async move {
+                    let list = discovery.instances(&app).await?;
+                    Ok::<_, RegistryError>((app, list))
+                }
+            })
+            .buffer_unordered(IN_FLIGHT)
+            .try_collect()
+            .await?;
         apps.sort_by(|a, b| a.0.cmp(&b.0));
         Ok(apps)
     }

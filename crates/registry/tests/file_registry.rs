@@ -208,6 +208,8 @@ async fn instances_are_watched_and_rewrites_are_seen() {
         .unwrap()
         .unwrap();
     assert_eq!(got, vec![inst.clone()]);
+    // Operators' tools list the applications with instances.
+    assert_eq!(consumer_side.applications().await.unwrap(), vec!["demo"]);
     let on_disk = dir.path().join("services/demo/127.0.0.1:20880");
     assert!(std::fs::read_to_string(&on_disk)
         .unwrap()
