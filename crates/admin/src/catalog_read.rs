@@ -184,12 +184,25 @@ async fn with_fetched(
     fetched: &InstanceMetadata,
 ) -> HashMap<(String, String), Arc<MetadataInfo>> {
     let mut out = HashMap::with_capacity(report.len());
-    let mut local: HashMap<(String, String), Vec<ServiceInstance>> = HashMap::new();
     for (key, info) in report {
         if let Some(info) = info {
             out.insert(key, Arc::new(info));
         }
     }
+    let local = to_ask(&out, apps);
+    out.extend(fetched.fetch(local).await);
+    out
+}
+
+/// The revisions to ask the instances for, each with the first [`TRIES_PER_REVISION`]
+/// instances announcing it: those with a revision (not Java's empty `0`) the report does not
+/// hold (`known`), kept locally (an instance whose storage type is `remote` has its metadata
+/// in the report only, as Java's consumers read it).
+fn to_ask(
+    known: &HashMap<(String, String), Arc<MetadataInfo>>,
+    apps: &[(String, Vec<ServiceInstance>)],
+) -> Vec<((String, String), Vec<ServiceInstance>)> {
+    let mut local: HashMap<(String, String), Vec<ServiceInstance>> = HashMap::new();
     for (app, list) in apps {
         for i in list {
             let revision = i.revision();
@@ -197,7 +210,7 @@ async fn with_fetched(
                 continue;
             }
             let key = (app.clone(), revision.to_owned());
-            if !out.contains_key(&key) {
+            if !known.contains_key(&key) {
                 let tried = local.entry(key).or_default();
                 if tried.len() < TRIES_PER_REVISION {
                     tried.push(i.clone());
@@ -205,8 +218,9 @@ async fn with_fetched(
             }
         }
     }
-    out.extend(fetched.fetch(local.into_iter().collect()).await);
-    out
+    let mut local: Vec<_> = local.into_iter().collect();
+    local.sort_by(|a, b| a.0.cmp(&b.0));
+    local
 }
 
 /// The metadata of every (application, revision) the instances announce, read once each
@@ -270,4 +284,59 @@ fn application_providers<'a>(
 /// The interner, whoever panicked while holding it (its texts stay valid).
 fn lock(texts: &Mutex<Interner>) -> MutexGuard<'_, Interner> {
     texts.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+#[cfg(test)]
+mod tests {
+    use dubbo_registry::{REVISION_KEY, STORAGE_TYPE_KEY};
+
+    use super::*;
+
+    fn instance(app: &str, port: u16, revision: &str, storage: Option<&str>) -> ServiceInstance {
+        let mut i = ServiceInstance::new(app, "127.0.0.1", port);
+        i.metadata.insert(REVISION_KEY.into(), revision.into());
+        if let Some(s) = storage {
+            i.metadata.insert(STORAGE_TYPE_KEY.into(), s.into());
+        }
+        i
+    }
+
+    /// Each revision the report lacks is asked once, of at most three of its instances; the
+    /// report's revisions, `remote` storage, Java's empty revision and no revision are not.
+    #[test]
+    fn revisions_missing_from_the_report_are_asked_of_a_few_instances() {
+        let apps = vec![
+            (
+                "a".to_owned(),
+                (0..5)
+                    .map(|n| instance("a", 20880 + n, "r1", None))
+                    .chain([instance("a", 20900, "r2", Some("local"))])
+                    .collect(),
+            ),
+            (
+                "b".to_owned(),
+                vec![
+                    instance("b", 1, "in-report", None),
+                    instance("b", 2, "remote", Some("remote")),
+                    instance("b", 3, EMPTY_REVISION, None),
+                    ServiceInstance::new("b", "127.0.0.1", 4),
+                ],
+            ),
+        ];
+        let known = HashMap::from([(
+            ("b".to_owned(), "in-report".to_owned()),
+            Arc::new(MetadataInfo::new("b")),
+        )]);
+        let asked: Vec<((String, String), Vec<u16>)> = to_ask(&known, &apps)
+            .into_iter()
+            .map(|(k, list)| (k, list.iter().map(|i| i.port).collect()))
+            .collect();
+        assert_eq!(
+            asked,
+            vec![
+                (("a".into(), "r1".into()), vec![20880, 20881, 20882]),
+                (("a".into(), "r2".into()), vec![20900]),
+            ]
+        );
+    }
 }

@@ -164,3 +164,38 @@ async fn from_any(
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
+
+#[cfg(test)]
+mod tests {
+    use dubbo_registry::REVISION_KEY;
+
+    use super::*;
+
+    /// An instance whose MetadataService cannot be reached: the revision is left out, its
+    /// failure kept (not asked again before [`RETRY_AFTER`]), and forgotten once no instance
+    /// announces it.
+    #[tokio::test]
+    async fn a_revision_no_instance_answers_is_kept_as_failed_then_forgotten() {
+        // A port nobody listens on: bound, then closed.
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map(|a| a.port())
+            .unwrap();
+        let mut i = ServiceInstance::new("gone", "127.0.0.1", port);
+        i.metadata.insert(REVISION_KEY.into(), "r1".into());
+        let key = ("gone".to_owned(), "r1".to_owned());
+        let fetched = InstanceMetadata::new();
+        let found = fetched.fetch(vec![(key.clone(), vec![i.clone()])]).await;
+        assert!(found.is_empty());
+        assert!(matches!(
+            lock(&fetched.cache).get(&key),
+            Some(Fetched::Failed(_))
+        ));
+        let started = Instant::now();
+        assert!(fetched.fetch(vec![(key.clone(), vec![i])]).await.is_empty());
+        assert!(started.elapsed() < Duration::from_millis(50), "asked again");
+        assert!(fetched.fetch(Vec::new()).await.is_empty());
+        assert!(lock(&fetched.cache).is_empty());
+        fetched.shutdown().await;
+    }
+}
