@@ -13,6 +13,7 @@ ADM_JAVA_APP=admin-provider-java
 ADM_RUST_DUBBO=21984
 ADM_RUST_TRI=11984
 ADM_RUST_APP=admin-provider-rust
+ADM_LOCAL_APP=admin-local-java
 ADM_IFACE=org.apache.dubbo.interop.InteropService
 ADM_KEY=$ADM_IFACE:1.0.0
 ADM_USER=ops
@@ -139,6 +140,110 @@ PY
   return 1
 }
 
+# A Java 3.3 provider registered at application level only (register-mode instance) with its
+# metadata kept behind its MetadataService (storage type local, Java's default): nothing of
+# it is under /dubbo/*/providers nor in the metadata report's revisions, so the admin shows its
+# services only by asking the instance's MetadataService (on its tri:// port). The service
+# search and the service detail show both protocols with sources ["application"]; the
+# instance has its revision; a call at its dubbo:// address from the admin answers. The
+# provider stops afterwards.
+admin_local_metadata() {
+  local base="http://127.0.0.1:$ADM_PORT" dubbo tri i rc=1
+  dubbo=$(free_port) tri=$(free_port)
+  DUBBO_IP_TO_BIND=::ffff:127.0.0.1 DUBBO_IP_TO_REGISTRY=::ffff:127.0.0.1 \
+    start_server admin_local_provider java -Djava.net.preferIPv4Stack=true -cp "$INTEROP_JAVA_DUBBO_JAR" \
+    org.apache.dubbo.interop.Provider --dubbo-port "$dubbo" --tri-port "$tri" \
+    --app "$ADM_LOCAL_APP" --registry "$ZK_URL?register-mode=instance" || return 1
+  if "$TARGET_DIR/debug/dubbo" ls --registry "$ZK_URL" | grep -q "$ADM_LOCAL_APP"; then
+    echo "$ADM_LOCAL_APP registered at interface level too"
+    stop_server admin_local_provider
+    return 1
+  fi
+  for i in $(seq 1 40); do
+    admin_curl "$WORK/admin.jar" -f "$base/api/v1/service?pattern=application&filter=$ADM_LOCAL_APP&size=100" \
+      >"$WORK/admin-local-search.json" &&
+      admin_curl "$WORK/admin.jar" -f "$base/api/v1/service/$ADM_KEY" >"$WORK/admin-local-detail.json" &&
+      admin_curl "$WORK/admin.jar" -f "$base/api/v1/instances?filter=$ADM_LOCAL_APP" >"$WORK/admin-local-instances.json" &&
+      python3 - "$WORK" "$ADM_LOCAL_APP" "$dubbo" "$tri" <<'PY' && { rc=0; break; }
+import json, sys
+work, app, dubbo, tri = sys.argv[1:5]
+search = json.load(open(work + "/admin-local-search.json"))["content"]
+detail = json.load(open(work + "/admin-local-detail.json"))["providers"]
+inst = json.load(open(work + "/admin-local-instances.json"))["content"]
+keys = {s["serviceKey"] for s in search if app in s["applications"]}
+mine = {(p["protocol"], p["address"], tuple(p["sources"])) for p in detail if p["application"] == app}
+want = {("dubbo", "127.0.0.1:" + dubbo, ("application",)), ("tri", "127.0.0.1:" + tri, ("application",))}
+ok = ({"org.apache.dubbo.interop.InteropService:1.0.0", "org.apache.dubbo.interop.InteropService:2.0.0",
+       "org.apache.dubbo.interop.tri.Greeter"} <= keys and mine == want
+      and len(inst) == 1 and len(inst[0]["revision"]) == 32 and inst[0]["sources"] == ["application"])
+if ok:
+    print("services of", app, "from its MetadataService:", sorted(keys))
+    print("InteropService:1.0.0 providers of", app, ":", sorted(mine))
+    print("instance:", json.dumps(inst[0]))
+sys.exit(0 if ok else 1)
+PY
+    sleep 0.5
+  done
+  if [ $rc -ne 0 ]; then
+    cat "$WORK/admin-local-search.json" "$WORK/admin-local-detail.json" "$WORK/admin-local-instances.json"
+  else
+    admin_invoke "dubbo://127.0.0.1:$dubbo" || rc=1
+  fi
+  stop_server admin_local_provider || rc=1
+  return $rc
+}
+
+# Consumers as Java 3.3 leaves them. A Java consumer registers its consumer URL (under
+# /dubbo/IFACE/consumers) for its interface-level invoker only, which APPLICATION_FIRST (its
+# default) makes beside application-level discovery; in FORCE_APPLICATION it registers nothing
+# (Java's ServiceDiscoveryRegistry registers providers only) and its only trace is its
+# reference's parameters in the metadata report (/dubbo/metadata/IFACE/VERSION/consumer/APP).
+# Two Java 3.3 consumers calling InteropService, one per step: the service detail lists the
+# APPLICATION_FIRST one; the FORCE_APPLICATION one is running (its report entry is there) and
+# is not listed (docs/admin.md, "Consumers").
+admin_consumers() {
+  local base="http://127.0.0.1:$ADM_PORT" af=admin-consumer-af fa=admin-consumer-fa pids=() i rc=1 step app
+  local zk="${ZK_URL#zookeeper://}" entry="/dubbo/metadata/$ADM_IFACE/1.0.0/consumer/admin-consumer-fa"
+  # A consumer registers its address with no port: with DUBBO_IP_TO_REGISTRY=::ffff:127.0.0.1
+  # that is dubbo://::ffff:127.0.0.1/IFACE?..., which neither Java's URL parser nor dubbo-url
+  # reads (the last ':' starts the port), so these consumers register 192.0.2.1 (RFC 5737's
+  # documentation address): only data in ZooKeeper, nothing is dialled or bound there.
+  for step in "APPLICATION_FIRST:$af" "FORCE_APPLICATION:$fa"; do
+    app=${step#*:}
+    DUBBO_IP_TO_BIND=::ffff:127.0.0.1 DUBBO_IP_TO_REGISTRY=192.0.2.1 \
+      java -Djava.net.preferIPv4Stack=true -cp "$INTEROP_JAVA_DUBBO_JAR" org.apache.dubbo.interop.Consumer \
+      --registry "$ZK_URL" --migration "${step%%:*}" --app "$app" --load 100000000 --duration 90 \
+      --concurrency 1 >"$WORK/$app.out" 2>"$WORK/$app.err" &
+    pids+=("$!")
+    PIDS+=("$!")
+  done
+  for i in $(seq 1 60); do
+    admin_curl "$WORK/admin.jar" -f "$base/api/v1/service/$ADM_KEY" >"$WORK/admin-consumers.json" &&
+      grep -q "application=$af" "$WORK/admin-consumers.json" && break
+    sleep 1
+  done
+  for i in $(seq 1 20); do
+    if /usr/share/zookeeper/bin/zkCli.sh -server "$zk" get "$entry" 2>/dev/null | grep -q "$fa"; then
+      admin_curl "$WORK/admin.jar" -f "$base/api/v1/service/$ADM_KEY" >"$WORK/admin-consumers.json" &&
+        python3 - "$WORK/admin-consumers.json" "$af" "$fa" <<'PY' && rc=0
+import json, sys
+path, af, fa = sys.argv[1:4]
+consumers = json.load(open(path))["consumers"]
+apps = sorted({p.split("=", 1)[1] for c in consumers for p in c.split("?", 1)[-1].split("&") if p.startswith("application=")})
+print("consumers listed, by application:", apps)
+print(fa, "(FORCE_APPLICATION): running, its metadata-report entry there, not in the registry")
+sys.exit(0 if af in apps and fa not in apps else 1)
+PY
+      break
+    fi
+    sleep 1
+  done
+  [ $rc -eq 0 ] || { cat "$WORK/admin-consumers.json"; tail -n 5 "$WORK/$af.err" "$WORK/$fa.err"; }
+  kill "${pids[@]}" 2>/dev/null
+  wait "${pids[@]}" 2>/dev/null
+  return $rc
+}
+
 # The service's methods, from the published definitions: the contract methods are there.
 admin_methods() {
   local out
@@ -164,6 +269,35 @@ admin_invoke() {
     "http://127.0.0.1:$ADM_PORT/api/v1/invoke") || { echo "$out"; return 1; }
   echo "$out"
   python3 -c 'import json,sys; sys.exit(0 if json.loads(sys.argv[1])["result"] == "Hello admin" else 1)' "$out"
+}
+
+# Generic calls in the provider's metrics: the admin's call of sayHello at the Rust provider is a
+# generic $invoke, which the provider counts under sayHello, as Java 3.3's MetricsFilter does
+# (MethodMetric takes RpcUtils.getMethodName: a generic call's first argument): its
+# dubbo_provider_requests_total for sayHello goes up by one per call (read from its QoS
+# /metrics before and after two calls) and no series is labelled $invoke.
+admin_generic_metrics() {
+  local before after
+  admin_rust_said_hello() {
+    curl -sSf "http://127.0.0.1:$ADM_RUST_QOS/metrics" >"$WORK/admin-rust-metrics.txt" || return 1
+    python3 - "$WORK/admin-rust-metrics.txt" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+if re.search(r'method="\$invoke', text):
+    print("a series is labelled $invoke:", [l for l in text.splitlines() if '$invoke' in l][:3], file=sys.stderr)
+    sys.exit(1)
+total = sum(float(l.rsplit(" ", 1)[1]) for l in text.splitlines()
+            if l.startswith("dubbo_provider_requests_total{") and 'method="sayHello"' in l
+            and 'interface="org.apache.dubbo.interop.InteropService"' in l)
+print(int(total))
+PY
+  }
+  before=$(admin_rust_said_hello) || return 1
+  admin_invoke "dubbo://127.0.0.1:$ADM_RUST_DUBBO" >/dev/null || return 1
+  admin_invoke "tri://127.0.0.1:$ADM_RUST_TRI" >/dev/null || return 1
+  after=$(admin_rust_said_hello) || return 1
+  echo "Rust provider's sayHello requests: $before before two generic calls, $after after; no \$invoke series"
+  [ $((after - before)) -eq 2 ]
 }
 
 # A rule that does not parse is refused (400) and nothing is written; a weight rule is written
@@ -260,6 +394,87 @@ PY
   return 1
 }
 
+# The API checks on another registry ($1: a label, $2: the registry URL): a Rust provider
+# registering there (both ways, its definitions in that registry's metadata report) as
+# admin-provider-rust-$1, and a second admin on that registry. The service search finds it with
+# both protocols; the service detail lists its dubbo:// and tri:// providers found both ways;
+# the instance has its revision, both ports and its QoS address; the methods come from the
+# report; sayHello called through that registry answers.
+admin_other_registry() {
+  local label=$1 reg=$2 app="admin-provider-rust-$1" dubbo tri qos port jar="$WORK/admin-$1.jar" i rc=1
+  dubbo=$(free_port) tri=$(free_port) qos=$(free_port) port=$(free_port)
+  start_server "admin_${label}_provider" "$TARGET_DIR/debug/interop-server" --dubbo-port "$dubbo" \
+    --tri-port "$tri" --registry "$reg" --app "$app" --qos-port "$qos" || return 1
+  cat >"$WORK/admin-$label.yaml" <<YAML
+users:
+  - name: $ADM_USER
+    password-sha256: $(printf %s "$ADM_PASSWORD" | sha256sum | cut -d' ' -f1)
+    role: admin
+data-dir: $WORK/admin-$label-data
+qos-ports:
+  $app: $qos
+YAML
+  start_server "admin_$label" "$TARGET_DIR/debug/dubbo-admin" --registry "$reg" --port "$port" \
+    --config "$WORK/admin-$label.yaml" || { stop_server "admin_${label}_provider"; return 1; }
+  local base="http://127.0.0.1:$port"
+  rm -f "$jar"
+  if admin_curl "$jar" -f -H 'Content-Type: application/json' \
+    -d "{\"username\":\"$ADM_USER\",\"password\":\"$ADM_PASSWORD\"}" "$base/api/v1/auth/login" >/dev/null; then
+    for i in $(seq 1 40); do
+      admin_curl "$jar" -f "$base/api/v1/service?pattern=service&filter=InteropService" >"$WORK/admin-$label-search.json" &&
+        admin_curl "$jar" -f "$base/api/v1/service/$ADM_KEY" >"$WORK/admin-$label-detail.json" &&
+        admin_curl "$jar" -f "$base/api/v1/instances?filter=$app" >"$WORK/admin-$label-instances.json" &&
+        admin_curl "$jar" -f "$base/api/v1/service/$ADM_KEY/methods" >"$WORK/admin-$label-methods.json" &&
+        python3 - "$WORK" "$label" "$app" "$dubbo" "$tri" "$qos" <<'PY' && { rc=0; break; }
+import json, sys
+work, label, app, dubbo, tri, qos = sys.argv[1:7]
+read = lambda what: json.load(open(f"{work}/admin-{label}-{what}.json"))
+search = [s for s in read("search")["content"] if s["serviceKey"] == "org.apache.dubbo.interop.InteropService:1.0.0"]
+providers = {(p["protocol"], p["address"], tuple(p["sources"])) for p in read("detail")["providers"]
+             if p["application"] == app}
+inst = read("instances")["content"]
+methods = {m["name"] for m in read("methods")}
+both = ("application", "interface")
+ok = (len(search) == 1 and search[0]["applications"] == [app] and set(search[0]["protocols"]) == {"dubbo", "tri"}
+      and providers == {("dubbo", "127.0.0.1:" + dubbo, both), ("tri", "127.0.0.1:" + tri, both)}
+      and len(inst) == 1 and inst[0]["ports"] == {"dubbo": int(dubbo), "tri": int(tri)}
+      and len(inst[0]["revision"]) == 32 and inst[0]["qosAddress"] == "127.0.0.1:" + qos
+      and {"sayHello", "echoUser", "listUsers"} <= methods)
+if ok:
+    print(f"{label}: search:", json.dumps(search[0]))
+    print(f"{label}: providers:", sorted(providers))
+    print(f"{label}: instance:", json.dumps(inst[0]))
+    print(f"{label}: {len(methods)} methods from the report")
+sys.exit(0 if ok else 1)
+PY
+      sleep 0.5
+    done
+  fi
+  if [ $rc -ne 0 ]; then
+    cat "$WORK/admin-$label-search.json" "$WORK/admin-$label-detail.json" "$WORK/admin-$label-instances.json" \
+      "$WORK/admin-$label-methods.json" 2>/dev/null
+  else
+    local out
+    out=$(admin_curl "$jar" -f -H 'Content-Type: application/json' \
+      -d "{\"service\":\"$ADM_IFACE\",\"version\":\"1.0.0\",\"method\":\"sayHello\",\"args\":[\"$label\"]}" \
+      "$base/api/v1/invoke") || rc=1
+    echo "$label: invoke through the registry: $out"
+    python3 -c 'import json,sys; sys.exit(0 if json.loads(sys.argv[1])["result"] == "Hello " + sys.argv[2] else 1)' \
+      "$out" "$label" || rc=1
+  fi
+  stop_server "admin_$label" || rc=1
+  stop_server "admin_${label}_provider" || rc=1
+  return $rc
+}
+
+admin_etcd_up() {
+  install_etcd || return 1
+  start_server admin_etcd bash scripts/etcd.sh || return 1
+  ADM_ETCD_URL=$(sed -n 's/^READY //p' "$WORK/admin_etcd.out")
+  echo "etcd at $ADM_ETCD_URL"
+  [ -n "$ADM_ETCD_URL" ]
+}
+
 admin_browser_setup() {
   apt_install chromium chromium || return 1
   apt_install chromedriver chromium-driver || return 1
@@ -297,14 +512,26 @@ admin_steps() {
     admin_generated_password
   step "admin API: 401 without a session, wrong password refused, read-only user may not call" admin_login
   step "admin API: service search finds both providers' applications; instances with QoS addresses" admin_search
+  step "admin API: a Java 3.3 provider registered at application level only, metadata behind its MetadataService (local): its services, providers and instance shown, a call answers" \
+    admin_local_metadata
+  step "admin API: consumers: a Java 3.3 consumer in APPLICATION_FIRST is listed, one in FORCE_APPLICATION (registered nowhere) is not" \
+    admin_consumers
   step "admin API: methods of InteropService from the published definitions" admin_methods
   step "admin API: invoke sayHello at the Java provider (dubbo://)" admin_invoke "dubbo://127.0.0.1:$ADM_JAVA_DUBBO"
   step "admin API: invoke sayHello at the Rust provider (tri://)" admin_invoke "tri://127.0.0.1:$ADM_RUST_TRI"
   step "admin API: invoke sayHello through ZooKeeper" admin_invoke ""
+  step "Rust provider's metrics count the admin's generic calls under sayHello (as Java's MetricsFilter), not \$invoke" \
+    admin_generic_metrics
   step "admin API: a broken rule is refused; a weight rule is written and rolled back; the audit log has them" admin_rules
   step "admin API: Prometheus service discovery lists both instances' QoS addresses" admin_sd
   step "Prometheus with http_sd_configs at the admin: both instances discovered and scraped, the Rust one up with its calls" admin_prometheus
   stop_daemon admin_prometheus >/dev/null 2>&1 || true
+  step "start etcd (Debian etcd-server, scripts/etcd.sh) for the admin" admin_etcd_up
+  step "admin API on etcd: search, service detail (both ways), instance, methods from the report, invoke through etcd" \
+    admin_other_registry etcd "$ADM_ETCD_URL"
+  step "etcd (admin) exits on SIGTERM" stop_server admin_etcd
+  step "admin API on the embedded file registry: search, service detail (both ways), instance, methods from the report, invoke through it" \
+    admin_other_registry file "file://$WORK/admin-file-registry"
   step "install Chromium, chromedriver (Debian) and Selenium (PyPI)" admin_browser_setup
   step "console in headless Chromium: log in, search, call sayHello, weight rule changes the traffic share, roll back" \
     admin_browser

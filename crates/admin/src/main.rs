@@ -97,15 +97,17 @@ async fn serve(settings: Settings) -> Result<(), AdminError> {
             tracing::warn!(error = %e, "reading the registry failed");
         }
     });
-    let app = dubbo_admin::server::router(state);
+    let app = dubbo_admin::server::router(state.clone());
     println!("READY");
     eprintln!("dubbo-admin: http://127.0.0.1:{port}/");
-    axum::serve(listener, app)
+    let served = axum::serve(listener, app)
         .with_graceful_shutdown(async {
             dubbo_rs::wait_for_signal().await;
         })
         .await
-        .map_err(|e| AdminError::io("serving", &e))
+        .map_err(|e| AdminError::io("serving", &e));
+    state.shutdown().await;
+    served
 }
 
 fn main() -> ExitCode {

@@ -13,6 +13,7 @@ use crate::audit::AuditLog;
 use crate::catalog::Catalog;
 use crate::catalog_read;
 use crate::error::AdminError;
+use crate::instance_metadata::InstanceMetadata;
 use crate::interner::Interner;
 use crate::rules::RuleStore;
 use crate::session::SessionKey;
@@ -55,6 +56,8 @@ pub struct AdminState {
     refreshing: AtomicBool,
     /// The catalog's texts, shared from one read to the next.
     texts: Arc<Mutex<Interner>>,
+    /// Metadata fetched from instances' MetadataService, by application and revision.
+    fetched: InstanceMetadata,
 }
 
 impl AdminState {
@@ -73,6 +76,7 @@ impl AdminState {
             reading: tokio::sync::Mutex::new(()),
             refreshing: AtomicBool::new(false),
             texts: Arc::new(Mutex::new(Interner::new())),
+            fetched: InstanceMetadata::new(),
         })
     }
 
@@ -107,7 +111,14 @@ impl AdminState {
         let started = Instant::now();
         let settings = &self.settings;
         let qos = |app: &str| settings.qos_port_of(app);
-        let read = catalog_read::read(&self.ext, &self.registry_url, &qos, &self.texts).await;
+        let read = catalog_read::read(
+            &self.ext,
+            &self.registry_url,
+            &qos,
+            &self.texts,
+            &self.fetched,
+        )
+        .await;
         let fresh = match read {
             Ok(c) => Arc::new(c),
             Err(e) => {
@@ -165,6 +176,11 @@ impl AdminState {
             drop(reading);
             state.refreshing.store(false, Ordering::Release);
         });
+    }
+
+    /// Closes the connections made to instances' MetadataService.
+    pub async fn shutdown(&self) {
+        self.fetched.shutdown().await;
     }
 
     /// The rules of the config centre (a new connection; close it when done).

@@ -1,9 +1,10 @@
 //! The `metrics` filter: records every call of a provider or consumer into a store.
 
+use std::borrow::Cow;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use dubbo_core::{
-    BoxFuture, Filter, Invocation, MethodSignature, Next, RpcResult, ServiceKey, Side,
+    BoxFuture, Filter, Invocation, MethodSignature, Next, RpcResult, ServiceKey, Side, Value,
 };
 use dubbo_url::Url;
 
@@ -88,13 +89,38 @@ fn side_and_application(url: &Url) -> (Side, &str) {
     (side, url.parameter("application").unwrap_or(""))
 }
 
-fn key_of<'a>(side: Side, application: &'a str, invocation: &'a Invocation) -> KeyRef<'a> {
+/// The method a call is counted under: its own, and for a generic call (`$invoke`,
+/// `$invokeAsync`) the method it names, its first argument when that is a string — as Java's
+/// metrics filters count it (`MethodMetric` takes `RpcUtils.getMethodName`), on both sides.
+fn counted_method(invocation: &Invocation) -> Cow<'_, str> {
+    if invocation.method().is_generic() {
+        if let Some(first) = invocation.args().first() {
+            match first.as_value() {
+                Some(Value::String(m)) => return Cow::Borrowed(m),
+                Some(_) => {}
+                None => {
+                    if let Ok(Value::String(m)) = first.to_value() {
+                        return Cow::Owned(m);
+                    }
+                }
+            }
+        }
+    }
+    Cow::Borrowed(invocation.method_name())
+}
+
+fn key_of<'a>(
+    side: Side,
+    application: &'a str,
+    invocation: &'a Invocation,
+    method: &'a str,
+) -> KeyRef<'a> {
     let service = invocation.service();
     KeyRef {
         side,
         application,
         interface: service.interface(),
-        method: invocation.method_name(),
+        method,
         group: service.group().unwrap_or(""),
         version: service.version().unwrap_or(""),
     }
@@ -114,7 +140,12 @@ impl Filter for MetricsFilter {
     // a `ChainMetrics`, which resolves both once.
     fn invoke<'a>(&'a self, invocation: Invocation, next: Next<'a>) -> BoxFuture<'a, RpcResult> {
         let (side, application) = side_and_application(next.url());
-        let Some(metrics) = self.store.get(&key_of(side, application, &invocation)) else {
+        let method = counted_method(&invocation);
+        let found = self
+            .store
+            .get(&key_of(side, application, &invocation, &method));
+        drop(method);
+        let Some(metrics) = found else {
             return next.run(invocation);
         };
         measure(self.store.clock(), Found::Held(metrics), invocation, next)
@@ -155,7 +186,8 @@ struct ChainMetrics {
 struct Known {
     service: ServiceKey,
     /// The first call's signature, held so that later calls sharing it (the usual case: a
-    /// reference keeps one per method) match by pointer before any string is compared.
+    /// reference keeps one per method) match by pointer before any string is compared. Generic
+    /// calls share one signature for every method they name, so they match by name only.
     signature: Arc<MethodSignature>,
     method: Box<str>,
     metrics: Arc<MethodMetrics>,
@@ -166,13 +198,16 @@ impl ChainMetrics {
         let signature = invocation.method();
         let service = invocation.service();
         let mut known = self.known.iter().map_while(OnceLock::get);
-        if let Some(found) = known
-            .clone()
-            .find(|k| Arc::ptr_eq(&k.signature, signature) && same_key(&k.service, service))
-        {
-            return Some(found);
+        let generic = signature.is_generic();
+        if !generic {
+            if let Some(found) = known
+                .clone()
+                .find(|k| Arc::ptr_eq(&k.signature, signature) && same_key(&k.service, service))
+            {
+                return Some(found);
+            }
         }
-        let method = invocation.method_name();
+        let method = counted_method(invocation);
         known.find(|k| *k.method == *method && k.service == *service)
     }
 
@@ -180,7 +215,8 @@ impl ChainMetrics {
         if let Some(k) = self.find(invocation) {
             return Some(Found::Known(&k.metrics));
         }
-        let key = key_of(self.side, &self.application, invocation);
+        let method = counted_method(invocation);
+        let key = key_of(self.side, &self.application, invocation, &method);
         // Only a key the store already holds is remembered: a method the store folds into
         // its overflow entry, or drops when full, goes through `get` every time, so the
         // store's folded and dropped counts stay what they were without this cache.
@@ -199,7 +235,7 @@ impl ChainMetrics {
             let known = free.get_or_init(|| Known {
                 service: invocation.service().clone(),
                 signature: invocation.method().clone(),
-                method: invocation.method_name().into(),
+                method: (*method).into(),
                 metrics: found.clone(),
             });
             return Some(Found::Known(&known.metrics));
@@ -242,7 +278,8 @@ mod tests {
     use std::time::Instant;
 
     use dubbo_core::{
-        invoker_fn, FilterChain, FilterSpec, Invoker, MethodSignature, RpcResponse, Stage, Value,
+        invoker_fn, FilterChain, FilterSpec, Invoker, MethodSignature, Payload, RpcResponse, Stage,
+        Value,
     };
 
     use super::*;
@@ -406,5 +443,75 @@ mod tests {
         }
         assert_eq!(store.folded(), 3);
         assert_eq!(store.entries().len(), 2);
+    }
+
+    /// A generic call is counted under the method it names, as Java counts it: through a
+    /// chain (one `$invoke` signature naming several methods, the name given as a tree and
+    /// as Hessian bytes off the wire) and through the shared filter; a generic call whose
+    /// first argument is not a name stays `$invoke`.
+    #[test]
+    fn generic_calls_are_counted_under_the_method_they_name() {
+        let generic = Arc::new(MethodSignature::generic_invoke());
+        let invoke = |first: Payload| {
+            Invocation::with_payloads(
+                ServiceKey::new("a.B", Some("g"), None),
+                generic.clone(),
+                vec![first, Payload::null(), Payload::null()],
+            )
+        };
+        let wire = |name: &str| {
+            let bytes = dubbo_hessian2::to_vec(&Value::from(name)).unwrap();
+            Payload::Hessian2(dubbo_hessian2::Encoded::new(bytes.into()))
+        };
+        let store = Arc::new(MetricsStore::default());
+        let chain = chain(&store);
+        ready(chain.invoke(call("sayHello"))).unwrap();
+        ready(chain.invoke(invoke(Payload::Value(Value::from("sayHello"))))).unwrap();
+        ready(chain.invoke(invoke(wire("sayHello")))).unwrap();
+        ready(chain.invoke(invoke(Payload::Value(Value::from("other"))))).unwrap();
+        ready(chain.invoke(invoke(wire("other")))).unwrap();
+        ready(chain.invoke(invoke(Payload::Value(Value::Int(1))))).unwrap();
+        let url = Url::parse("dubbo://127.0.0.1:20880/a.B?side=consumer&application=app").unwrap();
+        let shared = FilterChain::build(
+            &[Arc::new(FilterSpec::new(
+                METRICS_FILTER_NAME,
+                0,
+                &[Stage::Cluster],
+                Arc::new(SharedOnly(MetricsFilter::new(store.clone()))),
+            ))],
+            Stage::Cluster,
+            &url,
+            Arc::new(invoker_fn(url.clone(), |_| async {
+                Ok(RpcResponse::new(Value::Null))
+            })),
+        );
+        ready(shared.invoke(invoke(wire("other")))).unwrap();
+        let mut counts: Vec<(String, u64)> = store
+            .entries()
+            .iter()
+            .map(|(k, m)| (k.method.to_string(), m.snapshot(Instant::now()).total))
+            .collect();
+        counts.sort();
+        assert_eq!(
+            counts,
+            [
+                ("$invoke".to_owned(), 1),
+                ("other".to_owned(), 3),
+                ("sayHello".to_owned(), 3)
+            ]
+        );
+    }
+
+    /// The metrics filter without its per-chain form.
+    struct SharedOnly(MetricsFilter);
+
+    impl Filter for SharedOnly {
+        fn invoke<'a>(
+            &'a self,
+            invocation: Invocation,
+            next: Next<'a>,
+        ) -> BoxFuture<'a, RpcResult> {
+            self.0.invoke(invocation, next)
+        }
     }
 }

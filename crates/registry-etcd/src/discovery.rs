@@ -12,7 +12,7 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 
 use crate::client::EtcdClient;
 use crate::instance_json::{from_json, to_json};
-use crate::layout::{app_path, child, instance_key};
+use crate::layout::{app_path, child, instance_key, SERVICES_ROOT};
 use crate::registry::{ensure_dir, lease_ttl};
 use crate::session::{EntryValue, Session};
 use crate::watch::{prefix_end, spawn_watch, Delivery, Snapshot};
@@ -122,6 +122,32 @@ impl ServiceDiscovery for EtcdServiceDiscovery {
                 .filter_map(|kv| String::from_utf8(kv.key).ok().map(|k| (k, kv.value)))
                 .collect();
             Ok(instances_of(&app, &snapshot))
+        })
+    }
+
+    fn applications(&self) -> BoxFuture<'_, Result<Vec<String>, RegistryError>> {
+        Box::pin(async move {
+            self.check_open()?;
+            let prefix = format!("{SERVICES_ROOT}/");
+            let (kvs, _) = self
+                .client
+                .range(prefix.as_bytes(), &prefix_end(prefix.as_bytes()))
+                .await
+                .map_err(|s| self.client.error(&format!("read {prefix}"), &s))?;
+            // `/services/{app}/{host}:{port}`: an application with an instance key under it
+            // (its "directory" key `/services/{app}` alone is no instance).
+            let mut apps: Vec<String> = kvs
+                .iter()
+                .filter_map(|kv| std::str::from_utf8(&kv.key).ok())
+                .filter_map(|key| {
+                    let (app, rest) = key.strip_prefix(&prefix)?.split_once('/')?;
+                    (!app.is_empty() && !rest.is_empty() && !rest.contains('/'))
+                        .then(|| app.to_owned())
+                })
+                .collect();
+            apps.sort();
+            apps.dedup();
+            Ok(apps)
         })
     }
 

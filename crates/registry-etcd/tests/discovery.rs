@@ -83,6 +83,9 @@ async fn instances_register_watch_update_unregister() {
         .keys("/services/demo-provider")
         .iter()
         .any(|(k, _)| k == "/services/demo-provider"));
+    // Operators' tools list the applications with instances; a "directory" key alone is none.
+    etcd.put("/services/no-instances", "1");
+    assert_eq!(sd.applications().await.unwrap(), vec!["demo-provider"]);
 
     // A new revision replaces the entry of the same host and port.
     sd.register(&instance(20880, "r2")).await.unwrap();

@@ -197,14 +197,24 @@ impl ZookeeperRegistry {
         });
     }
 
+    /// What is registered now under each category `consumer` names (Java's `lookup`: its
+    /// `category` list, `*` for all, `providers` when it names none).
     async fn do_lookup(&self, consumer: &Url) -> Result<Vec<Url>, RegistryError> {
         let client = self.client()?;
-        let consumer = Self::subscribed(consumer);
-        let interface = interface_of(&consumer)?;
-        let path = category_path(&self.root, interface, "providers");
-        let children = client.children(&path).await?;
+        let interface = interface_of(consumer)?;
+        let mut categories: Vec<&str> = match consumer.category() {
+            Some(_) => Self::categories(consumer),
+            None => vec![Category::Providers.as_str()],
+        };
+        categories.dedup();
         let cache = ParsedUrlCache::with_interner(Interner::clone(&self.interner));
-        Ok(matching_urls(&consumer, &path, &children, &cache))
+        let mut urls = Vec::new();
+        for category in categories {
+            let path = category_path(&self.root, interface, category);
+            let children = client.children(&path).await?;
+            urls.extend(matching_urls(consumer, &path, &children, &cache));
+        }
+        Ok(urls)
     }
 
     async fn do_destroy(&self) {

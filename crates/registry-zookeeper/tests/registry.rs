@@ -88,6 +88,24 @@ async fn provider_is_seen_by_another_registry_and_withdrawn() {
         full(&b.lookup(&consumer("")).await.unwrap()),
         vec![p.to_full_string()]
     );
+    // A lookup reads the categories it names: a registered consumer is found under
+    // `consumers`, and only there.
+    let registered = consumer("&category=consumers");
+    a.register(&registered).await.unwrap();
+    let any = |category: &str| consumer(&format!("&category={category}&group=*&version=*"));
+    assert_eq!(
+        full(&b.lookup(&any("consumers")).await.unwrap()),
+        vec![registered.to_full_string()]
+    );
+    assert_eq!(
+        full(&b.lookup(&any("providers,consumers")).await.unwrap()),
+        vec![registered.to_full_string(), p.to_full_string()]
+    );
+    assert_eq!(
+        full(&b.lookup(&consumer("")).await.unwrap()),
+        vec![p.to_full_string()]
+    );
+    a.unregister(&registered).await.unwrap();
 
     a.unregister(&p).await.unwrap();
     let n = seen

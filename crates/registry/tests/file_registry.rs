@@ -103,6 +103,19 @@ async fn a_provider_and_a_consumer_find_each_other() {
         consumer_side.lookup(&consumer()).await.unwrap(),
         vec![provider(20880)]
     );
+    // A lookup reads the categories it names: a registered consumer under `consumers` only.
+    let registered = consumer().with_parameter("category", "consumers");
+    consumer_side.register(&registered).await.unwrap();
+    let consumers = consumer_side
+        .lookup(&consumer().with_parameter("category", "consumers"))
+        .await
+        .unwrap();
+    assert_eq!(consumers, vec![registered.clone()]);
+    assert_eq!(
+        consumer_side.lookup(&consumer()).await.unwrap(),
+        vec![provider(20880)]
+    );
+    consumer_side.unregister(&registered).await.unwrap();
 
     // The file is where ZooKeeper's node would be.
     let expected = dir
@@ -195,6 +208,8 @@ async fn instances_are_watched_and_rewrites_are_seen() {
         .unwrap()
         .unwrap();
     assert_eq!(got, vec![inst.clone()]);
+    // Operators' tools list the applications with instances.
+    assert_eq!(consumer_side.applications().await.unwrap(), vec!["demo"]);
     let on_disk = dir.path().join("services/demo/127.0.0.1:20880");
     assert!(std::fs::read_to_string(&on_disk)
         .unwrap()

@@ -16,7 +16,7 @@ use dubbo_url::Url;
 use tokio_util::sync::CancellationToken;
 
 use super::handoff::handoff;
-use super::metadata_service;
+use super::instance_metadata;
 use super::registries::AppRegistry;
 use super::sources::Sources;
 use crate::sync::lock;
@@ -170,51 +170,8 @@ impl AppResolver {
         instance: &ServiceInstance,
         revision: &str,
     ) -> Option<MetadataInfo> {
-        let params = instance.metadata_service_params();
-        let protocol = params
-            .get("protocol")
-            .cloned()
-            .unwrap_or_else(|| "dubbo".to_owned());
-        let port = params
-            .get("port")
-            .and_then(|p| p.parse().ok())
-            .unwrap_or_else(|| instance.port_for(&protocol));
-        let host = if instance.host.contains(':') {
-            format!("[{}]", instance.host)
-        } else {
-            instance.host.clone()
-        };
-        // Built from typed parts: the application name is the `group` value as it is, whatever
-        // characters it holds.
-        let built = Url::builder()
-            .protocol(dubbo_url::canonical_protocol(&protocol))
-            .host(host)
-            .port(port)
-            .path(metadata_service::INTERFACE)
-            .param("interface", metadata_service::INTERFACE)
-            .param("group", app)
-            .param("version", metadata_service::VERSION)
-            .param("side", "consumer")
-            .param("check", "false")
-            .param("timeout", "5000")
-            .param("dubbo", "2.0.2")
-            .build();
-        let url = match built {
-            Ok(u) => u,
-            Err(e) => {
-                tracing::warn!(app, error = %e, "bad MetadataService address {protocol}://{}", instance.address());
-                return None;
-            }
-        };
-        let invoker = match (self.refer)(url).await {
-            Ok(i) => i,
-            Err(e) => {
-                tracing::warn!(app, instance = %instance.address(), error = %e, "cannot reach the MetadataService");
-                return None;
-            }
-        };
-        let result = metadata_service::fetch(&*invoker, app, revision).await;
-        invoker.destroy();
+        let refer = |url: Url| (self.refer)(url);
+        let result = instance_metadata::fetch_from_instance(refer, app, instance, revision).await;
         match result {
             Ok(info) => Some(info),
             Err(e) => {

@@ -10,6 +10,7 @@ mod consumer;
 mod definitions;
 mod handoff;
 mod hooks;
+mod instance_metadata;
 mod metadata_service;
 mod migration;
 pub mod modes;

@@ -188,6 +188,31 @@ impl Inner {
         }
     }
 
+    /// The applications with a directory under `{root}/services` holding an entry.
+    fn applications(&self) -> Result<Vec<String>, RegistryError> {
+        self.check_open()?;
+        let dir = self.layout.root().join("services");
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(RegistryError::io(&dir, &e)),
+        };
+        let mut apps = Vec::new();
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let held = std::fs::read_dir(entry.path())
+                .map(|mut d| {
+                    d.any(|e| e.is_ok_and(|e| !e.file_name().to_string_lossy().starts_with('.')))
+                })
+                .unwrap_or(false);
+            if held && !name.starts_with('.') {
+                apps.push(dubbo_url::decode(&name).unwrap_or(name));
+            }
+        }
+        apps.sort();
+        Ok(apps)
+    }
+
     fn instances(&self, app: &str) -> Result<Vec<ServiceInstance>, RegistryError> {
         self.check_open()?;
         let stale = sweep(&self.layout.owners_dir(), self.owner.id());
@@ -267,6 +292,11 @@ impl ServiceDiscovery for FileServiceDiscovery {
 
     fn instances(&self, app: &str) -> BoxFuture<'_, Result<Vec<ServiceInstance>, RegistryError>> {
         let r = self.inner.instances(app);
+        Box::pin(async move { r })
+    }
+
+    fn applications(&self) -> BoxFuture<'_, Result<Vec<String>, RegistryError>> {
+        let r = self.inner.applications();
         Box::pin(async move { r })
     }
 

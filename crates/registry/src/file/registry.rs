@@ -361,17 +361,35 @@ impl Inner {
         let Some(interface) = consumer.service_interface() else {
             return Ok(Vec::new());
         };
-        let dir = self.layout.category_dir(interface, Category::Providers);
+        // The categories the lookup names (Java's `lookup`): `*` for all, `providers` when it
+        // names none.
+        let named = consumer.parameter_list("category");
+        let categories: Vec<Category> = if named.is_empty() {
+            vec![Category::Providers]
+        } else if named.contains(&"*") {
+            Category::ALL.to_vec()
+        } else {
+            Category::ALL
+                .iter()
+                .copied()
+                .filter(|c| named.contains(&c.as_str()))
+                .collect()
+        };
         let stale = sweep(&self.layout.owners_dir(), self.owner.id());
-        let fp = list(&dir, &stale)?;
-        let mut hashed = HashMap::new();
         let matcher = consumer.with_parameter("category", "*");
-        Ok(self
-            .read_urls(&dir, &fp, &mut hashed)
-            .into_iter()
-            .map(|(_, u)| u)
-            .filter(|u| is_match(&matcher, u))
-            .collect())
+        let mut urls = Vec::new();
+        for category in categories {
+            let dir = self.layout.category_dir(interface, category);
+            let fp = list(&dir, &stale)?;
+            let mut hashed = HashMap::new();
+            urls.extend(
+                self.read_urls(&dir, &fp, &mut hashed)
+                    .into_iter()
+                    .map(|(_, u)| u)
+                    .filter(|u| is_match(&matcher, u)),
+            );
+        }
+        Ok(urls)
     }
 
     fn destroy(&self) {
