@@ -23,6 +23,7 @@ use crate::options::{ReferenceOptions, ServiceOptions};
 use crate::sync::lock;
 
 mod params;
+mod streams;
 
 use params::*;
 
@@ -182,6 +183,9 @@ impl Module {
                 Arc::new(ServiceInvoker::new(handler.clone(), url.clone()));
             let chain = self.provider_chain(&url, invoker);
             let exporter = protocol.export(url.clone(), chain.clone()).await?;
+            let exporter = self
+                .with_streams(protocol.name(), &url, exporter, &*handler)
+                .await?;
             if let Some(rest) = handler.rest() {
                 protocol.export_rest(&url, rest).await?;
             }

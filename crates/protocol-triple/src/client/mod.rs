@@ -6,6 +6,7 @@ pub mod channel;
 pub mod idl_call;
 mod idl_send;
 pub mod idl_transport;
+pub mod interface_reference;
 pub mod interface_stream;
 pub mod invoker;
 pub mod streaming;

@@ -329,17 +329,24 @@ async fn run(args: &Args, report: &mut Report) -> Result<(), String> {
     Ok(())
 }
 
-/// `--streaming`: the StreamingService cases on a Triple client of `--url tri://HOST:PORT`.
+/// `--streaming`: the StreamingService cases through a reference to `--url tri://HOST:PORT`,
+/// with the client the service's trait generates.
 async fn run_streaming(args: &Args, report: &mut Report) -> Result<(), String> {
-    use dubbo_rs::protocol_triple::{TripleChannel, TripleClient, TripleConfig};
-    let addr = args
+    use dubbo_interop::streaming::{StreamingServiceClient, STREAMING_SERVICE};
+    let url = args
         .get("url")
-        .and_then(|u| u.strip_prefix("tri://"))
-        .ok_or("--streaming needs --url tri://HOST:PORT")?
-        .trim_end_matches('/');
-    let channel = TripleChannel::connect(addr.to_owned(), TripleConfig::default())
+        .filter(|u| u.starts_with("tri://"))
+        .ok_or("--streaming needs --url tri://HOST:PORT")?;
+    let app = Application::builder(args.get("app").unwrap_or("interop-consumer"))
+        .build()
+        .map_err(|e| e.to_string())?;
+    let reference = app
+        .default_module()
+        .refer(ReferenceOptions::new(STREAMING_SERVICE).url(url))
         .await
-        .map_err(|e| format!("{addr}: {e}"))?;
-    dubbo_interop::streaming::run_cases(&TripleClient::new(channel), report).await;
+        .map_err(|e| format!("{url}: {e}"))?;
+    let client = StreamingServiceClient::new(reference.invoker());
+    dubbo_interop::streaming::run_cases(&client, report).await;
+    app.shutdown().await;
     Ok(())
 }
