@@ -436,6 +436,11 @@ async fn serve_connection<R, W>(
                         abort = true;
                         break;
                     }
+                    Some(Err(e)) if e.is_peer_close() => {
+                        tracing::debug!(consumer = %peer, error = %e, "connection closed by consumer");
+                        abort = true;
+                        break;
+                    }
                     Some(Err(e)) => {
                         tracing::warn!(consumer = %peer, error = %e, "bad data from consumer; closing connection");
                         abort = true;

@@ -3,6 +3,7 @@
 
 pub(crate) mod backoff;
 pub mod channel;
+mod first_read;
 pub mod idl_call;
 mod idl_send;
 pub mod idl_transport;
