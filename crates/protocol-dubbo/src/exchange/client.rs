@@ -22,7 +22,7 @@ use crate::exchange::backoff::{self, Backoff};
 use crate::exchange::handle::Handle;
 use crate::exchange::pending::{next_request_id, PendingCalls, SWEEP_TICK};
 use crate::exchange::{write_loop, WRITE_QUEUE};
-use crate::header::{HEADER_LEN, HESSIAN2};
+use crate::header::HEADER_LEN;
 use crate::serialization::Serialization;
 use crate::status::{error_for_status, Status};
 
@@ -322,10 +322,11 @@ impl DubboClient {
     /// Sends a heartbeat request on every open connection (normally done by the connection
     /// itself after `heartbeat` without reads).
     pub async fn send_heartbeat(&self) {
+        let ser = self.inner.config.serialization.id();
         for s in &self.inner.slots {
             if let Some(c) = s.current.get() {
                 let _ =
-                    c.tx.send(body::heartbeat_request(next_request_id(), HESSIAN2))
+                    c.tx.send(body::heartbeat_request(next_request_id(), ser))
                         .await;
             }
         }
@@ -691,7 +692,7 @@ where
                 if !heartbeat.is_zero() && silent >= heartbeat && now.saturating_duration_since(last_heartbeat) >= heartbeat {
                     last_heartbeat = now;
                     tracing::trace!(provider = %address, "sending heartbeat");
-                    let _ = tx.try_send(body::heartbeat_request(next_request_id(), HESSIAN2));
+                    let _ = tx.try_send(body::heartbeat_request(next_request_id(), config.serialization.id()));
                 }
                 timer.as_mut().reset(tokio::time::Instant::from_std(next_check(last_read, last_heartbeat, heartbeat, idle, now)));
             }
