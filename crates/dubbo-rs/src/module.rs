@@ -124,10 +124,7 @@ impl Module {
             chosen.push((id.clone(), pc));
         }
 
-        let mut methods: Vec<&str> = handler.methods().iter().map(|m| m.name()).collect();
-        methods.sort_unstable();
-        methods.dedup();
-        let methods = methods.join(",");
+        let methods = streams::method_list(&handler);
 
         let mut params = provider_params(app, self.name(), &interface, &service_config, &options);
         params.insert("methods".into(), methods);

@@ -129,6 +129,8 @@ struct Provider {
     tri: u16,
     calls: Arc<AtomicUsize>,
     cancelled: Arc<AtomicUsize>,
+    /// The `methods` of the tri:// URL.
+    methods: String,
 }
 
 async fn provider() -> Provider {
@@ -161,7 +163,14 @@ async fn provider() -> Provider {
             .map(|u| u.port())
             .unwrap()
     };
+    let methods = urls
+        .iter()
+        .find(|u| u.protocol() == Some("tri"))
+        .and_then(|u| u.parameter("methods"))
+        .unwrap_or_default()
+        .to_owned();
     Provider {
+        methods,
         dubbo: port_of("dubbo"),
         tri: port_of("tri"),
         app,
@@ -209,7 +218,9 @@ async fn every_stream_kind_through_a_reference_and_the_unary_method_beside_them(
     let consumer = Application::builder("ticker-consumer").build().unwrap();
     let ticker = client(&consumer, format!("tri://127.0.0.1:{}", p.tri)).await;
 
-    // The unary method of an interface whose streams are served next to it.
+    // The unary method of an interface whose streams are served next to it, all listed as
+    // Java lists them.
+    assert_eq!(p.methods, "biEcho,count,name,sum");
     assert_eq!(ticker.name().await.unwrap(), "ticker");
 
     let (items, end) = drain(ticker.count("3".into()).await.unwrap()).await;

@@ -9,6 +9,26 @@ use dubbo_url::Url;
 use super::Module;
 use crate::error::DubboError;
 
+/// The `methods` parameter of `handler`'s URLs: its method names, streaming ones included (as
+/// Java lists a service's `StreamObserver` methods), sorted, each once.
+pub(super) fn method_list(handler: &dyn ServiceHandler) -> String {
+    let mut methods: Vec<String> = handler
+        .methods()
+        .iter()
+        .map(|m| m.name().to_owned())
+        .collect();
+    #[cfg(feature = "triple")]
+    if let Some(streams) = handler.streams() {
+        use dubbo_protocol_triple::server::interface_stream::StreamingInterface;
+        if let Some(streams) = streams.downcast_ref::<StreamingInterface>() {
+            methods.extend(streams.method_names().map(str::to_owned));
+        }
+    }
+    methods.sort_unstable();
+    methods.dedup();
+    methods.join(",")
+}
+
 impl Module {
     /// `exporter` (of `handler`, exported at `url` over `protocol`), joined by the service's
     /// streaming methods when it has any: on tri://, they are served through the provider's
