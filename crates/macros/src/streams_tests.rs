@@ -187,3 +187,24 @@ fn what_streams_do_not_take() {
         "`return_type` is for unary methods",
     );
 }
+
+#[test]
+fn streams_have_no_http_mapping() {
+    let mut item: syn::ItemTrait = syn::parse2(quote! {
+        trait S {
+            #[get("/count/{n}")]
+            async fn count(&self, n: i32) -> Result<ResponseStream<i32>, E>;
+        }
+    })
+    .unwrap();
+    let (attrs, errors) = crate::rest::take_attrs(&mut item);
+    errors.finish().unwrap();
+    let service = parse_service(ServiceArgs::default(), &mut item).unwrap();
+    let error = crate::rest::expand(&service, attrs).expect_err("an error");
+    assert!(
+        error
+            .to_string()
+            .contains("`count` streams: HTTP mappings are for unary methods"),
+        "{error}"
+    );
+}
