@@ -1554,6 +1554,28 @@ fj2_refused() {
   [ "$rc" -ne 0 ] && echo "$out" | grep -q "$symptom" && ! echo "$out" | grep -q '^PASS sayHello'
 }
 
+# Heartbeats and events in the connection's first serialization: a Rust client preferring
+# fastjson2 calls the provider at dubbo://127.0.0.1:$1 through a relay that reads the frames'
+# serialization ids, then the provider (server $2) is stopped, which sends the readonly event.
+# The client's heartbeats and the provider's event must both be in fastjson2 (Java 3.2 writes
+# its events in the channel's first preference, fastjson2 as it advertises by default).
+fj2_events() {
+  local out="$WORK/fj2-events-$2.out" pid rc i
+  rust_client --url "dubbo://127.0.0.1:$1" --param prefer.serialization=fastjson2 \
+    --events-check fastjson2 >"$out" 2>&1 &
+  pid=$!
+  for i in $(seq 1 150); do
+    grep -q '^WAITING' "$out" && break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.2
+  done
+  stop_server "$2" >/dev/null 2>&1 || true
+  wait "$pid"
+  rc=$?
+  cat "$out"
+  return "$rc"
+}
+
 fastjson2_wire_steps() {
   local p
   # Java providers of its own, so this group can run beside older_java_steps (same programs).
@@ -1578,6 +1600,8 @@ fastjson2_wire_steps() {
       rust_client --url "$p://127.0.0.1:$([ $p = dubbo ] && echo $FJ2_RUST_DUBBO || echo $FJ2_RUST_TRI)" \
       --param prefer.serialization=fastjson2 --no-greeter
   done
+  step "Rust client (prefer fastjson2) -> Rust provider, dubbo://: heartbeats and the provider's readonly event in fastjson2" \
+    fj2_events "$FJ2_RUST_DUBBO" fj2_rust_provider
   stop_server fj2_rust_provider >/dev/null 2>&1 || true
   step "ZooKeeper exits on SIGTERM" stop_server zookeeper
   step "start Rust provider permitting hessian2 only" fj2_h2only_provider_up
@@ -1591,6 +1615,8 @@ fastjson2_wire_steps() {
     rust_client --url "dubbo://127.0.0.1:$J32_DUBBO" --param prefer.serialization=fastjson2
   step "Rust client (prefer fastjson2) -> Java 3.2 provider, tri://" \
     rust_client --url "tri://127.0.0.1:$J32_TRI" --param prefer.serialization=fastjson2 --no-greeter
+  step "Rust client (prefer fastjson2) -> Java 3.2 provider, dubbo://: heartbeats and Java's readonly event in fastjson2" \
+    fj2_events "$J32_DUBBO" java32_provider
   stop_server java32_provider >/dev/null 2>&1 || true
   step "start Java 3.3 provider" java33_ref_provider_up
   step "Rust client (prefer fastjson2) -> Java 3.3 provider, dubbo://" \

@@ -38,6 +38,15 @@ pub trait ServiceHandler: Send + Sync + 'static {
         None
     }
 
+    /// The service's streaming methods, as the protocol that streams them takes them: for
+    /// Triple, a `dubbo_protocol_triple::server::interface_stream::StreamingInterface`, which
+    /// `#[dubbo_rs::service]` builds from the trait's streaming methods. An application serves
+    /// it next to the service on each tri:// port the service is exported on. `None` (the
+    /// default): the service has no streaming method.
+    fn streams(&self) -> Option<Arc<dyn std::any::Any + Send + Sync>> {
+        None
+    }
+
     /// Java's `FullServiceDefinition` of the service (methods and the types they reach), for
     /// the metadata report and the MetadataService. `None` (the default) publishes none.
     fn definition(&self) -> Option<crate::ServiceDefinition> {

@@ -121,4 +121,7 @@ pub mod prelude {
         Application, DubboError, GenericClient, Module, Reference, ReferenceOptions, ServiceOptions,
     };
     pub use dubbo_core::{Attachments, ErrorCode, RequestContext, RpcError, Value};
+    /// The streams of streaming service methods.
+    #[cfg(feature = "triple")]
+    pub use dubbo_protocol_triple::{ResponseStream, Streaming};
 }

@@ -23,6 +23,7 @@ use crate::options::{ReferenceOptions, ServiceOptions};
 use crate::sync::lock;
 
 mod params;
+mod streams;
 
 use params::*;
 
@@ -123,10 +124,7 @@ impl Module {
             chosen.push((id.clone(), pc));
         }
 
-        let mut methods: Vec<&str> = handler.methods().iter().map(|m| m.name()).collect();
-        methods.sort_unstable();
-        methods.dedup();
-        let methods = methods.join(",");
+        let methods = streams::method_list(&handler);
 
         let mut params = provider_params(app, self.name(), &interface, &service_config, &options);
         params.insert("methods".into(), methods);
@@ -182,6 +180,9 @@ impl Module {
                 Arc::new(ServiceInvoker::new(handler.clone(), url.clone()));
             let chain = self.provider_chain(&url, invoker);
             let exporter = protocol.export(url.clone(), chain.clone()).await?;
+            let exporter = self
+                .with_streams(protocol.name(), &url, exporter, &*handler)
+                .await?;
             if let Some(rest) = handler.rest() {
                 protocol.export_rest(&url, rest).await?;
             }

@@ -7,11 +7,14 @@ use syn::{FnArg, Ident, ItemTrait, LitStr, Pat, ReturnType, TraitItem, Type};
 
 use crate::model::{replace_ok_type, ContextParam, Method, Service};
 
+mod streams;
+
 /// Everything the attribute expands to.
 pub fn expand(service: &Service) -> TokenStream {
     let names = Names::new(service);
     let service_trait = rewrite_trait(&service.item);
     let signatures = signatures(service, &names);
+    let stream_signatures = streams::signatures(service, &names);
     let server = server(service, &names);
     let client = client(service, &names);
     let definition =
@@ -19,6 +22,7 @@ pub fn expand(service: &Service) -> TokenStream {
     quote! {
         #service_trait
         #signatures
+        #stream_signatures
         #server
         #client
         #definition
@@ -36,6 +40,8 @@ struct Names {
     hessian: TokenStream,
     /// `<crate>::url`
     url: TokenStream,
+    /// `<crate>::protocol_triple`, which only streaming methods need.
+    triple: TokenStream,
     interface: LitStr,
 }
 
@@ -50,6 +56,7 @@ impl Names {
             core: quote!(#krate::core),
             hessian: quote!(#krate::hessian2),
             url: quote!(#krate::url),
+            triple: quote!(#krate::protocol_triple),
             interface: LitStr::new(&service.interface, Span::call_site()),
         }
     }
@@ -219,6 +226,7 @@ fn server(service: &Service, names: &Names) -> TokenStream {
     let interface = &service.interface;
 
     let arms = service.methods.iter().map(|m| server_arm(m, names));
+    let (stream_server, stream_handler) = streams::server(service, names);
     let rest_static = crate::rest::static_ident(trait_ident);
 
     let doc = format!(
@@ -272,6 +280,8 @@ fn server(service: &Service, names: &Names) -> TokenStream {
             }
         }
 
+        #stream_server
+
         impl<T> ::std::clone::Clone for #server<T> {
             fn clone(&self) -> Self {
                 Self { service: ::std::clone::Clone::clone(&self.service) }
@@ -305,6 +315,8 @@ fn server(service: &Service, names: &Names) -> TokenStream {
             fn definition(&self) -> ::std::option::Option<#core::ServiceDefinition> {
                 ::std::option::Option::Some(::std::clone::Clone::clone(#client::service_definition()))
             }
+
+            #stream_handler
 
             fn call<'a>(
                 &'a self,
@@ -405,6 +417,10 @@ fn client(service: &Service, names: &Names) -> TokenStream {
     let vis = &service.item.vis;
     let interface = &service.interface;
     let methods = service.methods.iter().map(|m| client_methods(m, names));
+    let stream_methods = service
+        .streams
+        .iter()
+        .map(|m| streams::client_method(m, names));
 
     let doc = format!(
         "A typed client of [`{trait_ident}`], calling the Java interface `{interface}` through \
@@ -532,6 +548,7 @@ fn client(service: &Service, names: &Names) -> TokenStream {
             }
 
             #(#methods)*
+            #(#stream_methods)*
         }
     }
 }

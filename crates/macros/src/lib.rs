@@ -12,6 +12,7 @@ mod expand;
 mod model;
 mod names;
 mod rest;
+mod streams;
 
 /// Defines a Dubbo service from a trait.
 ///
@@ -65,6 +66,44 @@ mod rest;
 /// turns framework failures into it). An alias whose name ends in `Result` (`io::Result<T>`,
 /// `MyResult<T>`) works too, with `T` as its first type argument. A trait
 /// method may have a default body.
+///
+/// # Streaming methods
+///
+/// Java methods that take or return a `StreamObserver` (Triple's streams in wrapper mode) are
+/// declared with the stream types of `dubbo_rs::protocol_triple` (also in the prelude): a
+/// parameter `Streaming<Req>` takes the requests as they come, a result `ResponseStream<Resp>`
+/// (a boxed stream of `Result<Resp, Status>`: `Ok(Box::pin(stream))`) sends the responses as
+/// they are ready.
+///
+/// ```ignore
+/// #[dubbo_rs::service(interface = "org.apache.dubbo.interop.StreamingService")]
+/// pub trait StreamingService: Send + Sync + 'static {
+///     /// Java `void serverStream(String, StreamObserver<String>)`.
+///     async fn server_stream(&self, request: String) -> Result<ResponseStream<String>, Status>;
+///     /// Java `StreamObserver<String> clientStream(StreamObserver<String>)`, answered once.
+///     async fn client_stream(&self, requests: Streaming<String>) -> Result<String, Status>;
+///     /// Java `StreamObserver<String> biStream(StreamObserver<String>)`.
+///     async fn bi_stream(&self, requests: Streaming<String>)
+///         -> Result<ResponseStream<String>, Status>;
+/// }
+/// ```
+///
+/// A server stream takes exactly one request value; a client or bidirectional stream takes
+/// `Streaming<Req>` as its only parameter. Streaming methods take no `RequestContext`, and the
+/// Java types of their values come from the values' `JavaType` impls (no `java_type` or
+/// `return_type`). `E` is as for unary methods (`Status` and `RpcError` both fit); an `Err`
+/// item of a `ResponseStream` ends the call with that status (Java's `onError`), after the
+/// items before it.
+///
+/// The server (`GreeterServer::streaming_interface()`) hands its streams to the application,
+/// which serves them next to the service's unary methods on each tri:// port the service is
+/// exported on (dubbo:// does not stream, as in Java). The client has, for each streaming
+/// method, `m(request)` or `m(requests: impl Stream<Item = Req>)` returning
+/// `Result<Streaming<Resp>, E>` (server and bidirectional streams) or `Result<Resp, E>`
+/// (client streams); the call goes through the reference's invoker and filters once, is never
+/// retried by the cluster (as in Java), and is cancelled by dropping its response stream. A
+/// crate naming the runtime with `crate = "..."` adds `protocol_triple`
+/// (`dubbo_protocol_triple`) to that module.
 ///
 /// # What it generates (for a trait `Greeter`)
 ///
@@ -200,6 +239,8 @@ fn expand_service(args: model::ServiceArgs, mut item: syn::ItemTrait) -> proc_ma
 
 #[cfg(test)]
 mod rest_tests;
+#[cfg(test)]
+mod streams_tests;
 #[cfg(test)]
 mod tests;
 

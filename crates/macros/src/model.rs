@@ -49,6 +49,11 @@ impl Errors {
         self.push(syn::Error::new_spanned(tokens, message));
     }
 
+    /// How many errors are collected.
+    pub fn count(&self) -> usize {
+        self.0.as_ref().map_or(0, |e| e.into_iter().count())
+    }
+
     pub fn finish(self) -> syn::Result<()> {
         match self.0 {
             Some(e) => Err(e),
@@ -113,8 +118,10 @@ pub struct Service {
     pub interface: String,
     /// The path of the runtime facade (`::dubbo_rs`).
     pub krate: Path,
-    /// The methods in declaration order.
+    /// The unary methods in declaration order.
     pub methods: Vec<Method>,
+    /// The streaming methods in declaration order.
+    pub streams: Vec<Method>,
 }
 
 /// One service method.
@@ -136,6 +143,31 @@ pub struct Method {
     pub output: Type,
     /// `T` of the return type.
     pub ok_ty: Type,
+    /// How the method streams, for a streaming method.
+    pub stream: Option<StreamShape>,
+}
+
+/// Which of the three streaming kinds a method is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum StreamKind {
+    /// `async fn m(&self, request: Req) -> Result<ResponseStream<Resp>, E>`: Java
+    /// `void m(Req, StreamObserver<Resp>)`.
+    Server,
+    /// `async fn m(&self, requests: Streaming<Req>) -> Result<Resp, E>`: Java
+    /// `StreamObserver<Req> m(StreamObserver<Resp>)`, answered once.
+    Client,
+    /// `async fn m(&self, requests: Streaming<Req>) -> Result<ResponseStream<Resp>, E>`: Java
+    /// `StreamObserver<Req> m(StreamObserver<Resp>)`.
+    Bidi,
+}
+
+/// The shape of a streaming method: its kind and the types of the values it streams.
+pub struct StreamShape {
+    pub kind: StreamKind,
+    /// The type of each request value (`Req`).
+    pub request: Type,
+    /// The type of each response value (`Resp`).
+    pub response: Type,
 }
 
 /// How a method takes the provider's request context.
@@ -207,6 +239,8 @@ pub fn parse_service(args: ServiceArgs, item: &mut ItemTrait) -> syn::Result<Ser
         }
     }
     check_name_clashes(&methods, &mut errors);
+    let (streams, methods): (Vec<Method>, Vec<Method>) =
+        methods.into_iter().partition(|m| m.stream.is_some());
 
     let interface = args
         .interface
@@ -220,6 +254,7 @@ pub fn parse_service(args: ServiceArgs, item: &mut ItemTrait) -> syn::Result<Ser
         interface,
         krate,
         methods,
+        streams,
     })
 }
 
@@ -423,6 +458,18 @@ fn parse_method_inner(f: &mut TraitItemFn, errors: &mut Errors) -> Option<Method
         },
     };
 
+    let stream = match (&output, &ok_ty) {
+        (Some(_), Some(ok)) => crate::streams::shape(
+            sig,
+            context.is_some(),
+            &params,
+            ok,
+            return_java_type.as_ref(),
+            errors,
+        ),
+        _ => None,
+    };
+
     let java_name = java_name
         .map(|l| l.value())
         .unwrap_or_else(|| lower_camel_case(&ident.unraw().to_string()));
@@ -454,6 +501,7 @@ fn parse_method_inner(f: &mut TraitItemFn, errors: &mut Errors) -> Option<Method
         params,
         output: output?,
         ok_ty: ok_ty?,
+        stream,
     })
 }
 
@@ -484,14 +532,14 @@ fn check_java_type(lit: &LitStr) -> syn::Result<()> {
 
 /// Where a missing receiver or return type is reported: the method's name and parameter list
 /// (an error spanned over tokens covers them from the first to the last).
-fn name_and_params(sig: &syn::Signature) -> proc_macro2::TokenStream {
+pub fn name_and_params(sig: &syn::Signature) -> proc_macro2::TokenStream {
     let mut tokens = sig.ident.to_token_stream();
     sig.paren_token
         .surround(&mut tokens, |t| sig.inputs.to_tokens(t));
     tokens
 }
 
-fn strip_group(ty: &Type) -> &Type {
+pub fn strip_group(ty: &Type) -> &Type {
     match ty {
         Type::Group(g) => strip_group(&g.elem),
         Type::Paren(p) => strip_group(&p.elem),
@@ -567,11 +615,15 @@ pub fn replace_ok_type(output: &Type, with: Type) -> Type {
 }
 
 /// Rejects types that cannot be decoded from a request or that have no single Java type.
-fn check_wire_type(ty: &Type, errors: &mut Errors) {
+pub fn check_wire_type(ty: &Type, errors: &mut Errors) {
     match strip_group(ty) {
         Type::Reference(r) => errors.spanned(
             r,
             "values on the wire are decoded into owned types: take `String` rather than `&str`, `Vec<T>` rather than `&[T]`",
+        ),
+        Type::ImplTrait(t) if crate::streams::is_impl_stream(ty) => errors.spanned(
+            t,
+            "a stream is taken as `Streaming<Req>` (the requests of a client or bidirectional stream) and returned as `ResponseStream<Resp>` (`Ok(Box::pin(stream))`), both from `dubbo_rs::protocol_triple`",
         ),
         Type::ImplTrait(t) => errors.spanned(t, "`impl Trait` has no Java type: name a concrete type"),
         Type::TraitObject(t) => errors.spanned(t, "a trait object has no Java type: name a concrete type"),

@@ -419,6 +419,17 @@ pub fn expand(service: &Service, attrs: RestAttrs) -> syn::Result<TokenStream> {
             .unwrap_or_default();
         methods.push(method(m, a, &core, &hessian, &mut errors));
     }
+    for m in &service.streams {
+        if let Some(a) = attrs.methods.remove(&m.ident.unraw().to_string()) {
+            let spans = a.verb.map(|(_, s)| s).into_iter();
+            for span in spans.chain(a.params.values().map(|p| p.span)) {
+                errors.push(syn::Error::new(
+                    span,
+                    format!("`{}` streams: HTTP mappings are for unary methods (a stream is served over Triple's gRPC form only); remove the attribute", m.ident),
+                ));
+            }
+        }
+    }
     errors.finish()?;
     let ident = static_ident(&service.item.ident);
     let interface = &service.interface;

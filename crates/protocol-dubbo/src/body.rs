@@ -747,13 +747,18 @@ pub fn heartbeat_response(id: i64, serialization: u8) -> Bytes {
     )
 }
 
-/// The one-way readonly event a provider sends on shutdown: `da bb a2 00 <id> 00 00 00 02 01 52`.
-pub fn readonly_event(id: i64) -> Bytes {
-    event_request(id, READONLY_EVENT)
+/// The one-way readonly event a provider sends on shutdown, in `serialization` (Java: the
+/// channel's first preference). In Hessian 2: `da bb a2 00 <id> 00 00 00 02 01 52`.
+pub fn readonly_event(id: i64, serialization: u8) -> Bytes {
+    event_request(id, READONLY_EVENT, serialization)
 }
 
-/// A one-way hessian2 event request carrying a string.
-pub fn event_request(id: i64, data: &str) -> Bytes {
+/// A one-way event request carrying a string, in `serialization` (Hessian 2 for any id but
+/// fastjson2's).
+pub fn event_request(id: i64, data: &str, serialization: u8) -> Bytes {
+    if serialization == FASTJSON2 {
+        return fastjson2::encode_event_request(id, data);
+    }
     let mut w = Hessian2Writer::new();
     w.write_string(data);
     crate::codec::encode_frame(Header::request(id, HESSIAN2, false, true), w.as_bytes())

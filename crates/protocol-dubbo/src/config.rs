@@ -6,6 +6,7 @@ use std::time::Duration;
 use dubbo_url::Url;
 
 use crate::codec::DEFAULT_PAYLOAD;
+use crate::serialization::Serialization;
 
 /// Default heartbeat interval (`heartbeat`, 60 s).
 pub const DEFAULT_HEARTBEAT: Duration = Duration::from_secs(60);
@@ -56,6 +57,9 @@ pub struct ClientConfig {
     /// TLS on every connection (the handshake counts against `connect_timeout`); `None`:
     /// plaintext.
     pub tls: Option<dubbo_tls::ClientTls>,
+    /// What the client's heartbeats are written in: the reference's first serialization
+    /// (`prefer.serialization`, then `serialization`, else Hessian 2), as Java writes them.
+    pub serialization: Serialization,
 }
 
 impl Default for ClientConfig {
@@ -71,6 +75,7 @@ impl Default for ClientConfig {
             reconnect_backoff: Duration::from_millis(100),
             reconnect_backoff_max: Duration::from_secs(3),
             tls: None,
+            serialization: Serialization::Hessian2,
         }
     }
 }
@@ -90,6 +95,7 @@ impl ClientConfig {
             payload: payload(url),
             connect_timeout: millis(url, "connect.timeout").unwrap_or(d.connect_timeout),
             timeout: millis(url, "timeout").unwrap_or(d.timeout),
+            serialization: Serialization::for_channel(url),
             ..d
         }
     }
@@ -117,6 +123,10 @@ pub struct ServerConfig {
     pub accepts: usize,
     /// How long shutdown waits for in-flight calls (`shutdown.timeout`, default 10 s).
     pub shutdown_timeout: Duration,
+    /// What the server's events (readonly) are written in: the first serialization of the
+    /// first service exported on the port (`prefer.serialization`, then `serialization`, else
+    /// Hessian 2), as Java writes them.
+    pub serialization: Serialization,
     /// TLS on the port (with port unification when it allows plaintext); `None`: plaintext.
     pub tls: Option<dubbo_tls::ServerTls>,
 }
@@ -133,6 +143,7 @@ impl Default for ServerConfig {
             accepts: 0,
             shutdown_timeout: DEFAULT_SHUTDOWN_TIMEOUT,
             tls: None,
+            serialization: Serialization::Hessian2,
         }
     }
 }
@@ -173,6 +184,7 @@ impl ServerConfig {
             accepts: param::<usize>(url, "accepts").unwrap_or(0),
             shutdown_timeout: millis(url, "shutdown.timeout").unwrap_or(d.shutdown_timeout),
             tls: None,
+            serialization: Serialization::for_channel(url),
         }
     }
 }

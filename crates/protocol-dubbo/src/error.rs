@@ -35,6 +35,23 @@ pub enum FrameError {
 }
 
 impl FrameError {
+    /// Whether this is the peer closing the connection rather than anything it sent: the
+    /// socket ended, was reset, or (over TLS) ended without a `close_notify`, as `openssl
+    /// s_client` and many clients end their connections. Logged as an ordinary close.
+    pub fn is_peer_close(&self) -> bool {
+        use std::io::ErrorKind;
+        matches!(
+            self,
+            FrameError::Io(e) if matches!(
+                e.kind(),
+                ErrorKind::UnexpectedEof
+                    | ErrorKind::ConnectionReset
+                    | ErrorKind::ConnectionAborted
+                    | ErrorKind::BrokenPipe
+            )
+        )
+    }
+
     /// The matching framework error.
     pub fn to_rpc_error(&self, context: &str) -> RpcError {
         let code = match self {

@@ -62,6 +62,15 @@ impl Serialization {
     /// What a consumer sends to the provider of `url`: the first serialization dubbo-rs speaks
     /// of `prefer.serialization`, then `serialization`, else Hessian 2.
     pub fn for_consumer(url: &Url) -> Self {
+        Self::for_channel(url)
+    }
+
+    /// What a connection made for `url` (a reference's, or the first service exported on a
+    /// port) writes its own messages in: heartbeats and events (readonly). Java's
+    /// `CodecSupport.getSerialization(channel URL)`: the first of `prefer.serialization`, then
+    /// `serialization`, else Hessian 2 (the first dubbo-rs speaks). Answers to heartbeats stay
+    /// in the heartbeat's own serialization, as Java answers them.
+    pub fn for_channel(url: &Url) -> Self {
         names(url).find_map(Self::from_name).unwrap_or_default()
     }
 

@@ -194,3 +194,56 @@ async fn protocol_uses_tls_unless_the_url_turns_it_off() {
     provider.shutdown(Duration::ZERO).await;
     consumer.shutdown(Duration::ZERO).await;
 }
+
+/// A TCP relay to `target` on 127.0.0.1 that counts the connections it accepts.
+async fn counting_relay(target: String) -> (String, Arc<std::sync::atomic::AtomicUsize>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let count = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = count.clone();
+    tokio::spawn(async move {
+        while let Ok((mut inbound, _)) = listener.accept().await {
+            counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let target = target.clone();
+            tokio::spawn(async move {
+                if let Ok(mut outbound) = tokio::net::TcpStream::connect(&target).await {
+                    let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound).await;
+                }
+            });
+        }
+    });
+    (addr, count)
+}
+
+#[tokio::test]
+async fn a_client_refused_by_mutual_tls_backs_off_between_connections() {
+    let p = pki("mtls-loop");
+    let settings = ServerTlsSettings::new(&p.server_cert, &p.server_key).with_client_auth(&p.ca);
+    let s = server(Some(settings)).await;
+    let (relay, connections) = counting_relay(s.local_addr().to_string()).await;
+    // The default backoff: 100 ms, doubling, at most 3 s.
+    let config = ClientConfig {
+        tls: Some(ClientTls::new(&ClientTlsSettings::new(&p.ca), &[]).unwrap()),
+        ..ClientConfig::default()
+    };
+    assert_eq!(config.reconnect_backoff, Duration::from_millis(100));
+    // TLS 1.3 lets the client finish its handshake before the server refuses it: connecting
+    // succeeds, each call fails.
+    let client = DubboClient::connect(&relay, config).await.unwrap();
+    let started = std::time::Instant::now();
+    let mut calls = 0;
+    while started.elapsed() < Duration::from_secs(1) {
+        assert!(client.invoke(hello("no certificate")).await.is_err());
+        calls += 1;
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+    let opened = connections.load(std::sync::atomic::Ordering::SeqCst);
+    // Attempts at about 0, 100, 300 and 700 ms; without the backoff one per call.
+    assert!(
+        (2..=6).contains(&opened),
+        "{opened} connections for {calls} calls in a second"
+    );
+    assert!(calls > 50, "calls fail at once while waiting: {calls}");
+    client.close();
+    s.close().await;
+}

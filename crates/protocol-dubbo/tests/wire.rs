@@ -130,7 +130,7 @@ fn java_runtime_exception_decodes_as_business_error() {
 #[test]
 fn readonly_and_heartbeat_frames() {
     assert_eq!(
-        &body::readonly_event(0x0102)[..],
+        &body::readonly_event(0x0102, 2)[..],
         &hex("da bb a2 00 00 00 00 00 00 00 01 02 00 00 00 02 01 52")[..]
     );
     assert_eq!(

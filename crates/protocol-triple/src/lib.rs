@@ -70,7 +70,7 @@ pub use protocol::TripleProtocol;
 pub use rest_client::{RestInvoker, RestProtocol};
 pub use server::{IdlService, MethodKind, ServerCall, ServerReply, TripleServer};
 pub use status::{Code, Status, TriStatus};
-pub use streaming::Streaming;
+pub use streaming::{ResponseStream, Streaming};
 
 /// ALPN a Triple server offers over TLS: HTTP/2 (gRPC, Triple) first, then HTTP/1.1 (the JSON
 /// form), as Java Dubbo's Triple port does.

@@ -23,6 +23,11 @@ impl Drop for AbortOnDrop {
     }
 }
 
+/// The stream of responses a streaming method of a `#[dubbo_rs::service]` trait returns (a
+/// server or bidirectional stream): each item a value, or the status that ends the call.
+/// Build one with `Box::pin(stream)`.
+pub type ResponseStream<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send + 'static>>;
+
 /// A stream of messages received on a call: requests on the server side, responses on the
 /// client side.
 ///

@@ -5,6 +5,7 @@
 
 mod common;
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use common::*;
@@ -130,5 +131,70 @@ async fn mutual_tls_on_the_triple_port() {
         .is_err());
     assert!(greet(&addr, None).await.is_err());
     assert_eq!(greet(&addr, Some(with_cert)).await.unwrap(), "Hello tls");
+    server.shutdown(Duration::ZERO).await;
+}
+
+/// A TCP relay to `target` on 127.0.0.1 that counts the connections it accepts.
+async fn counting_relay(target: String) -> (String, std::sync::Arc<AtomicUsize>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let count = std::sync::Arc::new(AtomicUsize::new(0));
+    let counted = count.clone();
+    tokio::spawn(async move {
+        while let Ok((mut inbound, _)) = listener.accept().await {
+            counted.fetch_add(1, Ordering::SeqCst);
+            let target = target.clone();
+            tokio::spawn(async move {
+                if let Ok(mut outbound) = tokio::net::TcpStream::connect(&target).await {
+                    let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound).await;
+                }
+            });
+        }
+    });
+    (addr, count)
+}
+
+#[tokio::test]
+async fn a_client_refused_by_mutual_tls_backs_off_between_connections() {
+    let p = pki("mtls-loop");
+    let settings = ServerTlsSettings::new(&p.server_cert, &p.server_key).with_client_auth(&p.ca);
+    let server = tls_server(settings).await;
+    let (relay, connections) = counting_relay(server.local_addr().to_string()).await;
+    // The default backoff: 100 ms, doubling, at most 3 s.
+    let config = TripleConfig {
+        client_tls: Some(
+            ClientTls::new(
+                &ClientTlsSettings::new(&p.ca),
+                dubbo_protocol_triple::CLIENT_ALPN,
+            )
+            .unwrap(),
+        ),
+        ..TripleConfig::default()
+    };
+    assert_eq!(config.reconnect_backoff, Duration::from_millis(100));
+    // TLS 1.3 and HTTP/2 let the client finish its handshakes before the server refuses it:
+    // connecting succeeds, each call fails.
+    let channel = TripleChannel::connect(relay, config).await.unwrap();
+    let client = TripleClient::new(channel).with_timeout(Duration::from_secs(3));
+    let started = std::time::Instant::now();
+    let mut calls = 0;
+    while started.elapsed() < Duration::from_secs(1) {
+        let reply: Result<Response<GreeterReply>, _> = client
+            .unary(
+                &path("Greet"),
+                Request::new(GreeterRequest { name: "x".into() }),
+            )
+            .await;
+        assert!(reply.is_err());
+        calls += 1;
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+    let opened = connections.load(Ordering::SeqCst);
+    // Attempts at about 0, 100, 300 and 700 ms; without the backoff one per call.
+    assert!(
+        (2..=6).contains(&opened),
+        "{opened} connections for {calls} calls in a second"
+    );
+    assert!(calls > 50, "calls fail at once while waiting: {calls}");
     server.shutdown(Duration::ZERO).await;
 }

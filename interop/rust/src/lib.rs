@@ -7,6 +7,7 @@ pub mod args;
 pub mod auth_flags;
 pub mod cases;
 pub mod cors_flag;
+pub mod events_check;
 pub mod forbidden;
 pub mod load;
 pub mod provider;

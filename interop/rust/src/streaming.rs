@@ -7,22 +7,39 @@
 //! - `clientStream`: the requests joined with `,` once the consumer completes; a request
 //!   `"fail"` ends the call with the error `refused fail`.
 //! - `biStream`: `echo:m` for each request m; `"fail"` ends it with the error `refused fail`.
+//!
+//! Both sides come from the [`StreamingService`] trait: the provider is its
+//! `StreamingServiceServer` (exported like any service, on tri://), the consumer its
+//! `StreamingServiceClient` on a reference's invoker.
 
-use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use dubbo_rs::protocol_triple::server::interface_stream::StreamingInterface;
-use dubbo_rs::protocol_triple::{Request, Status, Streaming, TripleClient};
-use futures::{Stream, StreamExt};
+use dubbo_rs::protocol_triple::{ResponseStream, Status, Streaming};
+use futures::StreamExt;
 
 use crate::report::Report;
 
 /// The Java interface name.
 pub const STREAMING_SERVICE: &str = "org.apache.dubbo.interop.StreamingService";
 
-type Out = Pin<Box<dyn Stream<Item = Result<String, Status>> + Send>>;
+/// The contract's `StreamingService`, method by method as Java declares it.
+#[dubbo_rs::service(interface = "org.apache.dubbo.interop.StreamingService")]
+pub trait StreamingService: Send + Sync + 'static {
+    /// Java `void serverStream(String request, StreamObserver<String> responses)`.
+    async fn server_stream(&self, request: String) -> Result<ResponseStream<String>, Status>;
+    /// Java `StreamObserver<String> clientStream(StreamObserver<String> response)`, answered
+    /// once.
+    async fn client_stream(&self, requests: Streaming<String>) -> Result<String, Status>;
+    /// Java `StreamObserver<String> biStream(StreamObserver<String> responses)`.
+    async fn bi_stream(
+        &self,
+        requests: Streaming<String>,
+    ) -> Result<ResponseStream<String>, Status>;
+}
+
+type Out = ResponseStream<String>;
 
 /// Counts a stream as cancelled when it is dropped before it ended by itself.
 struct CancelGuard {
@@ -136,39 +153,36 @@ async fn client_stream(
     Ok(items.join(","))
 }
 
-/// The provider's side of the contract, to export with `export_idl`.
-pub fn service() -> StreamingInterface {
-    let cancelled = Arc::new(AtomicUsize::new(0));
-    let (c1, c2, c3) = (cancelled.clone(), cancelled.clone(), cancelled);
-    StreamingInterface::new(STREAMING_SERVICE)
-        .server_streaming("serverStream", move |req: String| {
-            let c = c1.clone();
-            async move { server_stream(req, c) }
-        })
-        .client_streaming("clientStream", move |reqs: Streaming<String>| {
-            client_stream(reqs, c2.clone())
-        })
-        .bidi_streaming("biStream", move |reqs: Streaming<String>| {
-            let c = c3.clone();
-            async move { Ok(bi_stream(reqs, c)) }
-        })
+/// The provider's side of the contract: it counts the streams its consumers cancelled.
+#[derive(Debug, Default)]
+pub struct ContractStreams {
+    cancelled: Arc<AtomicUsize>,
 }
 
-fn path(method: &str) -> String {
-    format!("/{STREAMING_SERVICE}/{method}")
+impl StreamingService for ContractStreams {
+    async fn server_stream(&self, request: String) -> Result<Out, Status> {
+        server_stream(request, self.cancelled.clone())
+    }
+
+    async fn client_stream(&self, requests: Streaming<String>) -> Result<String, Status> {
+        client_stream(requests, self.cancelled.clone()).await
+    }
+
+    async fn bi_stream(&self, requests: Streaming<String>) -> Result<Out, Status> {
+        Ok(bi_stream(requests, self.cancelled.clone()))
+    }
+}
+
+/// The provider, to export on a tri:// protocol.
+pub fn service() -> StreamingServiceServer<ContractStreams> {
+    StreamingServiceServer::new(ContractStreams::default())
 }
 
 async fn collect(
-    client: &TripleClient,
+    client: &StreamingServiceClient,
     request: &str,
 ) -> Result<(Vec<String>, Option<Status>), Status> {
-    let mut s = client
-        .interface_server_streaming::<String, String>(
-            &path("serverStream"),
-            Request::new(request.to_owned()),
-        )
-        .await?
-        .into_inner();
+    let mut s = client.server_stream(request.to_owned()).await?;
     let mut items = Vec::new();
     while let Some(m) = s.next().await {
         match m {
@@ -179,14 +193,14 @@ async fn collect(
     Ok((items, None))
 }
 
-async fn cancelled_count(client: &TripleClient) -> Result<usize, String> {
+async fn cancelled_count(client: &StreamingServiceClient) -> Result<usize, String> {
     match collect(client, "cancelled").await {
         Ok((items, None)) if items.len() == 1 => items[0].parse().map_err(|e| format!("{e}")),
         other => Err(format!("serverStream(\"cancelled\") answered {other:?}")),
     }
 }
 
-async fn await_cancelled(client: &TripleClient, before: usize) -> Result<(), String> {
+async fn await_cancelled(client: &StreamingServiceClient, before: usize) -> Result<(), String> {
     let mut now = before;
     for _ in 0..100 {
         now = cancelled_count(client).await?;
@@ -210,7 +224,7 @@ fn has_message(e: &Option<Status>, fragment: &str) -> bool {
 
 /// Calls a `StreamingService` provider on `client`: each stream kind, an error mid-stream of
 /// each, and cancelling a server stream and a bidirectional one.
-pub async fn run_cases(client: &TripleClient, report: &mut Report) {
+pub async fn run_cases(client: &StreamingServiceClient, report: &mut Report) {
     let r = collect(client, "3").await;
     report.check(
         "streaming.server_stream",
@@ -229,24 +243,16 @@ pub async fn run_cases(client: &TripleClient, report: &mut Report) {
     });
 
     let r = client
-        .interface_client_streaming::<_, String, String>(
-            &path("clientStream"),
-            Request::new(futures::stream::iter(items(&["a", "b", "c"]))),
-        )
-        .await
-        .map(|r| r.into_inner());
+        .client_stream(futures::stream::iter(items(&["a", "b", "c"])))
+        .await;
     report.check(
         "streaming.client_stream",
         matches!(&r, Ok(s) if s == "a,b,c"),
         || format!("{r:?}"),
     );
     let r = client
-        .interface_client_streaming::<_, String, String>(
-            &path("clientStream"),
-            Request::new(futures::stream::iter(items(&["a", "fail"]))),
-        )
-        .await
-        .map(|r| r.into_inner());
+        .client_stream(futures::stream::iter(items(&["a", "fail"])))
+        .await;
     report.check(
         "streaming.client_stream_error_mid_stream",
         matches!(&r, Err(s) if s.message().contains("refused fail")),
@@ -270,16 +276,12 @@ pub async fn run_cases(client: &TripleClient, report: &mut Report) {
 }
 
 async fn bidi(
-    client: &TripleClient,
+    client: &StreamingServiceClient,
     requests: &[&str],
 ) -> Result<(Vec<String>, Option<Status>), Status> {
     let mut s = client
-        .interface_bidi_streaming::<_, String, String>(
-            &path("biStream"),
-            Request::new(futures::stream::iter(items(requests))),
-        )
-        .await?
-        .into_inner();
+        .bi_stream(futures::stream::iter(items(requests)))
+        .await?;
     let mut out = Vec::new();
     while let Some(m) = s.next().await {
         match m {
@@ -290,16 +292,12 @@ async fn bidi(
     Ok((out, None))
 }
 
-async fn server_stream_cancel(client: &TripleClient) -> Result<(), String> {
+async fn server_stream_cancel(client: &StreamingServiceClient) -> Result<(), String> {
     let before = cancelled_count(client).await?;
     let mut s = client
-        .interface_server_streaming::<String, String>(
-            &path("serverStream"),
-            Request::new("forever".to_owned()),
-        )
+        .server_stream("forever".to_owned())
         .await
-        .map_err(|e| e.to_string())?
-        .into_inner();
+        .map_err(|e| e.to_string())?;
     for i in 0..3 {
         let m = s.next().await;
         if !matches!(&m, Some(Ok(t)) if *t == format!("tick-{i}")) {
@@ -311,7 +309,7 @@ async fn server_stream_cancel(client: &TripleClient) -> Result<(), String> {
     await_cancelled(client, before).await
 }
 
-async fn bi_stream_cancel(client: &TripleClient) -> Result<(), String> {
+async fn bi_stream_cancel(client: &StreamingServiceClient) -> Result<(), String> {
     let before = cancelled_count(client).await?;
     let (tx, rx) = tokio::sync::mpsc::channel::<String>(4);
     let requests =
@@ -320,10 +318,9 @@ async fn bi_stream_cancel(client: &TripleClient) -> Result<(), String> {
     // its first message, and the call returns once the headers are in.
     tx.send("x".to_owned()).await.map_err(|e| e.to_string())?;
     let mut s = client
-        .interface_bidi_streaming::<_, String, String>(&path("biStream"), Request::new(requests))
+        .bi_stream(requests)
         .await
-        .map_err(|e| e.to_string())?
-        .into_inner();
+        .map_err(|e| e.to_string())?;
     let m = s.next().await;
     if !matches!(&m, Some(Ok(t)) if t == "echo:x") {
         return Err(format!("first echo: {m:?}"));

@@ -59,13 +59,17 @@ async fn failover(call: ClusterCall, first: Arc<dyn Invoker>, invocation: Invoca
 }
 
 /// Whether a failed attempt may be sent again, the one rule of every strategy that retries:
-/// not a business exception (the provider's own answer), not a cancelled call (its caller has
+/// not a call marked [`SentOnce`](dubbo_core::SentOnce) (a stream of requests, consumed by the
+/// first attempt), not a business exception (the provider's own answer), not a cancelled call (its caller has
 /// gone), and not a refusal of the consumer's credentials (the same credentials are refused
 /// again; Java retries those too, only to fail the same way). Any other failure is, timeouts
 /// included, as in Java. A call sent over `rest://` is narrower: only a connection failure of
 /// an idempotent verb (an HTTP request is not known to be safe to repeat otherwise; see
 /// [`dubbo_core::rest::may_retry_rest`]).
 pub(crate) fn may_retry(provider: &dyn Invoker, invocation: &Invocation, e: &RpcError) -> bool {
+    if invocation.context().get::<dubbo_core::SentOnce>().is_some() {
+        return false;
+    }
     if provider.url().protocol() == Some(REST) {
         return dubbo_core::rest::may_retry_rest(invocation, e);
     }

@@ -222,6 +222,18 @@ pub fn encode_status_response(id: i64, status: Status, message: &str) -> Bytes {
     )
 }
 
+/// A one-way event request carrying the string `data` (the readonly event's `"R"`), as Java
+/// writes an event in fastjson2.
+pub fn encode_event_request(id: i64, data: &str) -> Bytes {
+    let mut out = frame_buffer(data.len() + 8);
+    let header = Header::request(id, FASTJSON2, false, true);
+    match write_object(&mut out, &Value::string(data)) {
+        Ok(()) => finish_frame(out, header).unwrap_or_default(),
+        // Only a string of more than 2 GiB fails; events are one letter.
+        Err(_) => Bytes::new(),
+    }
+}
+
 /// Decodes the body of a fastjson2 OK response into the call's outcome, as
 /// [`super::decode_ok_response`] does for Hessian 2.
 pub fn decode_ok_response(body: &[u8]) -> Result<Result<RpcResponse, RpcError>, BodyError> {

@@ -42,8 +42,18 @@ fn versions() {
 #[test]
 fn events() {
     assert_eq!(
-        &readonly_event(7)[..],
+        &readonly_event(7, 2)[..],
         &[0xda, 0xbb, 0xa2, 0, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 2, 0x01, 0x52]
+    );
+    // In fastjson2 (Java's events in a channel preferring it): a 4-byte length, then the JSONB
+    // string "R" (0x4a: an ASCII string of one byte).
+    assert_eq!(
+        &readonly_event(7, 23)[..],
+        &[0xda, 0xbb, 0xb7, 0, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 6, 0, 0, 0, 2, 0x4a, 0x52]
+    );
+    assert_eq!(
+        decode_event(23, &readonly_event(7, 23)[16..]).unwrap(),
+        EventData::ReadOnly
     );
     assert_eq!(&heartbeat_request(1, 2)[2..4], &[0xe2, 0x00]);
     assert_eq!(&heartbeat_request(1, 2)[16..], &[0x4e]);

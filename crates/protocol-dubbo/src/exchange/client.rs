@@ -18,10 +18,11 @@ use crate::body::{self, EventData};
 use crate::codec::{Frame, FrameDecoder, Inbound};
 use crate::config::ClientConfig;
 use crate::exchange::availability::{Availability, ConnFlags};
+use crate::exchange::backoff::{self, Backoff};
 use crate::exchange::handle::Handle;
 use crate::exchange::pending::{next_request_id, PendingCalls, SWEEP_TICK};
 use crate::exchange::{write_loop, WRITE_QUEUE};
-use crate::header::{HEADER_LEN, HESSIAN2};
+use crate::header::HEADER_LEN;
 use crate::serialization::Serialization;
 use crate::status::{error_for_status, Status};
 
@@ -51,14 +52,9 @@ pub(crate) struct ClientInner {
 struct Slot {
     current: Handle<Arc<Connection>>,
     connecting: tokio::sync::Mutex<()>,
-    backoff: Mutex<Backoff>,
-}
-
-#[derive(Default)]
-struct Backoff {
-    failures: u32,
-    retry_at: Option<Instant>,
-    last_error: String,
+    /// Shared with the slot's connection reader, which counts a connection refused right
+    /// after it opened as a failed attempt.
+    backoff: Arc<Mutex<Backoff>>,
 }
 
 /// A connected socket, before it is split between the reader and the writer.
@@ -326,10 +322,11 @@ impl DubboClient {
     /// Sends a heartbeat request on every open connection (normally done by the connection
     /// itself after `heartbeat` without reads).
     pub async fn send_heartbeat(&self) {
+        let ser = self.inner.config.serialization.id();
         for s in &self.inner.slots {
             if let Some(c) = s.current.get() {
                 let _ =
-                    c.tx.send(body::heartbeat_request(next_request_id(), HESSIAN2))
+                    c.tx.send(body::heartbeat_request(next_request_id(), ser))
                         .await;
             }
         }
@@ -351,7 +348,7 @@ impl Slot {
         match self.current.get() {
             Some(c) if c.is_alive() => !c.is_readonly(),
             _ => {
-                let b = self.backoff.lock().unwrap_or_else(|p| p.into_inner());
+                let b = backoff::lock(&self.backoff);
                 !matches!(b.retry_at, Some(at) if Instant::now() < at)
             }
         }
@@ -425,7 +422,7 @@ impl ClientInner {
             return Ok(c);
         }
         {
-            let b = slot.backoff.lock().unwrap_or_else(|p| p.into_inner());
+            let b = backoff::lock(&slot.backoff);
             if let Some(at) = b.retry_at {
                 let now = Instant::now();
                 if now < at {
@@ -447,9 +444,17 @@ impl ClientInner {
                 format!("client to {} is closed", self.address),
             ));
         }
-        match Connection::open(&self.address, &self.config, &self.availability).await {
+        match Connection::open(
+            &self.address,
+            &self.config,
+            &self.availability,
+            &slot.backoff,
+        )
+        .await
+        {
             Ok(c) => {
-                *slot.backoff.lock().unwrap_or_else(|p| p.into_inner()) = Backoff::default();
+                // The first frame read resets the backoff, not this: a server may complete the
+                // handshakes only to refuse (mutual TLS without a client certificate).
                 drop(slot.current.replace(Some(c.clone())));
                 // A close that raced with the connect must not leave the connection open.
                 if self.availability.is_closed() {
@@ -458,16 +463,11 @@ impl ClientInner {
                 Ok(c)
             }
             Err(e) => {
-                let mut b = slot.backoff.lock().unwrap_or_else(|p| p.into_inner());
-                b.failures = b.failures.saturating_add(1);
-                let factor = 1u32 << (b.failures - 1).min(16);
-                let wait = self
-                    .config
-                    .reconnect_backoff
-                    .saturating_mul(factor)
-                    .min(self.config.reconnect_backoff_max);
-                b.retry_at = Some(Instant::now() + wait);
-                b.last_error = e.message().to_owned();
+                backoff::lock(&slot.backoff).failed(
+                    self.config.reconnect_backoff,
+                    self.config.reconnect_backoff_max,
+                    e.message().to_owned(),
+                );
                 Err(e)
             }
         }
@@ -485,6 +485,7 @@ impl Connection {
         address: &str,
         config: &ClientConfig,
         availability: &Arc<Availability>,
+        backoff: &Arc<Mutex<Backoff>>,
     ) -> Result<Arc<Connection>, RpcError> {
         let connect_error = |e: &dyn std::fmt::Display| {
             RpcError::framework(
@@ -526,18 +527,19 @@ impl Connection {
             state.clone(),
             config.clone(),
             address.to_owned(),
+            backoff.clone(),
         );
         match stream {
             // Plaintext keeps the socket's own halves: no lock between reader and writer.
             Transport::Plain(stream) => {
                 let (rd, wr) = stream.into_split();
                 tokio::spawn(write_loop(wr, rx, state.close.clone()));
-                tokio::spawn(read_loop(rd, reader.0, reader.1, reader.2, reader.3));
+                tokio::spawn(read_loop(rd, reader));
             }
             Transport::Tls(stream) => {
                 let (rd, wr) = tokio::io::split(*stream);
                 tokio::spawn(write_loop(wr, rx, state.close.clone()));
-                tokio::spawn(read_loop(rd, reader.0, reader.1, reader.2, reader.3));
+                tokio::spawn(read_loop(rd, reader));
             }
         }
         tracing::debug!(provider = address, ?local, "connected");
@@ -567,18 +569,25 @@ impl Connection {
     }
 }
 
+/// A reader's writer queue, shared state, settings, provider address and slot backoff.
+type Reader = (
+    mpsc::Sender<Bytes>,
+    Arc<ConnState>,
+    ClientConfig,
+    String,
+    Arc<Mutex<Backoff>>,
+);
+
 /// Reads frames until the connection ends: completes waiting calls, answers the provider's
 /// heartbeats, records readonly events, sends heartbeats when idle and closes a connection
 /// that stays silent past the idle timeout.
-async fn read_loop<R>(
-    rd: R,
-    tx: mpsc::Sender<Bytes>,
-    state: Arc<ConnState>,
-    config: ClientConfig,
-    address: String,
-) where
+async fn read_loop<R>(rd: R, reader: Reader)
+where
     R: tokio::io::AsyncRead + Unpin + Send + 'static,
 {
+    let (tx, state, config, address, backoff) = reader;
+    // Whether the provider has sent anything: failing before that counts as a failed connect.
+    let mut answered = false;
     let mut frames = FramedRead::with_capacity(
         rd,
         FrameDecoder::skipping_oversize(config.payload),
@@ -637,8 +646,20 @@ async fn read_loop<R>(
                         format!("connection closed by provider {address}"),
                     ),
                     Some(Err(e)) => {
-                        tracing::warn!(provider = %address, error = %e, "bad data from provider; closing connection");
-                        break e.to_rpc_error(&format!("reading from {address}"));
+                        if e.is_peer_close() {
+                            tracing::debug!(provider = %address, error = %e, "connection closed by provider");
+                        } else {
+                            tracing::warn!(provider = %address, error = %e, "bad data from provider; closing connection");
+                        }
+                        let reason = e.to_rpc_error(&format!("reading from {address}"));
+                        if !answered {
+                            backoff::lock(&backoff).failed(
+                                config.reconnect_backoff,
+                                config.reconnect_backoff_max,
+                                format!("connection refused right after it opened ({})", reason.message()),
+                            );
+                        }
+                        break reason;
                     }
                     Some(Ok(Inbound::Oversize(h))) => {
                         tracing::warn!(provider = %address, id = h.id, len = h.body_len, limit = config.payload, "response exceeds payload limit");
@@ -649,7 +670,13 @@ async fn read_loop<R>(
                             )));
                         }
                     }
-                    Some(Ok(Inbound::Frame(f))) => on_frame(f, &tx, &state, &address),
+                    Some(Ok(Inbound::Frame(f))) => {
+                        if !answered {
+                            answered = true;
+                            *backoff::lock(&backoff) = Backoff::default();
+                        }
+                        on_frame(f, &tx, &state, &address);
+                    }
                 }
             }
             _ = &mut timer => {
@@ -665,7 +692,7 @@ async fn read_loop<R>(
                 if !heartbeat.is_zero() && silent >= heartbeat && now.saturating_duration_since(last_heartbeat) >= heartbeat {
                     last_heartbeat = now;
                     tracing::trace!(provider = %address, "sending heartbeat");
-                    let _ = tx.try_send(body::heartbeat_request(next_request_id(), HESSIAN2));
+                    let _ = tx.try_send(body::heartbeat_request(next_request_id(), config.serialization.id()));
                 }
                 timer.as_mut().reset(tokio::time::Instant::from_std(next_check(last_read, last_heartbeat, heartbeat, idle, now)));
             }

@@ -9,6 +9,7 @@
 //! one-`send`-per-response pattern of a busy provider into one `send` per batch.
 
 pub(crate) mod availability;
+pub(crate) mod backoff;
 pub mod client;
 pub(crate) mod handle;
 pub mod pending;

@@ -247,12 +247,12 @@ impl DubboServer {
             .lock()
             .map(|c| c.values().map(|h| (h.tx.clone(), h.peer)).collect())
             .unwrap_or_default();
+        // In the port's first serialization, as Java writes events.
+        let ser = self.shared.config.serialization.id();
         for (tx, peer) in handles {
             // Never wait on a consumer that does not read: a full queue just misses the event.
-            if tx
-                .try_send(body::readonly_event(next_request_id()))
-                .is_err()
-            {
+            let event = body::readonly_event(next_request_id(), ser);
+            if tx.try_send(event).is_err() {
                 tracing::debug!(consumer = %peer, "could not send readonly event");
             }
         }
@@ -433,6 +433,11 @@ async fn serve_connection<R, W>(
                     }
                     Some(Ok(Inbound::Oversize(_))) => {
                         // Not produced by a server-side decoder; treat like a framing error.
+                        abort = true;
+                        break;
+                    }
+                    Some(Err(e)) if e.is_peer_close() => {
+                        tracing::debug!(consumer = %peer, error = %e, "connection closed by consumer");
                         abort = true;
                         break;
                     }

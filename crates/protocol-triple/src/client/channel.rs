@@ -11,6 +11,7 @@ use tokio::net::TcpStream;
 use tokio::sync::Mutex;
 
 use super::backoff::Backoff;
+use super::first_read::{lock, FirstRead};
 use crate::config::TripleConfig;
 use crate::status::Status;
 
@@ -21,24 +22,37 @@ enum Transport {
 }
 
 /// Runs the HTTP/2 handshake over `io` and spawns the connection's driver, which marks `alive`
-/// false when the connection ends.
+/// false when the connection ends. The first byte the server sends resets `inner`'s backoff;
+/// a connection that fails before the server sent anything was refused (mutual TLS without a
+/// client certificate), and counts as a failed connect attempt.
 async fn h2_handshake<IO>(
     builder: &h2::client::Builder,
     io: IO,
-    addr: &str,
+    inner: &Inner,
     alive: Arc<AtomicBool>,
 ) -> Result<(SendRequest<Bytes>, tokio::task::JoinHandle<()>), Status>
 where
     IO: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
+    let addr = inner.addr.clone();
+    let answered = Arc::new(AtomicBool::new(false));
+    let io = FirstRead::new(io, inner.backoff.clone(), answered.clone());
     let (send, connection) = builder
         .handshake::<_, Bytes>(io)
         .await
         .map_err(|e| Status::unavailable(format!("HTTP/2 handshake with {addr}: {e}")))?;
-    let addr = addr.to_owned();
+    let backoff = inner.backoff.clone();
+    let (base, max) = (
+        inner.config.reconnect_backoff,
+        inner.config.reconnect_backoff_max,
+    );
     let task = tokio::spawn(async move {
         if let Err(e) = connection.await {
             tracing::debug!(%addr, "HTTP/2 connection ended: {e}");
+            if !answered.load(Ordering::Acquire) {
+                let why = format!("connection to {addr} refused right after it opened: {e}");
+                lock(&backoff).failed(base, max, why);
+            }
         }
         alive.store(false, Ordering::Release);
     });
@@ -67,7 +81,8 @@ pub(crate) struct Inner {
     config: TripleConfig,
     conn: Mutex<Option<Conn>>,
     next_gen: AtomicU64,
-    backoff: SyncMutex<Backoff>,
+    /// Shared with the connection's driver and IO (see [`h2_handshake`]).
+    backoff: Arc<SyncMutex<Backoff>>,
     closed: AtomicBool,
 }
 
@@ -107,7 +122,7 @@ impl TripleChannel {
                 config,
                 conn: Mutex::new(None),
                 next_gen: AtomicU64::new(1),
-                backoff: SyncMutex::new(Backoff::default()),
+                backoff: Arc::new(SyncMutex::new(Backoff::default())),
                 closed: AtomicBool::new(false),
             }),
         }
@@ -196,8 +211,8 @@ impl TripleChannel {
             .enable_push(false);
         let alive = Arc::new(AtomicBool::new(true));
         let (send, task) = match transport {
-            Transport::Plain(io) => h2_handshake(&builder, io, addr, alive.clone()).await?,
-            Transport::Tls(io) => h2_handshake(&builder, *io, addr, alive.clone()).await?,
+            Transport::Plain(io) => h2_handshake(&builder, io, &self.inner, alive.clone()).await?,
+            Transport::Tls(io) => h2_handshake(&builder, *io, &self.inner, alive.clone()).await?,
         };
         let gen = self.inner.next_gen.fetch_add(1, Ordering::Relaxed);
         Ok(Conn {
@@ -232,7 +247,8 @@ impl TripleChannel {
         }
         match self.open().await {
             Ok(c) => {
-                self.inner.backoff().succeeded();
+                // The backoff is reset by the server's first byte, not here (see
+                // `h2_handshake`).
                 let s = (c.send.clone(), c.gen);
                 // A close that raced with the connect must not leave the connection open.
                 if self.inner.closed.load(Ordering::Acquire) {
@@ -298,8 +314,7 @@ impl TripleChannel {
 
 impl Inner {
     fn backoff(&self) -> std::sync::MutexGuard<'_, Backoff> {
-        // The guarded state is plain data that every writer leaves consistent.
-        self.backoff.lock().unwrap_or_else(|p| p.into_inner())
+        lock(&self.backoff)
     }
 }
 

@@ -200,6 +200,8 @@ where
     let streams = Arc::new(IdlStreams::with_requests(Box::pin(payloads)));
     inv.context_mut()
         .insert(IdlCall::streaming(kind, streams.clone()));
+    // The first attempt takes the request stream: there is nothing to send again.
+    inv.context_mut().insert(dubbo_core::SentOnce);
     (inv, streams)
 }
 

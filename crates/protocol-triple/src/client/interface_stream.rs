@@ -100,7 +100,7 @@ impl TripleClient {
 
 /// Each request value as its wrapper; a value that cannot be encoded ends the request stream
 /// (the provider then sees it end early) and is logged.
-fn request_payloads<S, Req>(requests: S) -> impl Stream<Item = Bytes> + Send + 'static
+pub(crate) fn request_payloads<S, Req>(requests: S) -> impl Stream<Item = Bytes> + Send + 'static
 where
     S: Stream<Item = Req> + Send + 'static,
     Req: Serialize + JavaType + Send + 'static,

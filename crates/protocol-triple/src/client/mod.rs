@@ -3,9 +3,11 @@
 
 pub(crate) mod backoff;
 pub mod channel;
+mod first_read;
 pub mod idl_call;
 mod idl_send;
 pub mod idl_transport;
+pub mod interface_reference;
 pub mod interface_stream;
 pub mod invoker;
 pub mod streaming;

@@ -155,6 +155,11 @@ impl StreamingInterface {
         self.add(method, MethodKind::ClientStreaming, handler)
     }
 
+    /// The names of the methods added so far.
+    pub fn method_names(&self) -> impl Iterator<Item = &str> {
+        self.methods.keys().map(String::as_str)
+    }
+
     fn add(mut self, method: &str, kind: MethodKind, handler: Handler) -> Self {
         self.methods
             .insert(method.to_owned(), Method { kind, handler });

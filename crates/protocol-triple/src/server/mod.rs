@@ -77,12 +77,12 @@ impl ServerShared {
     pub(crate) fn service_names(&self) -> Vec<String> {
         let idl = self.router.idl_services();
         let mut names: Vec<String> = idl.iter().map(|s| s.service_name().to_owned()).collect();
-        names.extend(
-            self.exporters
-                .keys()
-                .iter()
-                .map(|k| k.interface().to_owned()),
-        );
+        // An interface with streaming methods is both an IDL entry and an exporter: named once.
+        for key in self.exporters.keys().iter() {
+            if !names.iter().any(|n| n == key.interface()) {
+                names.push(key.interface().to_owned());
+            }
+        }
         names
     }
 
@@ -95,14 +95,12 @@ impl ServerShared {
                 .rsplit_once('/')
                 .and_then(|(_, last)| self.router.idl(last))
         });
-        if let Some(entry) = idl {
-            if entry.service.method_kind(&method).is_none() {
-                return Box::pin(async move {
-                    Err(Status::unimplemented(format!(
-                        "method {method} not found in service {service}"
-                    )))
-                });
-            }
+        // A method the IDL entry does not have may be a unary method of the same interface
+        // (a `#[dubbo_rs::service]` trait with streaming methods is served by both).
+        let idl_has_method = idl
+            .as_ref()
+            .map(|e| e.service.method_kind(&method).is_some());
+        if let (Some(entry), Some(true)) = (idl, idl_has_method) {
             if entry.invoker.is_none() {
                 return entry.service.call(&method, call);
             }
@@ -114,9 +112,14 @@ impl ServerShared {
             self.exporters
                 .get_with_fallback(&interface::request_service_key(last, &call.metadata))
         });
-        match invoker {
-            Some(invoker) => Box::pin(interface::serve(invoker, key, call)),
-            None => Box::pin(async move {
+        match (invoker, idl_has_method) {
+            (Some(invoker), _) => Box::pin(interface::serve(invoker, key, call)),
+            (None, Some(false)) => Box::pin(async move {
+                Err(Status::unimplemented(format!(
+                    "method {method} not found in service {service}"
+                )))
+            }),
+            (None, _) => Box::pin(async move {
                 Err(Status::unimplemented(format!(
                     "service {key} not found (method {method})"
                 )))

@@ -25,6 +25,10 @@ const USAGE: &str = "usage: interop-client --url dubbo://HOST:PORT | --url tri:/
   --streaming          with --url tri://HOST:PORT: only the StreamingService cases (Java
                        StreamObserver methods in wrapper mode: each stream kind, an error
                        mid-stream, cancelling a server and a bidirectional stream)
+  --events-check SER   with --url dubbo://HOST:PORT: through a relay that reads the frames,
+                       check that this client's heartbeats and (after it prints WAITING and
+                       the provider shuts down) the provider's readonly event are written in
+                       SER (hessian2 or fastjson2), the channel's first serialization
   --no-greeter         over tri://, skip the Greeter cases (for a provider without the IDL
                        service, e.g. the Java Dubbo 3.2 interop provider)
   --url \"U1;U2\"        several direct providers behind one reference (the cluster chooses)
@@ -108,6 +112,7 @@ const FLAGS: &[&str] = &[
     "tls-cert",
     "tls-key",
     "tls-reload-ms",
+    "events-check",
 ];
 
 /// The flags that take no value.
@@ -187,6 +192,20 @@ fn runtime(args: &Args) -> Result<tokio::runtime::Runtime, String> {
 async fn run(args: &Args, report: &mut Report) -> Result<(), String> {
     if args.has("streaming") {
         return run_streaming(args, report).await;
+    }
+    if let Some(expected) = args.get("events-check") {
+        let target = args
+            .get("url")
+            .and_then(|u| u.strip_prefix("dubbo://"))
+            .ok_or("--events-check needs --url dubbo://HOST:PORT")?
+            .trim_end_matches('/');
+        let flags = ReferenceFlags::from_args(args)?;
+        let app = Application::builder("interop-consumer")
+            .build()
+            .map_err(|e| e.to_string())?;
+        dubbo_interop::events_check::run(&app, target, expected, &flags, report).await?;
+        app.shutdown().await;
+        return Ok(());
     }
     // With --registry the "url" is the registry's providers of --protocol.
     let registry_target;
@@ -329,17 +348,24 @@ async fn run(args: &Args, report: &mut Report) -> Result<(), String> {
     Ok(())
 }
 
-/// `--streaming`: the StreamingService cases on a Triple client of `--url tri://HOST:PORT`.
+/// `--streaming`: the StreamingService cases through a reference to `--url tri://HOST:PORT`,
+/// with the client the service's trait generates.
 async fn run_streaming(args: &Args, report: &mut Report) -> Result<(), String> {
-    use dubbo_rs::protocol_triple::{TripleChannel, TripleClient, TripleConfig};
-    let addr = args
+    use dubbo_interop::streaming::{StreamingServiceClient, STREAMING_SERVICE};
+    let url = args
         .get("url")
-        .and_then(|u| u.strip_prefix("tri://"))
-        .ok_or("--streaming needs --url tri://HOST:PORT")?
-        .trim_end_matches('/');
-    let channel = TripleChannel::connect(addr.to_owned(), TripleConfig::default())
+        .filter(|u| u.starts_with("tri://"))
+        .ok_or("--streaming needs --url tri://HOST:PORT")?;
+    let app = Application::builder(args.get("app").unwrap_or("interop-consumer"))
+        .build()
+        .map_err(|e| e.to_string())?;
+    let reference = app
+        .default_module()
+        .refer(ReferenceOptions::new(STREAMING_SERVICE).url(url))
         .await
-        .map_err(|e| format!("{addr}: {e}"))?;
-    dubbo_interop::streaming::run_cases(&TripleClient::new(channel), report).await;
+        .map_err(|e| format!("{url}: {e}"))?;
+    let client = StreamingServiceClient::new(reference.invoker());
+    dubbo_interop::streaming::run_cases(&client, report).await;
+    app.shutdown().await;
     Ok(())
 }

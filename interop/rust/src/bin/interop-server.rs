@@ -190,9 +190,13 @@ async fn run(args: &Args) -> Result<(), String> {
         .export_idl(GreeterServer::new(ContractGreeter), options_idl.clone())
         .await
         .map_err(|e| e.to_string())?;
-    // The contract's StreamObserver interface (wrapper mode), served like the Greeter.
+    // The contract's StreamObserver interface (wrapper mode), from its trait: exported like
+    // any service, its streams served on the tri port.
     module
-        .export_idl(dubbo_interop::streaming::service(), options_idl)
+        .export(
+            dubbo_interop::streaming::service(),
+            options_idl.protocol("tri"),
+        )
         .await
         .map_err(|e| e.to_string())?;
     // Ready (and registered) before READY is printed, so a consumer started next finds it.
