@@ -2,7 +2,7 @@
 # Instructions per Triple unary call in the server, dubbo-rs against tonic, counted by callgrind
 # (valgrind), so the result does not depend on the machine's load.
 #
-#   scripts/triple-callgrind.sh [--rest] [--requests N] [--streams M] [--bin DIR] [--keep DIR]
+#   scripts/triple-callgrind.sh [--rest [--h1]] [--requests N] [--streams M] [--bin DIR] [--keep DIR]
 #
 # Each server (bench-server's Triple port, tonic-server) runs under
 # `valgrind --tool=callgrind`; h2load sends 2,000 Echo calls (128 B, gRPC framing) to warm it
@@ -13,7 +13,8 @@
 # The binaries are those of `cargo build --profile perf -p dubbo-bench` (or --bin DIR).
 # --rest: REST over h2c instead, `GET /users/7` and `POST /users` (a JSON user) on
 # bench-server's Triple port against axum-server, the requests of the rest row of
-# scripts/bench-h2load.sh.
+# scripts/bench-h2load.sh. --h1 (with --rest): over HTTP/1.1 instead, M connections with one
+# request in flight each (h2load --h1 -c M -m 1).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -23,6 +24,7 @@ streams=32
 bin=""
 keep=""
 rest=0
+h1=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --requests) requests="$2"; shift ;;
@@ -30,8 +32,9 @@ while [[ $# -gt 0 ]]; do
     --bin) bin="$2"; shift ;;
     --keep) keep="$2"; shift ;;
     --rest) rest=1 ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
-    *) echo "usage: scripts/triple-callgrind.sh [--rest] [--requests N] [--streams M] [--bin DIR] [--keep DIR]" >&2; exit 2 ;;
+    --h1) h1=1 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    *) echo "usage: scripts/triple-callgrind.sh [--rest [--h1]] [--requests N] [--streams M] [--bin DIR] [--keep DIR]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -72,6 +75,9 @@ measure() {
     post) url="http://127.0.0.1:$port/users"
       h2=(-c 1 -m "$streams" -H 'content-type: application/json' -d "$work/user.json") ;;
   esac
+  if [[ $h1 -eq 1 && "$req" != echo ]]; then
+    h2=(--h1 -c "$streams" -m 1 "${h2[@]:4}")
+  fi
   taskset -c 0 valgrind --tool=callgrind --callgrind-out-file="$work/$name.%p" "$@" \
     >"$work/$name.log" 2>&1 &
   pid=$!
@@ -102,7 +108,8 @@ if [[ $rest -eq 1 ]]; then
     echo "$rs"
     echo "$axum"
     awk -v a="${rs##* }" -v b="${axum##* }" -v n="$requests" -v m="$streams" -v r="$req" \
-      'BEGIN { printf "instructions per REST %s (%d requests, h2c, 1 connection, %d streams): dubbo-rs %d, axum %d, dubbo-rs / axum %.3f\n", toupper(r), n, m, a, b, a / b }'
+      -v how="$([[ $h1 -eq 1 ]] && echo "HTTP/1.1, $streams connections" || echo "h2c, 1 connection, $streams streams")" \
+      'BEGIN { printf "instructions per REST %s (%d requests, %s): dubbo-rs %d, axum %d, dubbo-rs / axum %.3f\n", toupper(r), n, how, a, b, a / b }'
   done
   exit 0
 fi
