@@ -13,7 +13,9 @@
 # The binaries are those of `cargo build --profile perf -p dubbo-bench` (or --bin DIR).
 # --rest: REST over h2c instead, `GET /users/7` and `POST /users` (a JSON user) on
 # bench-server's Triple port against axum-server, the requests of the rest row of
-# scripts/bench-h2load.sh.
+# scripts/bench-h2load.sh; and the default form of an unmapped method,
+# `GET /org.apache.dubbo.bench.EchoService/listUsers?n=1` (dubbo-rs only: axum has no such
+# route; its nearest work is the GET above).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -30,7 +32,7 @@ while [[ $# -gt 0 ]]; do
     --bin) bin="$2"; shift ;;
     --keep) keep="$2"; shift ;;
     --rest) rest=1 ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     *) echo "usage: scripts/triple-callgrind.sh [--rest] [--requests N] [--streams M] [--bin DIR] [--keep DIR]" >&2; exit 2 ;;
   esac
   shift
@@ -69,6 +71,8 @@ measure() {
   local h2=(-c 1 -m "$streams" -H 'content-type: application/grpc' -H 'te: trailers' -d "$work/echo128.grpc")
   case "$req" in
     get) url="http://127.0.0.1:$port/users/7"; h2=(-c 1 -m "$streams") ;;
+    default) url="http://127.0.0.1:$port/org.apache.dubbo.bench.EchoService/listUsers?n=1"
+      h2=(-c 1 -m "$streams") ;;
     post) url="http://127.0.0.1:$port/users"
       h2=(-c 1 -m "$streams" -H 'content-type: application/json' -d "$work/user.json") ;;
   esac
@@ -104,6 +108,11 @@ if [[ $rest -eq 1 ]]; then
     awk -v a="${rs##* }" -v b="${axum##* }" -v n="$requests" -v m="$streams" -v r="$req" \
       'BEGIN { printf "instructions per REST %s (%d requests, h2c, 1 connection, %d streams): dubbo-rs %d, axum %d, dubbo-rs / axum %.3f\n", toupper(r), n, m, a, b, a / b }'
   done
+  req=default
+  rs="$(measure dubbo-rs-default 25151 "$bin/bench-server" --dubbo-port 25880 --tri-port 25151)"
+  echo "$rs"
+  awk -v a="${rs##* }" -v n="$requests" -v m="$streams" \
+    'BEGIN { printf "instructions per REST default-form GET (%d requests, h2c, 1 connection, %d streams): dubbo-rs %d\n", n, m, a }'
   exit 0
 fi
 rs="$(measure dubbo-rs 25151 "$bin/bench-server" --dubbo-port 25880 --tri-port 25151)"

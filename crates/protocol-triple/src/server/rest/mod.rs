@@ -147,9 +147,10 @@ async fn route(
     {
         let live: Vec<_> = shared
             .rest
-            .services()
-            .into_iter()
-            .filter(|(k, _)| shared.exporters.get(k).is_some())
+            .exports()
+            .iter()
+            .filter(|e| shared.exporters.get(&e.key).is_some())
+            .map(|e| (e.key.clone(), e.service))
             .collect();
         let document = openapi::document(&live);
         let (text, media) = if openapi::wants_yaml(&query, &parts.headers) {
@@ -307,30 +308,20 @@ async fn route(
                 return Ok(refused);
             }
             // The mapping of the export found (by interface: the fallback may have chosen a
-            // group/version the headers did not name).
-            let mapping = shared
-                .rest
-                .services()
-                .into_iter()
-                .find(|(k, _)| k.interface() == key.interface() && selects(k))
-                .map(|(_, s)| s);
+            // group/version the headers did not name), borrowed from the route table.
+            let exports = shared.rest.exports();
+            let export = exports
+                .iter()
+                .find(|e| e.key.interface() == key.interface() && selects(&e.key));
             // Overloads share the path; a `~` suffix of parameter types names one.
             let (method, suffix) = overload::split_suffix(method);
-            let candidates: Vec<&'static RestMethod> = mapping
-                .map(|s| {
-                    s.methods
-                        .iter()
-                        .filter(|m| m.java_name == method && !m.is_mapped())
-                        .collect()
-                })
-                .unwrap_or_default();
-            let overloaded = candidates.len() > 1;
-            let m = if candidates.is_empty() {
+            let candidates = export.map_or(&[][..], |e| e.defaults(method));
+            let chosen = if candidates.is_empty() {
                 None
             } else {
                 let query_names = distinct_names(&query);
-                match overload::choose(&candidates, suffix, query_names, &path) {
-                    overload::Choice::One(m) => Some(m),
+                match overload::choose(candidates, suffix, query_names, &path) {
+                    overload::Choice::One(r) => Some(r),
                     overload::Choice::NoSuch => {
                         return Err((
                             StatusCode::NOT_FOUND,
@@ -347,6 +338,7 @@ async fn route(
                     }
                 }
             };
+            let m = chosen.map(|r| r.method);
             let produced = choose(m.unwrap_or(&DEFAULT_METHOD), &parts.headers, &query)?;
             let inputs = Inputs {
                 vars: Vec::new(),
@@ -358,15 +350,13 @@ async fn route(
             // Without the method's mapping (a hand-written service, or a name the service
             // does not have: its dispatch says so, 404) only the body gives arguments.
             let args = args::default_form(m.map(|m| m.params), &inputs)?;
-            // An overload is called with its Java parameter types, so the service's dispatch
-            // takes the one chosen here; other methods by name and arity.
-            let signature = match m.filter(|_| overloaded) {
-                Some(m) => {
-                    let types: Vec<_> = m.params.iter().map(|p| (p.java_type)()).collect();
-                    Arc::new(MethodSignature::new(method, &types, "java.lang.Object"))
-                }
+            // The signature made at registration (an overload's Java parameter types, so the
+            // service's dispatch takes the one chosen here); other calls by name and arity.
+            let signature = match chosen {
+                Some(r) => r.signature_for(args.len()),
                 None => object_signature(method, args.len()),
             };
+            drop(exports);
             invoke(
                 invoker,
                 key,
@@ -396,9 +386,9 @@ fn default_target(
         group.is_none_or(|g| k.group() == Some(g)) && version.is_none_or(|v| k.version() == Some(v))
     };
     let first_mapped = |interface: &str| {
-        shared.rest.services().into_iter().find_map(|(k, _)| {
-            (k.interface() == interface && selects(&k))
-                .then(|| shared.exporters.get(&k).map(|i| (i, k)))
+        shared.rest.exports().iter().find_map(|e| {
+            (e.key.interface() == interface && selects(&e.key))
+                .then(|| shared.exporters.get(&e.key).map(|i| (i, e.key.clone())))
                 .flatten()
         })
     };
