@@ -413,6 +413,7 @@ static GET_GREETING: dubbo_core::rest::RestMethod = dubbo_core::rest::RestMethod
     status: 0,
     headers: &[],
     returns: "String",
+    cors: None,
 };
 
 /// `POST /greetings`: not idempotent.
@@ -426,6 +427,7 @@ static POST_GREETING: dubbo_core::rest::RestMethod = dubbo_core::rest::RestMetho
     status: 0,
     headers: &[],
     returns: "String",
+    cors: None,
 };
 
 fn rest_call(mapping: &'static dubbo_core::rest::RestMethod) -> Invocation {

@@ -39,6 +39,29 @@ pub struct RestMethod {
     pub headers: &'static [(&'static str, &'static str)],
     /// Rust type name of the result (`User`, `Vec<User>`, `()`), for the API document.
     pub returns: &'static str,
+    /// The method's own CORS settings (`#[cross_origin(...)]`, Spring's `@CrossOrigin`);
+    /// `None`: the server's.
+    pub cors: Option<&'static RestCors>,
+}
+
+/// The CORS settings of one mapped method (`#[cross_origin(...)]`, Spring's `@CrossOrigin`).
+/// Each one set replaces the server's `triple.rest.cors` setting of the same name for the
+/// method's route; the others are the server's (or Java's defaults). Empty lists and `None`
+/// are "not set".
+#[derive(Debug, Default)]
+pub struct RestCors {
+    /// `origins`: `*`, origins or origin patterns (`allowed-origins`).
+    pub origins: &'static [&'static str],
+    /// `methods`: `*` or HTTP methods (`allowed-methods`).
+    pub methods: &'static [&'static str],
+    /// `allowed_headers`: `*` or request headers a preflight may ask for.
+    pub allowed_headers: &'static [&'static str],
+    /// `exposed_headers`: response headers shown to the page.
+    pub exposed_headers: &'static [&'static str],
+    /// `allow_credentials`.
+    pub allow_credentials: Option<bool>,
+    /// `max_age`: seconds a browser may keep a preflight answer.
+    pub max_age: Option<u64>,
 }
 
 /// Where one argument comes from.

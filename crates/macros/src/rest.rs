@@ -16,6 +16,7 @@ use syn::{Attribute, FnArg, Ident, ItemTrait, LitInt, LitStr, Pat, TraitItem, Ty
 
 use crate::model::{Errors, Method, Param, Service};
 use crate::names::lower_camel_case;
+use crate::rest_cors::{self, CorsAttr};
 
 /// The verbs a method attribute may name (`#[get(...)]` is `GET`).
 const VERBS: &[(&str, &str)] = &[
@@ -53,6 +54,8 @@ struct MethodAttrs {
     produces: Vec<String>,
     status: Option<u16>,
     headers: Vec<(String, String)>,
+    /// `#[cross_origin(...)]`.
+    cors: Option<CorsAttr>,
     /// Parameter attributes, by parameter name.
     params: HashMap<String, ParamAttrs>,
 }
@@ -77,6 +80,19 @@ pub fn take_attrs(item: &mut ItemTrait) -> (RestAttrs, Errors) {
                 errors.push(e);
             }
         }
+        for attr in take(&mut f.attrs, |n| n == rest_cors::NAME) {
+            if m.cors.is_some() {
+                errors.spanned(
+                    &attr,
+                    "a method has one #[cross_origin]: put every setting in it",
+                );
+                continue;
+            }
+            match rest_cors::parse(&attr) {
+                Ok(c) => m.cors = Some(c),
+                Err(e) => errors.push(e),
+            }
+        }
         for arg in &mut f.sig.inputs {
             let FnArg::Typed(pt) = arg else { continue };
             let attrs = take(&mut pt.attrs, |n| PLACES.contains(&n));
@@ -95,7 +111,7 @@ pub fn take_attrs(item: &mut ItemTrait) -> (RestAttrs, Errors) {
                 }
             }
         }
-        if m.verb.is_some() || !m.params.is_empty() {
+        if m.verb.is_some() || !m.params.is_empty() || m.cors.is_some() {
             out.methods.insert(f.sig.ident.unraw().to_string(), m);
         }
     }
@@ -465,6 +481,12 @@ fn method(
                 format!("#[{}] needs a mapped method: put #[get(\"/...\")] (or #[post], #[put]...) on `{}`, or remove it to keep the default mapping /{{interface}}/{java_name}", p.place, m.ident),
             ));
         }
+        if let Some(c) = &a.cors {
+            errors.push(syn::Error::new(
+                c.span,
+                format!("#[cross_origin] needs a mapped method: put #[get(\"/...\")] (or #[post], #[put]...) on `{}`; the default mapping /{{interface}}/{java_name} takes the server's triple.rest.cors settings", m.ident),
+            ));
+        }
         let params = m.params.iter().map(|p| {
             let name = lower_camel_case(&p.ident.unraw().to_string());
             let required = option_inner(&p.ty).is_none();
@@ -489,6 +511,7 @@ fn method(
             status: 0,
             headers: &[],
             returns: #returns,
+            cors: ::std::option::Option::None,
         });
     };
     let path = a
@@ -591,6 +614,7 @@ fn method(
     let produces = &a.produces;
     let status = a.status.unwrap_or(0);
     let headers = a.headers.iter().map(|(n, v)| quote!((#n, #v)));
+    let cors = rest_cors::tokens(a.cors.as_ref(), core);
     quote!(#core::rest::RestMethod {
         java_name: #java_name,
         verb: ::std::option::Option::Some(#verb),
@@ -601,5 +625,6 @@ fn method(
         status: #status,
         headers: &[#(#headers),*],
         returns: #returns,
+        cors: #cors,
     })
 }

@@ -49,6 +49,7 @@ macro_rules! method {
             status: 0,
             headers: &[],
             returns: "",
+            cors: None,
         }
     };
 }

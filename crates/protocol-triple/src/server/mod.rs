@@ -280,13 +280,16 @@ impl TripleServer {
 
     /// Serves the export `key` over REST too, as `mapping` maps it (over HTTP/1.1 and h2c on
     /// this port); replaces an earlier mapping of the same key. Routes of a key no longer
-    /// exported answer 404. The error names a path template that does not compile.
+    /// exported answer 404. The error names a path template that does not compile, or a
+    /// method whose `#[cross_origin]` cannot be applied over the server's CORS settings.
     pub fn add_rest(
         &self,
         key: &ServiceKey,
         mapping: &'static dubbo_core::rest::RestService,
     ) -> Result<(), String> {
-        self.shared.rest.register(key, mapping)
+        self.shared
+            .rest
+            .register(key, mapping, self.shared.config.rest_cors.as_ref())
     }
 
     /// Whether [`shutdown`](Self::shutdown) has started.

@@ -352,6 +352,7 @@ mod tests {
             status: 0,
             headers: &[],
             returns: "()",
+            cors: None,
         };
         let mut h = HeaderMap::new();
         h.insert("x-who", "ann".parse().unwrap());

@@ -20,7 +20,7 @@ use super::{json_error, Reply};
 use crate::cors::{CorsHeaders, CorsPolicy};
 
 const ORIGIN: &str = "origin";
-const REQUEST_METHOD: &str = "access-control-request-method";
+pub(crate) const REQUEST_METHOD: &str = "access-control-request-method";
 const REQUEST_HEADERS: &str = "access-control-request-headers";
 
 /// The `Vary` names a CORS answer depends on.

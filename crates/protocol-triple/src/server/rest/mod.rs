@@ -59,6 +59,7 @@ use http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
 
 use super::routing::split_path;
 use super::ServerShared;
+use crate::cors::CorsPolicy;
 use crate::headers::{
     core_attachments, put_core_attachments, REST_SERVICE_GROUP, REST_SERVICE_VERSION,
     TRI_SERVICE_GROUP, TRI_SERVICE_TIMEOUT, TRI_SERVICE_VERSION,
@@ -169,29 +170,48 @@ async fn route(
             .insert(http::header::CONTENT_TYPE, HeaderValue::from_static(media));
         return Ok(r);
     }
-    let policy = shared.config.rest_cors.as_deref();
+    let global = shared.config.rest_cors.as_deref();
     if cors::is_preflight(&parts) {
-        // A preflight asks about a path whatever verbs it is served with.
-        let routable = match shared.rest.find(parts.method.as_str(), &path) {
-            Lookup::Found(_) | Lookup::WrongVerb(_) => true,
-            Lookup::None => split_path(&path).is_some_and(|(service, _)| {
-                default_target(shared, service, group.as_deref(), version.as_deref()).is_some()
-            }),
+        // A preflight asks about a path whatever verbs it is served with, and is answered by
+        // the policy of the route its actual request would take (a method's own
+        // `#[cross_origin]`), else by the server's.
+        let asked = parts
+            .headers
+            .get(cors::REQUEST_METHOD)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("");
+        let route_cors = match shared.rest.find(asked, &path) {
+            Lookup::Found(found) => found
+                .into_iter()
+                .find(|(r, _)| selects(&r.key) && shared.exporters.get(&r.key).is_some())
+                .map(|(r, _)| r.cors.clone()),
+            _ => None,
         };
+        let routable = route_cors.is_some()
+            || match shared.rest.find(parts.method.as_str(), &path) {
+                Lookup::Found(_) | Lookup::WrongVerb(_) => true,
+                Lookup::None => split_path(&path).is_some_and(|(service, _)| {
+                    default_target(shared, service, group.as_deref(), version.as_deref()).is_some()
+                }),
+            };
         if !routable {
             return Err((
                 StatusCode::NOT_FOUND,
                 format!("no route for OPTIONS {path}"),
             ));
         }
+        let policy = match &route_cors {
+            Some(own) => own.as_deref(),
+            None => global,
+        };
         return match cors::gate(policy, &parts) {
             cors::Gate::Answer(r) => Ok(r),
             cors::Gate::Pass(_) => Err((StatusCode::FORBIDDEN, "Invalid CORS request".into())),
         };
     }
-    // An actual request: CORS refuses it before the service is called, or names the headers
-    // its answer carries.
-    let mut admit = || match cors::gate(policy, &parts) {
+    // An actual request: CORS (the route's policy, else the server's) refuses it before the
+    // service is called, or names the headers its answer carries.
+    let mut admit = |policy: Option<&CorsPolicy>| match cors::gate(policy, &parts) {
         cors::Gate::Answer(r) => Some(r),
         cors::Gate::Pass(headers) => {
             *cors = headers;
@@ -217,7 +237,7 @@ async fn route(
                     ),
                 ));
             };
-            if let Some(refused) = admit() {
+            if let Some(refused) = admit(route.cors.as_deref()) {
                 return Ok(refused);
             }
             let m = route.method;
@@ -304,7 +324,7 @@ async fn route(
                     ),
                 ));
             };
-            if let Some(refused) = admit() {
+            if let Some(refused) = admit(global) {
                 return Ok(refused);
             }
             // The mapping of the export found (by interface: the fallback may have chosen a
@@ -420,6 +440,7 @@ static DEFAULT_METHOD: RestMethod = RestMethod {
     status: 0,
     headers: &[],
     returns: "",
+    cors: None,
 };
 
 /// How many different names `pairs` has.

@@ -155,6 +155,7 @@ mod tests {
                 status: 0,
                 headers: &[],
                 returns: "",
+                cors: None,
             }
         };
     }

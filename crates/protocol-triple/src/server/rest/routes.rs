@@ -7,8 +7,10 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use arc_swap::ArcSwap;
-use dubbo_core::rest::{RestMethod, RestService};
+use dubbo_core::rest::{RestCors, RestMethod, RestService};
 use dubbo_core::{MethodSignature, ServiceKey};
+
+use crate::cors::{route_policy, CorsPolicy, CorsSettings};
 
 use super::template::PathTemplate;
 
@@ -22,6 +24,9 @@ pub(crate) struct Route {
     /// The signature its calls carry, made once: building it per call cost 1,600 instructions
     /// of a `GET /users/7` (with the header names read by `HeaderName`, −8.9 %).
     pub(crate) signature: Arc<MethodSignature>,
+    /// The CORS policy of the route: the server's, or made at registration from the method's
+    /// `#[cross_origin]` over it; `None`: CORS off.
+    pub(crate) cors: Option<Arc<CorsPolicy>>,
 }
 
 /// Path variables by name, percent-decoded.
@@ -36,6 +41,19 @@ pub(crate) enum Lookup {
     WrongVerb(Vec<&'static str>),
     /// No template matches.
     None,
+}
+
+/// A method's `#[cross_origin]` as settings.
+fn settings(c: &RestCors) -> CorsSettings {
+    let list = |v: &[&str]| v.iter().map(|s| (*s).to_owned()).collect();
+    CorsSettings {
+        allowed_origins: list(c.origins),
+        allowed_methods: list(c.methods),
+        allowed_headers: list(c.allowed_headers),
+        exposed_headers: list(c.exposed_headers),
+        allow_credentials: c.allow_credentials,
+        max_age: c.max_age,
+    }
 }
 
 /// One method reached by the default form `/{interface}/{method}`.
@@ -138,21 +156,37 @@ pub(crate) struct RestRoutes {
 }
 
 impl RestRoutes {
-    /// Adds (or replaces) the routes of the export `key`.
+    /// Adds (or replaces) the routes of the export `key`; `cors` is the server's CORS
+    /// policy. The error names a template that does not compile, or a method whose
+    /// `#[cross_origin]` settings cannot be applied over the server's.
     pub(crate) fn register(
         &self,
         key: &ServiceKey,
         service: &'static RestService,
+        cors: Option<&Arc<CorsPolicy>>,
     ) -> Result<(), String> {
         let mut new = Vec::new();
         for method in service.methods.iter().filter(|m| m.is_mapped()) {
             let template = PathTemplate::compile(method.path)
                 .map_err(|e| format!("{}.{}: {e}", service.interface, method.java_name))?;
+            let cors = match method.cors {
+                Some(own) => Some(
+                    route_policy(cors.map(|p| &**p), &settings(own), method.client_verb())
+                        .map_err(|e| {
+                            format!(
+                                "{}.{}: #[cross_origin] over the server's triple.rest.cors: {e}",
+                                service.interface, method.java_name
+                            )
+                        })?,
+                ),
+                None => cors.cloned(),
+            };
             new.push(Arc::new(Route {
                 key: key.clone(),
                 method,
                 template,
                 signature: super::object_signature(method.java_name, method.params.len()),
+                cors,
             }));
         }
         self.routes.rcu(|old| {
@@ -247,6 +281,7 @@ mod tests {
             status: 0,
             headers: &[],
             returns: "",
+            cors: None,
         }
     }
 
@@ -264,7 +299,7 @@ mod tests {
     fn default_routes_are_made_once_at_registration() {
         let routes = RestRoutes::default();
         let key = ServiceKey::new("demo.Calc", None, Some("1.0"));
-        routes.register(&key, &CALC).unwrap();
+        routes.register(&key, &CALC, None).unwrap();
         let exports = routes.exports();
         let [export] = exports.as_slice() else {
             panic!("one export, not {}", exports.len());
@@ -303,11 +338,11 @@ mod tests {
         let routes = RestRoutes::default();
         let key = ServiceKey::new("demo.Calc", None, None);
         for _ in 0..2 {
-            routes.register(&key, &CALC).unwrap();
+            routes.register(&key, &CALC, None).unwrap();
         }
         assert_eq!(routes.exports().len(), 1);
         let other = ServiceKey::new("demo.Calc", Some("g"), None);
-        routes.register(&other, &CALC).unwrap();
+        routes.register(&other, &CALC, None).unwrap();
         assert_eq!(routes.exports().len(), 2);
     }
 }
