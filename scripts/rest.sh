@@ -200,6 +200,14 @@ rest_cors() {
     "${greet[@]}" "$b/users/5/greeting" || rc=1
   rest_expect 403 '"message":"Invalid CORS request: origin' -- "${app[@]}" "$b/users/5/greeting" || rc=1
   rest_expect 403 '"message":"Invalid CORS request: origin' -- "${greet[@]}" "$b/users/5" || rc=1
+  # The OpenAPI document under the server's settings, so that a Swagger UI of another origin
+  # can load it.
+  rest_expect 204 '' '^access-control-allow-origin: https://app.example$' -- -X OPTIONS "${app[@]}" \
+    -H 'Access-Control-Request-Method: GET' "$b/dubbo/openapi/api-docs" || rc=1
+  rest_expect 200 '"openapi":"3' '^access-control-allow-origin: https://app.example$' -- "${app[@]}" \
+    "$b/dubbo/openapi/api-docs" || rc=1
+  rest_expect 403 '"message":"Invalid CORS request: origin' -- -H 'Origin: https://evil.example' \
+    "$b/dubbo/openapi/api-docs" || rc=1
   stop_server rest_cors_server || rc=1
   # The server without CORS settings: no CORS headers, preflights refused.
   rest_expect 200 '"name":"user-7"' -- "${app[@]}" "$REST_BASE/users/7" || rc=1
@@ -251,7 +259,7 @@ rest_steps() {
   REST_CURL=--http2-prior-knowledge step "REST bad input over h2c: the same answers; still serving" rest_bad_input
   step "the default form, Java Dubbo 3.3 provider and Rust provider: the same requests get the same answers" \
     rest_java_default_form
-  step "CORS (--cors, Java's dubbo.protocol.triple.rest.cors.*, and a method's #[cross_origin]): preflight 204/403, actual requests' Access-Control-* headers or 403, none without Origin or settings; a bad key refused at start" \
+  step "CORS (--cors, Java's dubbo.protocol.triple.rest.cors.*, and a method's #[cross_origin]; the OpenAPI document too): preflight 204/403, actual requests' Access-Control-* headers or 403, none without Origin or settings; a bad key refused at start" \
     rest_cors
   step "Rust interop server (REST) exits cleanly on SIGTERM" stop_server rest_server
   step "REST calls pass the provider's filters: token refused (403) without it, answered with it" rest_token

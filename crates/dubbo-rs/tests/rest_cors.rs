@@ -274,6 +274,26 @@ async fn a_methods_settings_replace_the_servers_for_its_route() {
         head.contains("access-control-allow-credentials: true"),
         "{head}"
     );
+
+    // The OpenAPI document under the server's settings, for a Swagger UI elsewhere.
+    let docs = "/dubbo/openapi/api-docs";
+    let (st, head, _) = http(
+        port,
+        "OPTIONS",
+        docs,
+        &preflight("https://app.example", "GET"),
+    )
+    .await;
+    assert_eq!(st, 204, "{head}");
+    let (st, head, body) = http(port, "GET", docs, &[("Origin", "https://app.example")]).await;
+    assert_eq!(st, 200, "{head}");
+    assert!(body.contains("\"openapi\""), "{body}");
+    assert!(
+        head.contains("access-control-allow-origin: https://app.example"),
+        "{head}"
+    );
+    let (st, _, _) = http(port, "GET", docs, &[("Origin", "https://evil.example")]).await;
+    assert_eq!(st, 403);
     app.shutdown().await;
 }
 

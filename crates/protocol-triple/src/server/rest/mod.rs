@@ -29,7 +29,8 @@
 //! 403, 429, 501, 503, 401...), and a business exception is 500 with its class in
 //! `"exception"`.
 //!
-//! `GET /dubbo/openapi/api-docs` answers the OpenAPI 3 document of every mapped export.
+//! `GET /dubbo/openapi/api-docs` answers the OpenAPI 3 document of every mapped export (with
+//! the server's CORS policy, so that a Swagger UI of another origin can load it).
 //!
 //! CORS ([`TripleConfig::rest_cors`](crate::TripleConfig::rest_cors), see `cors`): a
 //! preflight to a served path is answered (204 or 403) without calling anything; an actual
@@ -143,34 +144,8 @@ async fn route(
             && version.as_deref().is_none_or(|v| k.version() == Some(v))
     };
 
-    if path.trim_end_matches('/') == openapi::PATH
-        && (parts.method == Method::GET || parts.method == Method::HEAD)
-    {
-        let live: Vec<_> = shared
-            .rest
-            .exports()
-            .iter()
-            .filter(|e| shared.exporters.get(&e.key).is_some())
-            .map(|e| (e.key.clone(), e.service))
-            .collect();
-        let document = openapi::document(&live);
-        let (text, media) = if openapi::wants_yaml(&query, &parts.headers) {
-            let yaml = serde_yaml_ng::to_string(&document).map_err(|e| {
-                (
-                    StatusCode::INTERNAL_SERVER_ERROR,
-                    format!("the OpenAPI document does not write as YAML: {e}"),
-                )
-            })?;
-            (yaml, openapi::YAML)
-        } else {
-            (document.to_string(), negotiate::JSON)
-        };
-        let mut r = http::Response::new(Bytes::from(text));
-        r.headers_mut()
-            .insert(http::header::CONTENT_TYPE, HeaderValue::from_static(media));
-        return Ok(r);
-    }
     let global = shared.config.rest_cors.as_deref();
+    let is_api_docs = path.trim_end_matches('/') == openapi::PATH;
     if cors::is_preflight(&parts) {
         // A preflight asks about a path whatever verbs it is served with, and is answered by
         // the policy of the route its actual request would take (a method's own
@@ -188,6 +163,7 @@ async fn route(
             _ => None,
         };
         let routable = route_cors.is_some()
+            || is_api_docs
             || match shared.rest.find(parts.method.as_str(), &path) {
                 Lookup::Found(_) | Lookup::WrongVerb(_) => true,
                 Lookup::None => split_path(&path).is_some_and(|(service, _)| {
@@ -218,6 +194,35 @@ async fn route(
             None
         }
     };
+    if is_api_docs && (parts.method == Method::GET || parts.method == Method::HEAD) {
+        // The server's CORS policy, so that a Swagger UI of another origin can load it.
+        if let Some(refused) = admit(global) {
+            return Ok(refused);
+        }
+        let live: Vec<_> = shared
+            .rest
+            .exports()
+            .iter()
+            .filter(|e| shared.exporters.get(&e.key).is_some())
+            .map(|e| (e.key.clone(), e.service))
+            .collect();
+        let document = openapi::document(&live);
+        let (text, media) = if openapi::wants_yaml(&query, &parts.headers) {
+            let yaml = serde_yaml_ng::to_string(&document).map_err(|e| {
+                (
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    format!("the OpenAPI document does not write as YAML: {e}"),
+                )
+            })?;
+            (yaml, openapi::YAML)
+        } else {
+            (document.to_string(), negotiate::JSON)
+        };
+        let mut r = http::Response::new(Bytes::from(text));
+        r.headers_mut()
+            .insert(http::header::CONTENT_TYPE, HeaderValue::from_static(media));
+        return Ok(r);
+    }
     match shared.rest.find(parts.method.as_str(), &path) {
         Lookup::Found(found) => {
             // The most specific route of an export that is (still) served and that the
