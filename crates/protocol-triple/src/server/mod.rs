@@ -397,7 +397,7 @@ async fn serve_connection(
 ) {
     let local = stream.local_addr().ok();
     let Some(tls) = shared.config.server_tls.clone() else {
-        return serve_stream(stream, remote, local, shared, shutdown).await;
+        return serve_stream(stream, remote, local, false, shared, shutdown).await;
     };
     if !tls.allows_plaintext() {
         match first_byte(&stream).await {
@@ -415,10 +415,10 @@ async fn serve_connection(
     }
     match tls.accept(stream, remote).await {
         Some(dubbo_tls::Accepted::Plain(s)) => {
-            serve_stream(s, remote, local, shared, shutdown).await
+            serve_stream(s, remote, local, false, shared, shutdown).await
         }
         Some(dubbo_tls::Accepted::Tls(s)) => {
-            serve_stream(*s, remote, local, shared, shutdown).await
+            serve_stream(*s, remote, local, true, shared, shutdown).await
         }
         None => {}
     }
@@ -469,10 +469,12 @@ fn refuse_in_background(
     });
 }
 
+/// Serves a connection (`tls`: inside TLS) as HTTP/2 or HTTP/1.1, by its first bytes.
 async fn serve_stream<S>(
     mut stream: S,
     remote: SocketAddr,
     local: Option<SocketAddr>,
+    tls: bool,
     shared: Arc<ServerShared>,
     shutdown: tokio::sync::watch::Receiver<bool>,
 ) where
@@ -500,7 +502,7 @@ async fn serve_stream<S>(
     if is_h2 {
         grpc::serve_h2(io, shared, Some(remote), local, shutdown).await;
     } else {
-        http1_json::serve_http1(io, shared, remote, shutdown).await;
+        http1_json::serve_http1(io, shared, remote, tls, shutdown).await;
     }
 }
 

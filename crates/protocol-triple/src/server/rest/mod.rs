@@ -66,6 +66,7 @@ use crate::headers::{
     TRI_SERVICE_GROUP, TRI_SERVICE_TIMEOUT, TRI_SERVICE_VERSION,
 };
 use args::Inputs;
+pub(crate) use cors::OverTls;
 use negotiate::{body_kind, media_type, BodyKind};
 use routes::Lookup;
 pub(crate) use status::json_error;
