@@ -414,6 +414,7 @@ static GET_GREETING: dubbo_core::rest::RestMethod = dubbo_core::rest::RestMethod
     headers: &[],
     returns: "String",
     cors: None,
+    overloaded: false,
 };
 
 /// `POST /greetings`: not idempotent.
@@ -428,6 +429,7 @@ static POST_GREETING: dubbo_core::rest::RestMethod = dubbo_core::rest::RestMetho
     headers: &[],
     returns: "String",
     cors: None,
+    overloaded: false,
 };
 
 fn rest_call(mapping: &'static dubbo_core::rest::RestMethod) -> Invocation {

@@ -42,6 +42,31 @@ pub struct RestMethod {
     /// The method's own CORS settings (`#[cross_origin(...)]`, Spring's `@CrossOrigin`);
     /// `None`: the server's.
     pub cors: Option<&'static RestCors>,
+    /// Whether another method of the service without a verb has the same Java name: the
+    /// default mapping then names this one with the `~` suffix of its parameter types
+    /// (`/{interface}/add~ll`, see [`overload_suffix`]).
+    pub overloaded: bool,
+}
+
+/// The `~` suffix naming an overload in the default mapping, as Java Dubbo 3.3 writes it: one
+/// character per parameter, the first of its class's simple name in `Class.getName()` form
+/// (`long` `l`, `java.lang.String` `S`, `java.util.Map` `M`, `[B` (`byte[]`) `[`,
+/// `[Ljava.lang.String;` `S`); `None` without parameters. `class_names` are in
+/// `Class.getName()` form, as a [`MethodSignature`](crate::MethodSignature) keeps them.
+pub fn overload_suffix<S: AsRef<str>>(class_names: &[S]) -> Option<String> {
+    if class_names.is_empty() {
+        return None;
+    }
+    Some(
+        class_names
+            .iter()
+            .map(|n| {
+                let n = n.as_ref();
+                let simple = n.rsplit_once('.').map_or(n, |(_, s)| s);
+                simple.chars().next().unwrap_or('?')
+            })
+            .collect(),
+    )
 }
 
 /// The CORS settings of one mapped method (`#[cross_origin(...)]`, Spring's `@CrossOrigin`).
@@ -201,5 +226,19 @@ mod tests {
         assert_eq!(b.message.as_deref(), Some("no user -1"));
         let other = crate::BusinessError::new("java.lang.IllegalStateException", "x");
         assert_eq!(http_status_of_business(&other), None);
+    }
+
+    #[test]
+    fn overload_suffixes() {
+        let types = [
+            "long",
+            "java.lang.String",
+            "java.util.Map",
+            "[B",
+            "[Ljava.lang.String;",
+            "org.example.Outer$Inner",
+        ];
+        assert_eq!(overload_suffix(&types).as_deref(), Some("lSM[SO"));
+        assert_eq!(overload_suffix::<&str>(&[]), None);
     }
 }

@@ -427,13 +427,28 @@ pub fn expand(service: &Service, attrs: RestAttrs) -> syn::Result<TokenStream> {
     let core = quote!(#krate::core);
     let hessian = quote!(#krate::hessian2);
     let mut attrs = attrs;
+    // Java names shared by several methods of the default mapping (overloads), which it
+    // tells apart by a `~` suffix.
+    let unmapped: Vec<String> = service
+        .methods
+        .iter()
+        .filter(|m| {
+            attrs
+                .methods
+                .get(&m.ident.unraw().to_string())
+                .is_none_or(|a| a.verb.is_none())
+        })
+        .map(|m| m.java_name.clone())
+        .collect();
     let mut methods = Vec::new();
     for m in &service.methods {
         let a = attrs
             .methods
             .remove(&m.ident.unraw().to_string())
             .unwrap_or_default();
-        methods.push(method(m, a, &core, &hessian, &mut errors));
+        let overloaded =
+            a.verb.is_none() && unmapped.iter().filter(|n| **n == m.java_name).count() > 1;
+        methods.push(method(m, a, overloaded, &core, &hessian, &mut errors));
     }
     errors.finish()?;
     let ident = static_ident(&service.item.ident);
@@ -467,6 +482,7 @@ fn java_type_fn(p: &Param, hessian: &TokenStream) -> TokenStream {
 fn method(
     m: &Method,
     a: MethodAttrs,
+    overloaded: bool,
     core: &TokenStream,
     hessian: &TokenStream,
     errors: &mut Errors,
@@ -512,6 +528,7 @@ fn method(
             headers: &[],
             returns: #returns,
             cors: ::std::option::Option::None,
+            overloaded: #overloaded,
         });
     };
     let path = a
@@ -626,5 +643,6 @@ fn method(
         headers: &[#(#headers),*],
         returns: #returns,
         cors: #cors,
+        overloaded: false,
     })
 }

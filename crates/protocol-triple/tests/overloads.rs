@@ -50,6 +50,7 @@ macro_rules! method {
             headers: &[],
             returns: "",
             cors: None,
+            overloaded: false,
         }
     };
 }

@@ -353,6 +353,7 @@ mod tests {
             headers: &[],
             returns: "()",
             cors: None,
+            overloaded: false,
         };
         let mut h = HeaderMap::new();
         h.insert("x-who", "ann".parse().unwrap());

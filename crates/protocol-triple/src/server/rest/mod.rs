@@ -447,6 +447,7 @@ static DEFAULT_METHOD: RestMethod = RestMethod {
     headers: &[],
     returns: "",
     cors: None,
+    overloaded: false,
 };
 
 /// How many different names `pairs` has.

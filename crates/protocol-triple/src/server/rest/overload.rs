@@ -12,7 +12,7 @@
 //! otherwise the name is ambiguous and the answer is Java's: 500, `Ambiguous mapping for
 //! '/path'` (the choices listed after it here).
 
-use dubbo_core::rest::RestMethod;
+use dubbo_core::rest::{overload_suffix, RestMethod};
 use dubbo_hessian2::java::class_get_name;
 
 use super::routes::DefaultRoute;
@@ -39,20 +39,12 @@ pub(crate) fn split_suffix(segment: &str) -> (&str, Option<&str>) {
 /// The signature suffix of `method`: one character per parameter, the one after the last
 /// `.` of its Java class name (so `[` for a primitive array); `None` without parameters.
 pub(crate) fn signature(method: &RestMethod) -> Option<String> {
-    if method.params.is_empty() {
-        return None;
-    }
-    Some(
-        method
-            .params
-            .iter()
-            .map(|p| {
-                let name = class_get_name(&(p.java_type)());
-                let simple = name.rsplit_once('.').map_or(name.as_str(), |(_, s)| s);
-                simple.chars().next().unwrap_or('?')
-            })
-            .collect(),
-    )
+    let names: Vec<String> = method
+        .params
+        .iter()
+        .map(|p| class_get_name(&(p.java_type)()))
+        .collect();
+    overload_suffix(&names)
 }
 
 /// Chooses among `candidates` (the default-mapped overloads of one name, in declaration
@@ -156,6 +148,7 @@ mod tests {
                 headers: &[],
                 returns: "",
                 cors: None,
+                overloaded: false,
             }
         };
     }

@@ -282,6 +282,7 @@ mod tests {
             headers: &[],
             returns: "",
             cors: None,
+            overloaded: false,
         }
     }
 
