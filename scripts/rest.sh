@@ -132,8 +132,9 @@ rest_headers_lack() {
 # Access-Control-Allow-* headers) and refused (403 for an origin, a method or headers not
 # allowed), actual requests answered with Access-Control-Allow-Origin/-Expose-Headers/
 # -Allow-Credentials or refused (403), nothing but Vary without Origin; the server without
-# CORS settings ($REST_BASE) adds no CORS header and refuses preflights; a bad setting stops
-# the provider at start naming its full key.
+# CORS settings ($REST_BASE) adds no CORS header and refuses preflights; a method's own
+# settings (#[cross_origin]) replace the server's for its route, with or without them; a bad
+# setting stops the provider at start naming its full key.
 rest_cors() {
   local port b rc=0 out
   port=$(free_port)
@@ -183,6 +184,30 @@ rest_cors() {
   rest_headers_lack '^access-control-' || rc=1
   rest_expect 200 '"name":"user-7"' -- -H "Origin: $b" "$b/users/7" || rc=1
   rest_headers_lack '^access-control-' || rc=1
+  # A method's own settings (#[cross_origin] on greeting: its origin, Accept-Language, max-age
+  # 60) in place of the server's for its route; the server's methods, exposed headers and
+  # credentials kept.
+  local greet=(-H 'Origin: https://greet.example')
+  rest_expect 204 '' '^access-control-allow-origin: https://greet.example$' -- -X OPTIONS "${greet[@]}" \
+    -H 'Access-Control-Request-Method: GET' -H 'Access-Control-Request-Headers: accept-language' "$b/users/5/greeting" || rc=1
+  rest_headers_have '^access-control-allow-methods: GET, POST$' '^access-control-allow-headers: accept-language$' \
+    '^access-control-max-age: 60$' '^access-control-allow-credentials: true$' '^access-control-expose-headers: Location$' || rc=1
+  rest_expect 403 '"message":"Invalid CORS request: origin' -- -X OPTIONS "${app[@]}" \
+    -H 'Access-Control-Request-Method: GET' "$b/users/5/greeting" || rc=1
+  rest_expect 403 '"message":"Invalid CORS request: none of the requested headers' -- -X OPTIONS "${greet[@]}" \
+    -H 'Access-Control-Request-Method: GET' -H 'Access-Control-Request-Headers: x-token' "$b/users/5/greeting" || rc=1
+  REST_CURL=--http2-prior-knowledge rest_expect 200 '^Hello user-5$' '^access-control-allow-origin: https://greet.example$' -- \
+    "${greet[@]}" "$b/users/5/greeting" || rc=1
+  rest_expect 403 '"message":"Invalid CORS request: origin' -- "${app[@]}" "$b/users/5/greeting" || rc=1
+  rest_expect 403 '"message":"Invalid CORS request: origin' -- "${greet[@]}" "$b/users/5" || rc=1
+  # The OpenAPI document under the server's settings, so that a Swagger UI of another origin
+  # can load it.
+  rest_expect 204 '' '^access-control-allow-origin: https://app.example$' -- -X OPTIONS "${app[@]}" \
+    -H 'Access-Control-Request-Method: GET' "$b/dubbo/openapi/api-docs" || rc=1
+  rest_expect 200 '"openapi":"3' '^access-control-allow-origin: https://app.example$' -- "${app[@]}" \
+    "$b/dubbo/openapi/api-docs" || rc=1
+  rest_expect 403 '"message":"Invalid CORS request: origin' -- -H 'Origin: https://evil.example' \
+    "$b/dubbo/openapi/api-docs" || rc=1
   stop_server rest_cors_server || rc=1
   # The server without CORS settings: no CORS headers, preflights refused.
   rest_expect 200 '"name":"user-7"' -- "${app[@]}" "$REST_BASE/users/7" || rc=1
@@ -190,6 +215,14 @@ rest_cors() {
   rest_expect 403 '"message":"Invalid CORS request: CORS is not configured' -- -X OPTIONS "${app[@]}" \
     -H 'Access-Control-Request-Method: GET' "$REST_BASE/users/7" || rc=1
   rest_headers_lack '^access-control-' || rc=1
+  # ... except on a route with its own settings (greeting: Java's defaults for the rest, its
+  # own verb as the methods).
+  rest_expect 204 '' '^access-control-allow-origin: https://greet.example$' -- -X OPTIONS "${greet[@]}" \
+    -H 'Access-Control-Request-Method: GET' "$REST_BASE/users/5/greeting" || rc=1
+  rest_headers_have '^access-control-allow-methods: GET, HEAD$' '^access-control-max-age: 60$' || rc=1
+  rest_headers_lack '^access-control-allow-credentials' '^access-control-expose-headers' || rc=1
+  rest_expect 200 '^Hello user-5$' '^access-control-allow-origin: https://greet.example$' -- "${greet[@]}" \
+    "$REST_BASE/users/5/greeting" || rc=1
   # A bad setting stops the provider at start, naming the full key.
   out=$(timeout 60 "$TARGET_DIR/debug/interop-server" --dubbo-port "$(free_port)" --tri-port "$(free_port)" \
     --cors allowed-methods=GET,FETCH 2>&1)
@@ -226,7 +259,7 @@ rest_steps() {
   REST_CURL=--http2-prior-knowledge step "REST bad input over h2c: the same answers; still serving" rest_bad_input
   step "the default form, Java Dubbo 3.3 provider and Rust provider: the same requests get the same answers" \
     rest_java_default_form
-  step "CORS (--cors, Java's dubbo.protocol.triple.rest.cors.*): preflight 204/403, actual requests' Access-Control-* headers or 403, none without Origin or settings; a bad key refused at start" \
+  step "CORS (--cors, Java's dubbo.protocol.triple.rest.cors.*, and a method's #[cross_origin]; the OpenAPI document too): preflight 204/403, actual requests' Access-Control-* headers or 403, none without Origin or settings; a bad key refused at start" \
     rest_cors
   step "Rust interop server (REST) exits cleanly on SIGTERM" stop_server rest_server
   step "REST calls pass the provider's filters: token refused (403) without it, answered with it" rest_token

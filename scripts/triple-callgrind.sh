@@ -13,8 +13,10 @@
 # The binaries are those of `cargo build --profile perf -p dubbo-bench` (or --bin DIR).
 # --rest: REST over h2c instead, `GET /users/7` and `POST /users` (a JSON user) on
 # bench-server's Triple port against axum-server, the requests of the rest row of
-# scripts/bench-h2load.sh. --h1 (with --rest): over HTTP/1.1 instead, M connections with one
-# request in flight each (h2load --h1 -c M -m 1).
+# scripts/bench-h2load.sh; and the default form of an unmapped method,
+# `GET /org.apache.dubbo.bench.EchoService/listUsers?n=1` (dubbo-rs only: axum has no such
+# route; its nearest work is the GET above). --h1 (with --rest): over HTTP/1.1 instead, M
+# connections with one request in flight each (h2load --h1 -c M -m 1).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -33,7 +35,7 @@ while [[ $# -gt 0 ]]; do
     --keep) keep="$2"; shift ;;
     --rest) rest=1 ;;
     --h1) h1=1 ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     *) echo "usage: scripts/triple-callgrind.sh [--rest [--h1]] [--requests N] [--streams M] [--bin DIR] [--keep DIR]" >&2; exit 2 ;;
   esac
   shift
@@ -72,6 +74,8 @@ measure() {
   local h2=(-c 1 -m "$streams" -H 'content-type: application/grpc' -H 'te: trailers' -d "$work/echo128.grpc")
   case "$req" in
     get) url="http://127.0.0.1:$port/users/7"; h2=(-c 1 -m "$streams") ;;
+    default) url="http://127.0.0.1:$port/org.apache.dubbo.bench.EchoService/listUsers?n=1"
+      h2=(-c 1 -m "$streams") ;;
     post) url="http://127.0.0.1:$port/users"
       h2=(-c 1 -m "$streams" -H 'content-type: application/json' -d "$work/user.json") ;;
   esac
@@ -111,6 +115,12 @@ if [[ $rest -eq 1 ]]; then
       -v how="$([[ $h1 -eq 1 ]] && echo "HTTP/1.1, $streams connections" || echo "h2c, 1 connection, $streams streams")" \
       'BEGIN { printf "instructions per REST %s (%d requests, %s): dubbo-rs %d, axum %d, dubbo-rs / axum %.3f\n", toupper(r), n, how, a, b, a / b }'
   done
+  req=default
+  rs="$(measure dubbo-rs-default 25151 "$bin/bench-server" --dubbo-port 25880 --tri-port 25151)"
+  echo "$rs"
+  awk -v a="${rs##* }" -v n="$requests" -v m="$streams" \
+    -v how="$([[ $h1 -eq 1 ]] && echo "HTTP/1.1, $streams connections" || echo "h2c, 1 connection, $streams streams")" \
+    'BEGIN { printf "instructions per REST default-form GET (%d requests, %s): dubbo-rs %d\n", n, how, a }'
   exit 0
 fi
 rs="$(measure dubbo-rs 25151 "$bin/bench-server" --dubbo-port 25880 --tri-port 25151)"

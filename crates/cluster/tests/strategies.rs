@@ -413,6 +413,8 @@ static GET_GREETING: dubbo_core::rest::RestMethod = dubbo_core::rest::RestMethod
     status: 0,
     headers: &[],
     returns: "String",
+    cors: None,
+    overloaded: false,
 };
 
 /// `POST /greetings`: not idempotent.
@@ -426,6 +428,8 @@ static POST_GREETING: dubbo_core::rest::RestMethod = dubbo_core::rest::RestMetho
     status: 0,
     headers: &[],
     returns: "String",
+    cors: None,
+    overloaded: false,
 };
 
 fn rest_call(mapping: &'static dubbo_core::rest::RestMethod) -> Invocation {

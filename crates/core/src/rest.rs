@@ -39,6 +39,54 @@ pub struct RestMethod {
     pub headers: &'static [(&'static str, &'static str)],
     /// Rust type name of the result (`User`, `Vec<User>`, `()`), for the API document.
     pub returns: &'static str,
+    /// The method's own CORS settings (`#[cross_origin(...)]`, Spring's `@CrossOrigin`);
+    /// `None`: the server's.
+    pub cors: Option<&'static RestCors>,
+    /// Whether another method of the service without a verb has the same Java name: the
+    /// default mapping then names this one with the `~` suffix of its parameter types
+    /// (`/{interface}/add~ll`, see [`overload_suffix`]).
+    pub overloaded: bool,
+}
+
+/// The `~` suffix naming an overload in the default mapping, as Java Dubbo 3.3 writes it: one
+/// character per parameter, the first of its class's simple name in `Class.getName()` form
+/// (`long` `l`, `java.lang.String` `S`, `java.util.Map` `M`, `[B` (`byte[]`) `[`,
+/// `[Ljava.lang.String;` `S`); `None` without parameters. `class_names` are in
+/// `Class.getName()` form, as a [`MethodSignature`](crate::MethodSignature) keeps them.
+pub fn overload_suffix<S: AsRef<str>>(class_names: &[S]) -> Option<String> {
+    if class_names.is_empty() {
+        return None;
+    }
+    Some(
+        class_names
+            .iter()
+            .map(|n| {
+                let n = n.as_ref();
+                let simple = n.rsplit_once('.').map_or(n, |(_, s)| s);
+                simple.chars().next().unwrap_or('?')
+            })
+            .collect(),
+    )
+}
+
+/// The CORS settings of one mapped method (`#[cross_origin(...)]`, Spring's `@CrossOrigin`).
+/// Each one set replaces the server's `triple.rest.cors` setting of the same name for the
+/// method's route; the others are the server's (or Java's defaults). Empty lists and `None`
+/// are "not set".
+#[derive(Debug, Default)]
+pub struct RestCors {
+    /// `origins`: `*`, origins or origin patterns (`allowed-origins`).
+    pub origins: &'static [&'static str],
+    /// `methods`: `*` or HTTP methods (`allowed-methods`).
+    pub methods: &'static [&'static str],
+    /// `allowed_headers`: `*` or request headers a preflight may ask for.
+    pub allowed_headers: &'static [&'static str],
+    /// `exposed_headers`: response headers shown to the page.
+    pub exposed_headers: &'static [&'static str],
+    /// `allow_credentials`.
+    pub allow_credentials: Option<bool>,
+    /// `max_age`: seconds a browser may keep a preflight answer.
+    pub max_age: Option<u64>,
 }
 
 /// Where one argument comes from.
@@ -178,5 +226,19 @@ mod tests {
         assert_eq!(b.message.as_deref(), Some("no user -1"));
         let other = crate::BusinessError::new("java.lang.IllegalStateException", "x");
         assert_eq!(http_status_of_business(&other), None);
+    }
+
+    #[test]
+    fn overload_suffixes() {
+        let types = [
+            "long",
+            "java.lang.String",
+            "java.util.Map",
+            "[B",
+            "[Ljava.lang.String;",
+            "org.example.Outer$Inner",
+        ];
+        assert_eq!(overload_suffix(&types).as_deref(), Some("lSM[SO"));
+        assert_eq!(overload_suffix::<&str>(&[]), None);
     }
 }

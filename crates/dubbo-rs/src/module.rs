@@ -184,7 +184,12 @@ impl Module {
                 .with_streams(protocol.name(), &url, exporter, &*handler)
                 .await?;
             if let Some(rest) = handler.rest() {
-                protocol.export_rest(&url, rest).await?;
+                if let Err(e) = protocol.export_rest(&url, rest).await {
+                    // A mapping that cannot be served (a `#[cross_origin]` that cannot apply
+                    // over the server's CORS settings) withdraws the export it belongs to.
+                    exporter.unexport();
+                    return Err(e.into());
+                }
             }
             let url = advertised_url(exporter.url());
             tracing::info!(application = %app.name(), url = %url, "exported service");

@@ -397,3 +397,92 @@ async fn balances_and_fails_over_only_idempotent_verbs() {
     assert_eq!(after - before, 1);
     consumer.shutdown().await;
 }
+
+/// Overloads in the default mapping (Java names shared with `#[dubbo(name = ...)]`).
+#[dubbo_rs::service(interface = "org.example.Calc")]
+pub trait Calc {
+    #[dubbo(name = "add")]
+    async fn add_longs(&self, a: i64, b: i64) -> Result<String, RpcError>;
+    #[dubbo(name = "add")]
+    async fn add_texts(&self, a: String, b: String) -> Result<String, RpcError>;
+    async fn twice(&self, s: String) -> Result<String, RpcError>;
+}
+
+struct Adder;
+
+impl Calc for Adder {
+    async fn add_longs(&self, a: i64, b: i64) -> Result<String, RpcError> {
+        Ok(format!("long {}", a + b))
+    }
+    async fn add_texts(&self, a: String, b: String) -> Result<String, RpcError> {
+        Ok(format!("text {a}{b}"))
+    }
+    async fn twice(&self, s: String) -> Result<String, RpcError> {
+        Ok(s.repeat(2))
+    }
+}
+
+#[tokio::test]
+async fn names_overloads_with_their_suffix() {
+    let provider = Application::builder("rest-calc-provider")
+        .protocol("tri", 0)
+        .host("127.0.0.1")
+        .build()
+        .unwrap();
+    let urls = provider
+        .default_module()
+        .export(CalcServer::new(Adder), ServiceOptions::new())
+        .await
+        .unwrap();
+    let port = urls[0].port();
+    let consumer = Application::builder("rest-calc-consumer").build().unwrap();
+    for url in [
+        format!("rest://127.0.0.1:{port}"),
+        format!("rest://127.0.0.1:{port}?client=h2c"),
+    ] {
+        let reference = consumer
+            .default_module()
+            .refer(
+                ReferenceOptions::new(CalcClient::INTERFACE)
+                    .url(url)
+                    .timeout(Duration::from_secs(5)),
+            )
+            .await
+            .unwrap();
+        let calc = CalcClient::from_invoker(reference.invoker());
+        // POST /org.example.Calc/add~ll and add~SS: each reaches its overload (without the
+        // suffix the server answers 500, ambiguous).
+        assert_eq!(calc.add_longs(2, 3).await.unwrap(), "long 5");
+        assert_eq!(
+            calc.add_texts("a".into(), "b".into()).await.unwrap(),
+            "text ab"
+        );
+        // A name of its own goes without one.
+        assert_eq!(calc.twice("x".into()).await.unwrap(), "xx");
+    }
+    // The exact request line, on a server that knows nothing of Dubbo.
+    let (port, seen) = plain_server(|_| (200, "application/json", "\"ok\"".to_owned())).await;
+    let reference = consumer
+        .default_module()
+        .refer(ReferenceOptions::new(CalcClient::INTERFACE).url(format!("rest://127.0.0.1:{port}")))
+        .await
+        .unwrap();
+    let calc = CalcClient::from_invoker(reference.invoker());
+    calc.add_texts("a".into(), "b".into()).await.unwrap();
+    calc.twice("x".into()).await.unwrap();
+    let lines: Vec<String> = seen
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|(l, _, _)| l.clone())
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            "POST /org.example.Calc/add~SS HTTP/1.1",
+            "POST /org.example.Calc/twice HTTP/1.1"
+        ]
+    );
+    consumer.shutdown().await;
+    provider.shutdown().await;
+}

@@ -12,6 +12,7 @@ mod expand;
 mod model;
 mod names;
 mod rest;
+mod rest_cors;
 mod streams;
 
 /// Defines a Dubbo service from a trait.

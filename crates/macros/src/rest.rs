@@ -16,6 +16,7 @@ use syn::{Attribute, FnArg, Ident, ItemTrait, LitInt, LitStr, Pat, TraitItem, Ty
 
 use crate::model::{Errors, Method, Param, Service};
 use crate::names::lower_camel_case;
+use crate::rest_cors::{self, CorsAttr};
 
 /// The verbs a method attribute may name (`#[get(...)]` is `GET`).
 const VERBS: &[(&str, &str)] = &[
@@ -53,6 +54,8 @@ struct MethodAttrs {
     produces: Vec<String>,
     status: Option<u16>,
     headers: Vec<(String, String)>,
+    /// `#[cross_origin(...)]`.
+    cors: Option<CorsAttr>,
     /// Parameter attributes, by parameter name.
     params: HashMap<String, ParamAttrs>,
 }
@@ -77,6 +80,19 @@ pub fn take_attrs(item: &mut ItemTrait) -> (RestAttrs, Errors) {
                 errors.push(e);
             }
         }
+        for attr in take(&mut f.attrs, |n| n == rest_cors::NAME) {
+            if m.cors.is_some() {
+                errors.spanned(
+                    &attr,
+                    "a method has one #[cross_origin]: put every setting in it",
+                );
+                continue;
+            }
+            match rest_cors::parse(&attr) {
+                Ok(c) => m.cors = Some(c),
+                Err(e) => errors.push(e),
+            }
+        }
         for arg in &mut f.sig.inputs {
             let FnArg::Typed(pt) = arg else { continue };
             let attrs = take(&mut pt.attrs, |n| PLACES.contains(&n));
@@ -95,7 +111,7 @@ pub fn take_attrs(item: &mut ItemTrait) -> (RestAttrs, Errors) {
                 }
             }
         }
-        if m.verb.is_some() || !m.params.is_empty() {
+        if m.verb.is_some() || !m.params.is_empty() || m.cors.is_some() {
             out.methods.insert(f.sig.ident.unraw().to_string(), m);
         }
     }
@@ -411,13 +427,28 @@ pub fn expand(service: &Service, attrs: RestAttrs) -> syn::Result<TokenStream> {
     let core = quote!(#krate::core);
     let hessian = quote!(#krate::hessian2);
     let mut attrs = attrs;
+    // Java names shared by several methods of the default mapping (overloads), which it
+    // tells apart by a `~` suffix.
+    let unmapped: Vec<String> = service
+        .methods
+        .iter()
+        .filter(|m| {
+            attrs
+                .methods
+                .get(&m.ident.unraw().to_string())
+                .is_none_or(|a| a.verb.is_none())
+        })
+        .map(|m| m.java_name.clone())
+        .collect();
     let mut methods = Vec::new();
     for m in &service.methods {
         let a = attrs
             .methods
             .remove(&m.ident.unraw().to_string())
             .unwrap_or_default();
-        methods.push(method(m, a, &core, &hessian, &mut errors));
+        let overloaded =
+            a.verb.is_none() && unmapped.iter().filter(|n| **n == m.java_name).count() > 1;
+        methods.push(method(m, a, overloaded, &core, &hessian, &mut errors));
     }
     for m in &service.streams {
         if let Some(a) = attrs.methods.remove(&m.ident.unraw().to_string()) {
@@ -462,6 +493,7 @@ fn java_type_fn(p: &Param, hessian: &TokenStream) -> TokenStream {
 fn method(
     m: &Method,
     a: MethodAttrs,
+    overloaded: bool,
     core: &TokenStream,
     hessian: &TokenStream,
     errors: &mut Errors,
@@ -474,6 +506,12 @@ fn method(
             errors.push(syn::Error::new(
                 p.span,
                 format!("#[{}] needs a mapped method: put #[get(\"/...\")] (or #[post], #[put]...) on `{}`, or remove it to keep the default mapping /{{interface}}/{java_name}", p.place, m.ident),
+            ));
+        }
+        if let Some(c) = &a.cors {
+            errors.push(syn::Error::new(
+                c.span,
+                format!("#[cross_origin] needs a mapped method: put #[get(\"/...\")] (or #[post], #[put]...) on `{}`; the default mapping /{{interface}}/{java_name} takes the server's triple.rest.cors settings", m.ident),
             ));
         }
         let params = m.params.iter().map(|p| {
@@ -500,6 +538,8 @@ fn method(
             status: 0,
             headers: &[],
             returns: #returns,
+            cors: ::std::option::Option::None,
+            overloaded: #overloaded,
         });
     };
     let path = a
@@ -602,6 +642,7 @@ fn method(
     let produces = &a.produces;
     let status = a.status.unwrap_or(0);
     let headers = a.headers.iter().map(|(n, v)| quote!((#n, #v)));
+    let cors = rest_cors::tokens(a.cors.as_ref(), core);
     quote!(#core::rest::RestMethod {
         java_name: #java_name,
         verb: ::std::option::Option::Some(#verb),
@@ -612,5 +653,7 @@ fn method(
         status: #status,
         headers: &[#(#headers),*],
         returns: #returns,
+        cors: #cors,
+        overloaded: false,
     })
 }

@@ -205,3 +205,112 @@ fn misuse_is_reported_with_the_fix() {
         "a path variable is always there",
     );
 }
+
+#[test]
+fn cross_origin_expands_to_the_methods_cors() {
+    let out = expand(quote! {
+        pub trait Users {
+            #[get("/users/{id}")]
+            #[cross_origin(origins = "https://a.example, http://localhost:[*]", methods = "get, PUT", allowed_headers = "X-Token", exposed_headers = "Location", allow_credentials = true, max_age = 60)]
+            async fn get_user(&self, id: i64) -> Result<User, RpcError>;
+            #[delete("/users/{id}")]
+            #[cross_origin]
+            async fn delete_user(&self, id: i64) -> Result<(), RpcError>;
+            #[get("/users")]
+            async fn list(&self) -> Result<Vec<User>, RpcError>;
+        }
+    });
+    assert!(!out.contains("compile_error"), "{out}");
+    assert!(!out.contains("# [cross_origin"), "{out}");
+    let compact = out.replace(' ', "");
+    assert!(
+        compact.contains(r#"cors:::std::option::Option::Some(&::dubbo_rs::core::rest::RestCors{origins:&["https://a.example","http://localhost:[*]"],methods:&["GET","PUT"],allowed_headers:&["X-Token"],exposed_headers:&["Location"],allow_credentials:::std::option::Option::Some(true),max_age:::std::option::Option::Some(60u64),})"#),
+        "{compact}"
+    );
+    // A bare attribute: CORS on, nothing of its own.
+    assert!(
+        compact.contains(r#"cors:::std::option::Option::Some(&::dubbo_rs::core::rest::RestCors{origins:&[],methods:&[],allowed_headers:&[],exposed_headers:&[],allow_credentials:::std::option::Option::None,max_age:::std::option::Option::None,})"#),
+        "{compact}"
+    );
+    assert!(
+        compact.contains("cors:::std::option::Option::None"),
+        "{compact}"
+    );
+}
+
+#[test]
+fn cross_origin_misuse_says_how_to_fix_it() {
+    let bad = |attr: TokenStream, needle: &str| {
+        assert_error(
+            quote! {
+                pub trait Users {
+                    #[get("/users")]
+                    #attr
+                    async fn list(&self) -> Result<Vec<User>, RpcError>;
+                }
+            },
+            needle,
+        )
+    };
+    bad(
+        quote!(#[cross_origin(origin = "https://a.example")]),
+        "unknown option `origin` of #[cross_origin]: expected `origins = ",
+    );
+    bad(
+        quote!(#[cross_origin(origins = "a.example")]),
+        "`a.example` is not an origin: write",
+    );
+    bad(
+        quote!(#[cross_origin(origins = "http://localhost:[80,x]")]),
+        "is not an origin",
+    );
+    bad(
+        quote!(#[cross_origin(origins = "https://a.example,")]),
+        "an empty origin in the list",
+    );
+    bad(
+        quote!(#[cross_origin(methods = "GET, FETCH")]),
+        "`FETCH` is not an HTTP method: write some of GET, HEAD",
+    );
+    bad(
+        quote!(#[cross_origin(allowed_headers = "X Token")]),
+        "`X Token` is not a header name",
+    );
+    bad(
+        quote!(#[cross_origin(exposed_headers = "*")]),
+        "exposed_headers names the headers shown to the page",
+    );
+    bad(
+        quote!(#[cross_origin(max_age = "600")]),
+        "write `max_age = 600` (seconds, a number without quotes)",
+    );
+    bad(
+        quote!(#[cross_origin(allow_credentials = "true")]),
+        "write `allow_credentials = true` (or `false`), without quotes",
+    );
+    bad(
+        quote!(#[cross_origin(origins = "*", allow_credentials = true)]),
+        "browsers refuse credentials from any origin (`*`): list the origins",
+    );
+    bad(
+        quote!(#[cross_origin(max_age = 1, max_age = 2)]),
+        "`max_age` is given twice",
+    );
+    bad(
+        quote!(#[cross_origin = "https://a.example"]),
+        "write #[cross_origin] or #[cross_origin(key = value, ...)]",
+    );
+    bad(
+        quote!(#[cross_origin] #[cross_origin]),
+        "a method has one #[cross_origin]",
+    );
+    assert_error(
+        quote! {
+            pub trait Users {
+                #[cross_origin]
+                async fn say_hello(&self, name: String) -> Result<String, RpcError>;
+            }
+        },
+        "#[cross_origin] needs a mapped method: put #[get(\\\"/...\\\")]",
+    );
+}

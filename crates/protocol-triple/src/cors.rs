@@ -12,6 +12,9 @@
 //! An allowed origin is `*`, an exact origin (`https://a.example`, compared without case and
 //! without a trailing `/`), or a pattern: `*` stands for any text (`https://*.a.example`) and a
 //! `:[8080,8081]` or `:[*]` suffix names the allowed ports.
+//!
+//! A mapped method may carry its own settings (`#[cross_origin(...)]`, Spring's
+//! `@CrossOrigin`): [`route_policy`] puts each one it sets in place of the server's.
 
 use std::sync::Arc;
 
@@ -125,6 +128,7 @@ impl CorsSettings {
         }
         let any_origin = origins.is_empty() || origins.iter().any(|o| o == ANY);
         Ok(Some(Arc::new(CorsPolicy {
+            settings: self.clone(),
             any_origin,
             origins: if any_origin { Vec::new() } else { origins },
             patterns,
@@ -141,6 +145,53 @@ impl CorsSettings {
             max_age: self.max_age.unwrap_or(DEFAULT_MAX_AGE),
         })))
     }
+}
+
+impl CorsSettings {
+    /// These settings with each one that `over` sets in its place.
+    pub fn overridden_by(&self, over: &CorsSettings) -> CorsSettings {
+        let pick = |mine: &Vec<String>, theirs: &Vec<String>| {
+            if theirs.is_empty() {
+                mine.clone()
+            } else {
+                theirs.clone()
+            }
+        };
+        CorsSettings {
+            allowed_origins: pick(&self.allowed_origins, &over.allowed_origins),
+            allowed_methods: pick(&self.allowed_methods, &over.allowed_methods),
+            allowed_headers: pick(&self.allowed_headers, &over.allowed_headers),
+            exposed_headers: pick(&self.exposed_headers, &over.exposed_headers),
+            allow_credentials: over.allow_credentials.or(self.allow_credentials),
+            max_age: over.max_age.or(self.max_age),
+        }
+    }
+}
+
+/// The policy of one route with settings of its own (`over`, from `#[cross_origin]`): the
+/// server's settings (`global`, `None` without any) with each one `over` sets in its place.
+/// CORS is on for the route even when neither sets anything; when neither names the methods,
+/// the route's own `verb` is allowed (with `HEAD` for `GET`), as Spring's `@CrossOrigin`
+/// allows the methods of its mapping. An error names the setting that cannot be applied
+/// (credentials with any origin, which the server's origins may bring).
+pub(crate) fn route_policy(
+    global: Option<&CorsPolicy>,
+    over: &CorsSettings,
+    verb: &str,
+) -> Result<Arc<CorsPolicy>, CorsError> {
+    let mut settings = global
+        .map(|p| p.settings.clone())
+        .unwrap_or_default()
+        .overridden_by(over);
+    if settings.allowed_methods.is_empty() {
+        settings.allowed_methods = match verb {
+            "GET" => vec!["GET".to_owned(), "HEAD".to_owned()],
+            v => vec![v.to_owned()],
+        };
+    }
+    settings
+        .policy()?
+        .ok_or_else(|| CorsError::new("allowed-methods", "no setting at all"))
 }
 
 /// The values of a list setting, each formatted, empty ones dropped, each once, in order;
@@ -264,6 +315,8 @@ fn glob_matches(parts: &[String], text: &str) -> bool {
 /// its decisions (Java's `CorsHeaderFilter`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CorsPolicy {
+    /// The settings it was made from.
+    settings: CorsSettings,
     any_origin: bool,
     origins: Vec<String>,
     patterns: Vec<OriginPattern>,

@@ -49,6 +49,8 @@ macro_rules! method {
             status: 0,
             headers: &[],
             returns: "",
+            cors: None,
+            overloaded: false,
         }
     };
 }

@@ -198,3 +198,51 @@ async fn a_client_refused_by_mutual_tls_backs_off_between_connections() {
     assert!(calls > 50, "calls fail at once while waiting: {calls}");
     server.shutdown(Duration::ZERO).await;
 }
+
+/// Over TLS an HTTP/1.1 request's scheme is https: a page of the server's own https origin
+/// is not a CORS request (no CORS header, not refused), while the same host over http is.
+#[tokio::test]
+async fn same_origin_over_tls_is_https() {
+    let p = pki("cors");
+    let settings = ServerTlsSettings::new(&p.server_cert, &p.server_key);
+    let config = TripleConfig {
+        server_tls: Some(ServerTls::new(&settings, dubbo_protocol_triple::SERVER_ALPN).unwrap()),
+        rest_cors: dubbo_protocol_triple::CorsSettings {
+            allowed_origins: vec!["https://app.example".into()],
+            ..Default::default()
+        }
+        .policy()
+        .unwrap(),
+        ..TripleConfig::default()
+    };
+    let server = start_server(config).await;
+    let url = Url::parse(&format!("tri://127.0.0.1/{IFACE}?version=1.0.0")).unwrap();
+    server.export_invoker(
+        ServiceKey::new(IFACE, None, Some("1.0.0")),
+        interop_invoker(url),
+    );
+    let addr = server.local_addr().to_string();
+    let send = |origin: String| {
+        let addr = addr.clone();
+        let ca = p.ca.clone();
+        async move {
+            let client =
+                ClientTls::new(&ClientTlsSettings::new(&ca), &[dubbo_tls::ALPN_HTTP1]).unwrap();
+            let tcp = tokio::net::TcpStream::connect(&addr).await.unwrap();
+            let mut s = client.connect(&addr, tcp).await.unwrap();
+            let req = format!(
+                "GET /{IFACE}/sayHello?name=tls HTTP/1.1\r\nHost: {addr}\r\nOrigin: {origin}\r\nConnection: close\r\n\r\n"
+            );
+            s.write_all(req.as_bytes()).await.unwrap();
+            let mut out = Vec::new();
+            let _ = tokio::time::timeout(Duration::from_secs(5), s.read_to_end(&mut out)).await;
+            String::from_utf8_lossy(&out).to_ascii_lowercase()
+        }
+    };
+    let own = send(format!("https://{addr}")).await;
+    assert!(own.starts_with("http/1.1 200"), "{own}");
+    assert!(!own.contains("access-control-allow-origin"), "{own}");
+    let other = send(format!("http://{addr}")).await;
+    assert!(other.starts_with("http/1.1 403"), "{other}");
+    server.shutdown(Duration::ZERO).await;
+}

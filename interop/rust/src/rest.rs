@@ -39,8 +39,14 @@ pub trait UserResource {
     ) -> Result<User, RpcError>;
 
     /// `GET /users/{id}/greeting`: `Bonjour user-{id}` for `Accept-Language: fr`, else
-    /// `Hello user-{id}`, as text.
+    /// `Hello user-{id}`, as text. Pages of `https://greet.example` may call it from a
+    /// browser (its own CORS settings, in place of the server's).
     #[get("/users/{id}/greeting", produces = "text/plain")]
+    #[cross_origin(
+        origins = "https://greet.example",
+        allowed_headers = "Accept-Language",
+        max_age = 60
+    )]
     async fn greeting(
         &self,
         id: i64,

@@ -2,7 +2,7 @@
 //! argument goes) filled with the call's arguments.
 
 use bytes::Bytes;
-use dubbo_core::rest::{ParamSource, RestMethod};
+use dubbo_core::rest::{overload_suffix, ParamSource, RestMethod};
 use dubbo_core::{ErrorCode, Invocation, RpcError};
 
 /// What a request is made of, before it meets a connection.
@@ -205,7 +205,9 @@ fn body_of(mapping: &RestMethod, json: Vec<u8>) -> (Bytes, String) {
 }
 
 /// The default mapping of a method without a verb (or of a signature without a mapping):
-/// `POST /{interface}/{method}` with the arguments as a JSON array.
+/// `POST /{interface}/{method}` with the arguments as a JSON array; an overloaded method is
+/// named with the `~` suffix of its parameter types (`/{interface}/add~ll`), as the server
+/// tells overloads apart.
 fn default_plan(invocation: &Invocation, context_path: &str) -> Result<Plan, RpcError> {
     let mut body = Vec::from(&b"["[..]);
     for (i, arg) in invocation.args().iter().enumerate() {
@@ -218,10 +220,17 @@ fn default_plan(invocation: &Invocation, context_path: &str) -> Result<Plan, Rpc
         body.extend_from_slice(&json);
     }
     body.push(b']');
+    let suffix = invocation
+        .method()
+        .rest()
+        .filter(|m| m.overloaded)
+        .and_then(|_| overload_suffix(invocation.method().parameter_types()))
+        .map(|s| format!("~{s}"))
+        .unwrap_or_default();
     Ok(Plan {
         verb: "POST",
         path_and_query: format!(
-            "{context_path}/{}/{}",
+            "{context_path}/{}/{}{suffix}",
             invocation.service().interface(),
             invocation.method_name()
         ),

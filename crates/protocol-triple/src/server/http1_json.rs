@@ -28,11 +28,13 @@ pub use super::rest::{http_status_of, http_status_of_grpc};
 /// them.
 pub use dubbo_hessian2::json::{json_to_value, value_to_json};
 
-/// Serves one HTTP/1.1 connection.
+/// Serves one HTTP/1.1 connection; `tls`: inside TLS, so its requests' scheme is `https`
+/// (an HTTP/1.1 request line names no scheme; HTTP/2's `:scheme` does).
 pub(crate) async fn serve_http1<IO>(
     io: IO,
     shared: Arc<ServerShared>,
     remote: SocketAddr,
+    tls: bool,
     mut shutdown: watch::Receiver<bool>,
 ) where
     IO: AsyncRead + AsyncWrite + Unpin + Send + 'static,
@@ -45,7 +47,7 @@ pub(crate) async fn serve_http1<IO>(
     let service = hyper::service::service_fn(move |req: http::Request<hyper::body::Incoming>| {
         let shared = shared.clone();
         let addrs = addrs.clone();
-        async move { Ok::<_, std::convert::Infallible>(handle(req, shared, addrs).await) }
+        async move { Ok::<_, std::convert::Infallible>(handle(req, shared, addrs, tls).await) }
     });
     let conn = hyper::server::conn::http1::Builder::new()
         .keep_alive(true)
@@ -77,8 +79,12 @@ async fn handle(
     req: http::Request<hyper::body::Incoming>,
     shared: Arc<ServerShared>,
     addrs: Arc<ConnectionAddrs>,
+    tls: bool,
 ) -> http::Response<Full<Bytes>> {
-    let (parts, body) = req.into_parts();
+    let (mut parts, body) = req.into_parts();
+    if tls {
+        parts.extensions.insert(super::rest::OverTls);
+    }
     let max = shared.config.max_http1_body;
     let body = Limited::new(body, max)
         .collect()

@@ -283,13 +283,16 @@ impl TripleServer {
 
     /// Serves the export `key` over REST too, as `mapping` maps it (over HTTP/1.1 and h2c on
     /// this port); replaces an earlier mapping of the same key. Routes of a key no longer
-    /// exported answer 404. The error names a path template that does not compile.
+    /// exported answer 404. The error names a path template that does not compile, or a
+    /// method whose `#[cross_origin]` cannot be applied over the server's CORS settings.
     pub fn add_rest(
         &self,
         key: &ServiceKey,
         mapping: &'static dubbo_core::rest::RestService,
     ) -> Result<(), String> {
-        self.shared.rest.register(key, mapping)
+        self.shared
+            .rest
+            .register(key, mapping, self.shared.config.rest_cors.as_ref())
     }
 
     /// Whether [`shutdown`](Self::shutdown) has started.
@@ -397,7 +400,7 @@ async fn serve_connection(
 ) {
     let local = stream.local_addr().ok();
     let Some(tls) = shared.config.server_tls.clone() else {
-        return serve_stream(stream, remote, local, shared, shutdown).await;
+        return serve_stream(stream, remote, local, false, shared, shutdown).await;
     };
     if !tls.allows_plaintext() {
         match first_byte(&stream).await {
@@ -415,10 +418,10 @@ async fn serve_connection(
     }
     match tls.accept(stream, remote).await {
         Some(dubbo_tls::Accepted::Plain(s)) => {
-            serve_stream(s, remote, local, shared, shutdown).await
+            serve_stream(s, remote, local, false, shared, shutdown).await
         }
         Some(dubbo_tls::Accepted::Tls(s)) => {
-            serve_stream(*s, remote, local, shared, shutdown).await
+            serve_stream(*s, remote, local, true, shared, shutdown).await
         }
         None => {}
     }
@@ -469,10 +472,12 @@ fn refuse_in_background(
     });
 }
 
+/// Serves a connection (`tls`: inside TLS) as HTTP/2 or HTTP/1.1, by its first bytes.
 async fn serve_stream<S>(
     mut stream: S,
     remote: SocketAddr,
     local: Option<SocketAddr>,
+    tls: bool,
     shared: Arc<ServerShared>,
     shutdown: tokio::sync::watch::Receiver<bool>,
 ) where
@@ -500,7 +505,7 @@ async fn serve_stream<S>(
     if is_h2 {
         grpc::serve_h2(io, shared, Some(remote), local, shutdown).await;
     } else {
-        http1_json::serve_http1(io, shared, remote, shutdown).await;
+        http1_json::serve_http1(io, shared, remote, tls, shutdown).await;
     }
 }
 

@@ -352,6 +352,8 @@ mod tests {
             status: 0,
             headers: &[],
             returns: "()",
+            cors: None,
+            overloaded: false,
         };
         let mut h = HeaderMap::new();
         h.insert("x-who", "ann".parse().unwrap());

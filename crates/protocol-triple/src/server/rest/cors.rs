@@ -20,11 +20,16 @@ use super::{json_error, Reply};
 use crate::cors::{CorsHeaders, CorsPolicy};
 
 const ORIGIN: &str = "origin";
-const REQUEST_METHOD: &str = "access-control-request-method";
+pub(crate) const REQUEST_METHOD: &str = "access-control-request-method";
 const REQUEST_HEADERS: &str = "access-control-request-headers";
 
 /// The `Vary` names a CORS answer depends on.
 const VARY_NAMES: [&str; 3] = [ORIGIN, REQUEST_METHOD, REQUEST_HEADERS];
+
+/// Marks a request that came over TLS without naming its scheme (HTTP/1.1): its scheme is
+/// `https` when its origin is compared with the request's own.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct OverTls;
 
 /// What CORS makes of a routed request.
 pub(crate) enum Gate {
@@ -147,7 +152,13 @@ fn same_origin(parts: &http::request::Parts, origin: &str) -> bool {
     let Some(authority) = authority else {
         return false;
     };
-    let scheme = parts.uri.scheme_str().unwrap_or("http");
+    let scheme = parts.uri.scheme_str().unwrap_or_else(|| {
+        if parts.extensions.get::<OverTls>().is_some() {
+            "https"
+        } else {
+            "http"
+        }
+    });
     let Some((o_scheme, o_authority)) = origin.trim().split_once("://") else {
         return false;
     };
@@ -274,6 +285,17 @@ mod tests {
             assert_eq!(h.len(), 1);
             assert!(h.contains_key(VARY));
         }
+        // Over TLS (HTTP/1.1 names no scheme) the server's own origin is https, and the
+        // same host over http is another origin.
+        let mut tls = request("GET", &[("origin", "https://127.0.0.1:8080")]);
+        tls.extensions.insert(OverTls);
+        let Gate::Pass(h) = gate(Some(&p), &tls) else {
+            panic!("the server's own https origin was refused")
+        };
+        assert_eq!(h.len(), 1);
+        let mut plain_origin = request("GET", &[("origin", "http://127.0.0.1:8080")]);
+        plain_origin.extensions.insert(OverTls);
+        assert!(matches!(gate(Some(&p), &plain_origin), Gate::Answer(_)));
         let Gate::Answer(r) = gate(
             Some(&p),
             &request("GET", &[("origin", "https://b.example")]),

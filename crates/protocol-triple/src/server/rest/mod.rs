@@ -29,7 +29,8 @@
 //! 403, 429, 501, 503, 401...), and a business exception is 500 with its class in
 //! `"exception"`.
 //!
-//! `GET /dubbo/openapi/api-docs` answers the OpenAPI 3 document of every mapped export.
+//! `GET /dubbo/openapi/api-docs` answers the OpenAPI 3 document of every mapped export (with
+//! the server's CORS policy, so that a Swagger UI of another origin can load it).
 //!
 //! CORS ([`TripleConfig::rest_cors`](crate::TripleConfig::rest_cors), see `cors`): a
 //! preflight to a served path is answered (204 or 403) without calling anything; an actual
@@ -59,11 +60,13 @@ use http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
 
 use super::routing::split_path;
 use super::ServerShared;
+use crate::cors::CorsPolicy;
 use crate::headers::{
     core_attachments, put_core_attachments, REST_SERVICE_GROUP, REST_SERVICE_VERSION,
     TRI_SERVICE_GROUP, TRI_SERVICE_TIMEOUT, TRI_SERVICE_VERSION,
 };
 use args::Inputs;
+pub(crate) use cors::OverTls;
 use negotiate::{body_kind, media_type, BodyKind};
 use routes::Lookup;
 pub(crate) use status::json_error;
@@ -142,14 +145,67 @@ async fn route(
             && version.as_deref().is_none_or(|v| k.version() == Some(v))
     };
 
-    if path.trim_end_matches('/') == openapi::PATH
-        && (parts.method == Method::GET || parts.method == Method::HEAD)
-    {
+    let global = shared.config.rest_cors.as_deref();
+    let is_api_docs = path.trim_end_matches('/') == openapi::PATH;
+    if cors::is_preflight(&parts) {
+        // A preflight asks about a path whatever verbs it is served with, and is answered by
+        // the policy of the route its actual request would take (a method's own
+        // `#[cross_origin]`), else by the server's.
+        let asked = parts
+            .headers
+            .get(cors::REQUEST_METHOD)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("");
+        let route_cors = match shared.rest.find(asked, &path) {
+            Lookup::Found(found) => found
+                .into_iter()
+                .find(|(r, _)| selects(&r.key) && shared.exporters.get(&r.key).is_some())
+                .map(|(r, _)| r.cors.clone()),
+            _ => None,
+        };
+        let routable = route_cors.is_some()
+            || is_api_docs
+            || match shared.rest.find(parts.method.as_str(), &path) {
+                Lookup::Found(_) | Lookup::WrongVerb(_) => true,
+                Lookup::None => split_path(&path).is_some_and(|(service, _)| {
+                    default_target(shared, service, group.as_deref(), version.as_deref()).is_some()
+                }),
+            };
+        if !routable {
+            return Err((
+                StatusCode::NOT_FOUND,
+                format!("no route for OPTIONS {path}"),
+            ));
+        }
+        let policy = match &route_cors {
+            Some(own) => own.as_deref(),
+            None => global,
+        };
+        return match cors::gate(policy, &parts) {
+            cors::Gate::Answer(r) => Ok(r),
+            cors::Gate::Pass(_) => Err((StatusCode::FORBIDDEN, "Invalid CORS request".into())),
+        };
+    }
+    // An actual request: CORS (the route's policy, else the server's) refuses it before the
+    // service is called, or names the headers its answer carries.
+    let mut admit = |policy: Option<&CorsPolicy>| match cors::gate(policy, &parts) {
+        cors::Gate::Answer(r) => Some(r),
+        cors::Gate::Pass(headers) => {
+            *cors = headers;
+            None
+        }
+    };
+    if is_api_docs && (parts.method == Method::GET || parts.method == Method::HEAD) {
+        // The server's CORS policy, so that a Swagger UI of another origin can load it.
+        if let Some(refused) = admit(global) {
+            return Ok(refused);
+        }
         let live: Vec<_> = shared
             .rest
-            .services()
-            .into_iter()
-            .filter(|(k, _)| shared.exporters.get(k).is_some())
+            .exports()
+            .iter()
+            .filter(|e| shared.exporters.get(&e.key).is_some())
+            .map(|e| (e.key.clone(), e.service))
             .collect();
         let document = openapi::document(&live);
         let (text, media) = if openapi::wants_yaml(&query, &parts.headers) {
@@ -168,35 +224,6 @@ async fn route(
             .insert(http::header::CONTENT_TYPE, HeaderValue::from_static(media));
         return Ok(r);
     }
-    let policy = shared.config.rest_cors.as_deref();
-    if cors::is_preflight(&parts) {
-        // A preflight asks about a path whatever verbs it is served with.
-        let routable = match shared.rest.find(parts.method.as_str(), &path) {
-            Lookup::Found(_) | Lookup::WrongVerb(_) => true,
-            Lookup::None => split_path(&path).is_some_and(|(service, _)| {
-                default_target(shared, service, group.as_deref(), version.as_deref()).is_some()
-            }),
-        };
-        if !routable {
-            return Err((
-                StatusCode::NOT_FOUND,
-                format!("no route for OPTIONS {path}"),
-            ));
-        }
-        return match cors::gate(policy, &parts) {
-            cors::Gate::Answer(r) => Ok(r),
-            cors::Gate::Pass(_) => Err((StatusCode::FORBIDDEN, "Invalid CORS request".into())),
-        };
-    }
-    // An actual request: CORS refuses it before the service is called, or names the headers
-    // its answer carries.
-    let mut admit = || match cors::gate(policy, &parts) {
-        cors::Gate::Answer(r) => Some(r),
-        cors::Gate::Pass(headers) => {
-            *cors = headers;
-            None
-        }
-    };
     match shared.rest.find(parts.method.as_str(), &path) {
         Lookup::Found(found) => {
             // The most specific route of an export that is (still) served and that the
@@ -216,7 +243,7 @@ async fn route(
                     ),
                 ));
             };
-            if let Some(refused) = admit() {
+            if let Some(refused) = admit(route.cors.as_deref()) {
                 return Ok(refused);
             }
             let m = route.method;
@@ -303,34 +330,24 @@ async fn route(
                     ),
                 ));
             };
-            if let Some(refused) = admit() {
+            if let Some(refused) = admit(global) {
                 return Ok(refused);
             }
             // The mapping of the export found (by interface: the fallback may have chosen a
-            // group/version the headers did not name).
-            let mapping = shared
-                .rest
-                .services()
-                .into_iter()
-                .find(|(k, _)| k.interface() == key.interface() && selects(k))
-                .map(|(_, s)| s);
+            // group/version the headers did not name), borrowed from the route table.
+            let exports = shared.rest.exports();
+            let export = exports
+                .iter()
+                .find(|e| e.key.interface() == key.interface() && selects(&e.key));
             // Overloads share the path; a `~` suffix of parameter types names one.
             let (method, suffix) = overload::split_suffix(method);
-            let candidates: Vec<&'static RestMethod> = mapping
-                .map(|s| {
-                    s.methods
-                        .iter()
-                        .filter(|m| m.java_name == method && !m.is_mapped())
-                        .collect()
-                })
-                .unwrap_or_default();
-            let overloaded = candidates.len() > 1;
-            let m = if candidates.is_empty() {
+            let candidates = export.map_or(&[][..], |e| e.defaults(method));
+            let chosen = if candidates.is_empty() {
                 None
             } else {
                 let query_names = distinct_names(&query);
-                match overload::choose(&candidates, suffix, query_names, &path) {
-                    overload::Choice::One(m) => Some(m),
+                match overload::choose(candidates, suffix, query_names, &path) {
+                    overload::Choice::One(r) => Some(r),
                     overload::Choice::NoSuch => {
                         return Err((
                             StatusCode::NOT_FOUND,
@@ -347,6 +364,7 @@ async fn route(
                     }
                 }
             };
+            let m = chosen.map(|r| r.method);
             let produced = choose(m.unwrap_or(&DEFAULT_METHOD), &parts.headers, &query)?;
             let inputs = Inputs {
                 vars: Vec::new(),
@@ -358,15 +376,13 @@ async fn route(
             // Without the method's mapping (a hand-written service, or a name the service
             // does not have: its dispatch says so, 404) only the body gives arguments.
             let args = args::default_form(m.map(|m| m.params), &inputs)?;
-            // An overload is called with its Java parameter types, so the service's dispatch
-            // takes the one chosen here; other methods by name and arity.
-            let signature = match m.filter(|_| overloaded) {
-                Some(m) => {
-                    let types: Vec<_> = m.params.iter().map(|p| (p.java_type)()).collect();
-                    Arc::new(MethodSignature::new(method, &types, "java.lang.Object"))
-                }
+            // The signature made at registration (an overload's Java parameter types, so the
+            // service's dispatch takes the one chosen here); other calls by name and arity.
+            let signature = match chosen {
+                Some(r) => r.signature_for(args.len()),
                 None => object_signature(method, args.len()),
             };
+            drop(exports);
             invoke(
                 invoker,
                 key,
@@ -396,9 +412,9 @@ fn default_target(
         group.is_none_or(|g| k.group() == Some(g)) && version.is_none_or(|v| k.version() == Some(v))
     };
     let first_mapped = |interface: &str| {
-        shared.rest.services().into_iter().find_map(|(k, _)| {
-            (k.interface() == interface && selects(&k))
-                .then(|| shared.exporters.get(&k).map(|i| (i, k)))
+        shared.rest.exports().iter().find_map(|e| {
+            (e.key.interface() == interface && selects(&e.key))
+                .then(|| shared.exporters.get(&e.key).map(|i| (i, e.key.clone())))
                 .flatten()
         })
     };
@@ -430,6 +446,8 @@ static DEFAULT_METHOD: RestMethod = RestMethod {
     status: 0,
     headers: &[],
     returns: "",
+    cors: None,
+    overloaded: false,
 };
 
 /// How many different names `pairs` has.

@@ -12,14 +12,16 @@
 //! otherwise the name is ambiguous and the answer is Java's: 500, `Ambiguous mapping for
 //! '/path'` (the choices listed after it here).
 
-use dubbo_core::rest::RestMethod;
+use dubbo_core::rest::{overload_suffix, RestMethod};
 use dubbo_hessian2::java::class_get_name;
+
+use super::routes::DefaultRoute;
 
 /// The overload a request reaches.
 #[derive(Debug)]
-pub(crate) enum Choice {
+pub(crate) enum Choice<'a> {
     /// This one.
-    One(&'static RestMethod),
+    One(&'a DefaultRoute),
     /// No overload has the suffix given.
     NoSuch,
     /// Several fit; the message lists their suffixed names.
@@ -37,63 +39,56 @@ pub(crate) fn split_suffix(segment: &str) -> (&str, Option<&str>) {
 /// The signature suffix of `method`: one character per parameter, the one after the last
 /// `.` of its Java class name (so `[` for a primitive array); `None` without parameters.
 pub(crate) fn signature(method: &RestMethod) -> Option<String> {
-    if method.params.is_empty() {
-        return None;
-    }
-    Some(
-        method
-            .params
-            .iter()
-            .map(|p| {
-                let name = class_get_name(&(p.java_type)());
-                let simple = name.rsplit_once('.').map_or(name.as_str(), |(_, s)| s);
-                simple.chars().next().unwrap_or('?')
-            })
-            .collect(),
-    )
+    let names: Vec<String> = method
+        .params
+        .iter()
+        .map(|p| class_get_name(&(p.java_type)()))
+        .collect();
+    overload_suffix(&names)
 }
 
 /// Chooses among `candidates` (the default-mapped overloads of one name, in declaration
-/// order), given the path's suffix and how many distinct query parameter names the request
-/// has. `path` is the request's path, for the ambiguity message.
-pub(crate) fn choose(
-    candidates: &[&'static RestMethod],
+/// order, their suffixes made at registration), given the path's suffix and how many
+/// distinct query parameter names the request has. `path` is the request's path, for the
+/// ambiguity message.
+pub(crate) fn choose<'a>(
+    candidates: &'a [DefaultRoute],
     suffix: Option<&str>,
     query_names: usize,
     path: &str,
-) -> Choice {
-    let fitting: Vec<(&'static RestMethod, Option<String>)> = candidates
-        .iter()
-        .map(|m| (*m, signature(m)))
-        .filter(|(_, sig)| match (suffix, sig) {
-            (Some(wanted), Some(sig)) => sig == wanted,
-            _ => true,
-        })
-        .collect();
-    match fitting.as_slice() {
-        [] => return Choice::NoSuch,
-        [(one, _)] => return Choice::One(one),
-        _ => {}
+) -> Choice<'a> {
+    let fits = |r: &&'a DefaultRoute| match (suffix, &r.suffix) {
+        (Some(wanted), Some(sig)) => sig == wanted,
+        _ => true,
+    };
+    let mut fitting = candidates.iter().filter(fits);
+    let (Some(first), second) = (fitting.next(), fitting.next()) else {
+        return Choice::NoSuch;
+    };
+    if second.is_none() {
+        return Choice::One(first);
     }
+    let fitting: Vec<&'a DefaultRoute> = candidates.iter().filter(fits).collect();
     // Several: Java ranks an overload first when its parameter count equals the number of
     // query parameter names, against another overload whose count differs; an overload
     // without parameters ranks equal to every other.
-    let all_have_signatures = fitting.iter().all(|(_, sig)| sig.is_some());
+    let all_have_signatures = fitting.iter().all(|r| r.suffix.is_some());
     let counted: Vec<_> = fitting
         .iter()
-        .filter(|(_, sig)| {
-            sig.as_ref()
+        .filter(|r| {
+            r.suffix
+                .as_ref()
                 .is_some_and(|s| s.chars().count() == query_names)
         })
         .collect();
     if all_have_signatures && counted.len() == 1 {
-        return Choice::One(counted[0].0);
+        return Choice::One(counted[0]);
     }
     let names: Vec<String> = fitting
         .iter()
-        .map(|(m, sig)| match sig {
-            Some(s) => format!("{}~{s}", m.java_name),
-            None => m.java_name.to_owned(),
+        .map(|r| match &r.suffix {
+            Some(s) => format!("{}~{s}", r.method.java_name),
+            None => r.method.java_name.to_owned(),
         })
         .collect();
     Choice::Ambiguous(format!(
@@ -152,12 +147,22 @@ mod tests {
                 status: 0,
                 headers: &[],
                 returns: "",
+                cors: None,
+                overloaded: false,
             }
         };
     }
 
-    fn picks(choice: Choice, method: &'static RestMethod) -> bool {
-        matches!(choice, Choice::One(m) if std::ptr::eq(m, method))
+    fn picks(choice: Choice<'_>, method: &'static RestMethod) -> bool {
+        matches!(choice, Choice::One(r) if std::ptr::eq(r.method, method))
+    }
+
+    /// The registered entries of `methods`, as the route table makes them.
+    fn routes(methods: &[&'static RestMethod]) -> Vec<DefaultRoute> {
+        methods
+            .iter()
+            .map(|m| DefaultRoute::new(m, methods.len() > 1))
+            .collect()
     }
 
     static ADD_LL: RestMethod = method!("add", [param!("a", long), param!("b", long)]);
@@ -194,18 +199,21 @@ mod tests {
 
     #[test]
     fn a_suffix_picks_its_overload() {
-        let all = [&ADD_LL, &ADD_SS, &ADD_L];
+        let all = routes(&[&ADD_LL, &ADD_SS, &ADD_L]);
         assert!(picks(choose(&all, Some("SS"), 0, "/p"), &ADD_SS));
         assert!(picks(choose(&all, Some("ll"), 0, "/p"), &ADD_LL));
         assert!(picks(choose(&all, Some("l"), 0, "/p"), &ADD_L));
         assert!(matches!(choose(&all, Some("ii"), 0, "/p"), Choice::NoSuch));
         // A method without parameters has no signature: any suffix reaches it.
-        assert!(picks(choose(&[&PING], Some("xyz"), 0, "/p"), &PING));
+        assert!(picks(
+            choose(&routes(&[&PING]), Some("xyz"), 0, "/p"),
+            &PING
+        ));
     }
 
     #[test]
     fn without_a_suffix_the_query_count_decides_or_nothing_does() {
-        let all = [&ADD_LL, &ADD_SS, &ADD_L];
+        let all = routes(&[&ADD_LL, &ADD_SS, &ADD_L]);
         // One query parameter: add(long) is the only one-parameter overload.
         assert!(picks(choose(&all, None, 1, "/p"), &ADD_L));
         // Two: add(long,long) and add(String,String) both fit.
@@ -219,10 +227,10 @@ mod tests {
         // A JSON body counts no query parameter.
         assert!(matches!(choose(&all, None, 0, "/p"), Choice::Ambiguous(_)));
         // A lone name is never ambiguous.
-        assert!(picks(choose(&[&ADD_LL], None, 0, "/p"), &ADD_LL));
+        assert!(picks(choose(&routes(&[&ADD_LL]), None, 0, "/p"), &ADD_LL));
         // An overload without parameters ranks equal to every other, as in Java.
         assert!(matches!(
-            choose(&[&PING, &PING_S], None, 1, "/p"),
+            choose(&routes(&[&PING, &PING_S]), None, 1, "/p"),
             Choice::Ambiguous(_)
         ));
     }
