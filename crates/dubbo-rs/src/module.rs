@@ -185,8 +185,7 @@ impl Module {
                 .await?;
             if let Some(rest) = handler.rest() {
                 if let Err(e) = protocol.export_rest(&url, rest).await {
-                    // A mapping that cannot be served (a `#[cross_origin]` that cannot apply
-                    // over the server's CORS settings) withdraws the export it belongs to.
+                    // A mapping that cannot be served withdraws its export (`#[cross_origin]`).
                     exporter.unexport();
                     return Err(e.into());
                 }
