@@ -182,10 +182,7 @@ impl TripleServer {
         let own = Arc::downgrade(&shared);
         let health = health::service(own.clone(), shared.serving.clone());
         for service in std::iter::once(health).chain(reflection::services(&own)) {
-            shared.router.add_idl(IdlEntry {
-                service,
-                invoker: None,
-            });
+            shared.router.add_idl(IdlEntry::new(service, None));
         }
         let signal = ShutdownSignal::new();
         let grace = Arc::new(Mutex::new(Duration::from_secs(10)));
@@ -236,10 +233,7 @@ impl TripleServer {
 
     /// Serves an already shared IDL service, with no filters.
     pub fn add_idl_service_arc(&self, service: Arc<dyn IdlService>) {
-        self.shared.router.add_idl(IdlEntry {
-            service,
-            invoker: None,
-        });
+        self.shared.router.add_idl(IdlEntry::new(service, None));
     }
 
     /// Serves `service` with every call going through `invoker`, which must end in an
@@ -253,10 +247,9 @@ impl TripleServer {
         url: Url,
     ) -> Exporter {
         let name = service.service_name().to_owned();
-        self.shared.router.add_idl(IdlEntry {
-            service,
-            invoker: Some(invoker.clone()),
-        });
+        self.shared
+            .router
+            .add_idl(IdlEntry::new(service, Some(invoker.clone())));
         let router = self.shared.router.clone();
         let key = ServiceKey::new(name.as_str(), url.group(), url.version());
         Exporter::new(key, url, move || {

@@ -105,17 +105,21 @@ pub trait IdlService: Send + Sync + 'static {
     }
 }
 
+/// IDL services by full service name, looked up on every call: hashed with foldhash (its keys
+/// are the server's own services, so HashDoS resistance is not needed).
+type IdlTable = HashMap<String, IdlEntry, foldhash::fast::RandomState>;
+
 /// The IDL services one server answers, by full service name.
 #[derive(Clone, Default)]
 pub(crate) struct Router {
-    idl: Arc<ArcSwap<HashMap<String, IdlEntry>>>,
+    idl: Arc<ArcSwap<IdlTable>>,
 }
 
 impl Router {
     pub(crate) fn add_idl(&self, entry: IdlEntry) {
         let name = entry.service.service_name().to_owned();
         self.idl.rcu(|m| {
-            let mut m = HashMap::clone(m);
+            let mut m = IdlTable::clone(m);
             m.insert(name.clone(), entry.clone());
             m
         });
@@ -125,7 +129,7 @@ impl Router {
     pub(crate) fn remove_idl(&self, name: &str, only: Option<&Arc<dyn Invoker>>) -> bool {
         let mut found = false;
         self.idl.rcu(|m| {
-            let mut m = HashMap::clone(m);
+            let mut m = IdlTable::clone(m);
             found = match (m.get(name), only) {
                 (Some(e), Some(inv)) => e
                     .invoker
