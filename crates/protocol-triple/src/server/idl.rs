@@ -13,7 +13,6 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use arc_swap::ArcSwap;
-use http::HeaderValue;
 
 use dubbo_core::{
     Attachments, BoxFuture, ErrorCode, Invocation, Invoker, MethodSignature, RpcError, RpcResponse,
@@ -130,15 +129,7 @@ impl IdlEntry {
 
     /// The call's service key: the header-less one shared, others made for the call.
     fn key_of(&self, call: &ServerCall) -> ServiceKey {
-        let header = |n| {
-            call.metadata
-                .get(n)
-                .and_then(|v: &HeaderValue| v.to_str().ok())
-        };
-        let (group, version) = (
-            header(name::TRI_SERVICE_GROUP),
-            header(name::TRI_SERVICE_VERSION),
-        );
+        let (group, version) = super::interface::requested_group_version(&call.metadata);
         if group.is_none() && version.is_none() && call.service == self.key.interface() {
             return self.key.clone();
         }

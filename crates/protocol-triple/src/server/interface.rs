@@ -40,13 +40,15 @@ pub const BIZ_EXCEPTION_CODE: &str = "3";
 
 /// The service key a request names: its service path, `tri-service-group`, `tri-service-version`.
 pub fn request_service_key(service: &str, headers: &HeaderMap) -> ServiceKey {
+    let (group, version) = requested_group_version(headers);
+    ServiceKey::new(service, group, version)
+}
+
+/// The `tri-service-group` and `tri-service-version` a request names, if any.
+pub(crate) fn requested_group_version(headers: &HeaderMap) -> (Option<&str>, Option<&str>) {
     use crate::headers::name;
     let get = |h: HeaderName| headers.get(h).and_then(|v| v.to_str().ok());
-    ServiceKey::new(
-        service,
-        get(name::TRI_SERVICE_GROUP),
-        get(name::TRI_SERVICE_VERSION),
-    )
+    (get(name::TRI_SERVICE_GROUP), get(name::TRI_SERVICE_VERSION))
 }
 
 /// Serves one wrapper-mode call on `invoker`.
