@@ -194,7 +194,8 @@ struct Known {
 }
 
 impl ChainMetrics {
-    fn find(&self, invocation: &Invocation) -> Option<&Known> {
+    /// The remembered entry of this call; `method` is its [`counted_method`].
+    fn find(&self, invocation: &Invocation, method: &str) -> Option<&Known> {
         let signature = invocation.method();
         let service = invocation.service();
         let mut known = self.known.iter().map_while(OnceLock::get);
@@ -207,15 +208,15 @@ impl ChainMetrics {
                 return Some(found);
             }
         }
-        let method = counted_method(invocation);
         known.find(|k| *k.method == *method && k.service == *service)
     }
 
     fn locate(&self, invocation: &Invocation) -> Option<Found<'_>> {
-        if let Some(k) = self.find(invocation) {
+        // Once per call: for a generic call it may decode the first argument.
+        let method = counted_method(invocation);
+        if let Some(k) = self.find(invocation, &method) {
             return Some(Found::Known(&k.metrics));
         }
-        let method = counted_method(invocation);
         let key = key_of(self.side, &self.application, invocation, &method);
         // Only a key the store already holds is remembered: a method the store folds into
         // its overflow entry, or drops when full, goes through `get` every time, so the
@@ -226,7 +227,7 @@ impl ChainMetrics {
         // A poisoned lock only means another first call panicked; the slots stay consistent
         // because each is set at most once.
         let _adding = self.adding.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(k) = self.find(invocation) {
+        if let Some(k) = self.find(invocation, &method) {
             return Some(Found::Known(&k.metrics));
         }
         if let Some(free) = self.known.iter().find(|k| k.get().is_none()) {
