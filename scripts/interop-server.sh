@@ -7,12 +7,14 @@
 #                             [--token T] [--delay-ms D]
 #                             [--auth accesskey --ak ID --sk SECRET | --auth basic --user U --password P]
 #                             [--tls-cert FILE --tls-key FILE [--tls-ca FILE] [--tls-optional]]
-#                             [--cors KEY=VALUE]...
+#                             [--cors KEY=VALUE]... [--swagger-ui KEY=VALUE]...
 #
 # --cors sets CORS of the REST forms on the tri port under Java's keys
 # (dubbo.protocol.triple.rest.cors.KEY: allowed-origins, allowed-methods, allowed-headers,
 # exposed-headers, allow-credentials, max-age; lists separated by commas; docs/rest.md), e.g.
 # --cors allowed-origins=https://app.example --cors allowed-methods=GET,POST.
+# --swagger-ui sets the Swagger UI page (dubbo.protocol.triple.rest.openapi.settings.swagger-ui.KEY:
+# cdn, assets, settings.NAME), e.g. --swagger-ui assets=/srv/swagger-ui-dist.
 # --auth requires Java dubbo-auth's access-key signature (or HTTP Basic) on every call
 # (docs/security-auth.md).
 # --delay-ms D makes sayHello wait D ms before it answers (a slow provider).

@@ -234,6 +234,57 @@ rest_cors() {
   return $rc
 }
 
+# Swagger UI (docs/rest.md, "Swagger UI"): swagger-ui-dist 5.18.2 from npm (the version Java
+# Dubbo 3.3 loads by default), served by a provider started with --swagger-ui assets=DIR:
+# curl checks of the redirect, the page, swagger-config, a file served byte for byte, a name
+# outside the package refused; a headless Chromium (Selenium) sees the operations of the REST
+# table and calls GET /users/{id} from the page; an assets directory without Swagger UI stops
+# the provider at start naming its full key.
+rest_swagger_ui() {
+  local dist=$ROOT/target/test-cache/swagger-ui-dist-5.18.2 port b rc=0 out
+  if [ ! -f "$dist/swagger-ui-bundle.js" ]; then
+    command -v npm >/dev/null || { echo "  npm missing: it fetches swagger-ui-dist"; return 1; }
+    mkdir -p "$dist.tmp" &&
+      (cd "$dist.tmp" && npm pack --silent swagger-ui-dist@5.18.2 >/dev/null && tar xzf swagger-ui-dist-5.18.2.tgz) ||
+      { echo "  npm pack swagger-ui-dist@5.18.2 failed"; return 1; }
+    rm -rf "$dist" && mv "$dist.tmp/package" "$dist" && rm -rf "$dist.tmp"
+  fi
+  apt_install chromium chromium || return 1
+  apt_install chromedriver chromium-driver || return 1
+  port=$(free_port)
+  b=http://127.0.0.1:$port
+  start_server rest_swagger_server "$TARGET_DIR/debug/interop-server" --dubbo-port "$(free_port)" \
+    --tri-port "$port" --swagger-ui "assets=$dist" --swagger-ui settings.filter=true || return 1
+  rest_expect 302 '' '^location: /dubbo/openapi/swagger-ui/index.html$' -- "$b/dubbo/openapi/swagger-ui/" || rc=1
+  rest_expect 200 'src="./assets/swagger-ui-bundle.js"' '^content-type: text/html' -- \
+    "$b/dubbo/openapi/swagger-ui/index.html" || rc=1
+  grep -q '"filter": true' "$WORK/rest.body" || { echo "  settings.filter missing from the page"; rc=1; }
+  rest_expect 200 '"url":"../api-docs"' -- "$b/dubbo/openapi/swagger-ui/swagger-config" || rc=1
+  curl -sS -o "$WORK/bundle.js" "$b/dubbo/openapi/swagger-ui/assets/swagger-ui-bundle.js" &&
+    cmp -s "$WORK/bundle.js" "$dist/swagger-ui-bundle.js" && echo "  swagger-ui-bundle.js served byte for byte" ||
+    { echo "  swagger-ui-bundle.js not served as in the package"; rc=1; }
+  out=$(curl -sS --http2-prior-knowledge -o "$WORK/swagger.css" -w '%{http_code} %{content_type}' \
+    "$b/dubbo/openapi/swagger-ui/assets/swagger-ui.css")
+  echo "  h2c swagger-ui.css -> $out"
+  [[ $out == "200 text/css"* ]] && cmp -s "$WORK/swagger.css" "$dist/swagger-ui.css" || rc=1
+  rest_expect 404 '"message":"no Swagger UI file' -- --path-as-is "$b/dubbo/openapi/swagger-ui/assets/../../../../etc/passwd" || rc=1
+  rest_expect 404 '"message":"no Swagger UI file' -- "$b/dubbo/openapi/swagger-ui/assets/package.json" || rc=1
+  rest_expect 405 '' -- -X POST "$b/dubbo/openapi/swagger-ui/index.html" || rc=1
+  "$PY" interop/python/swagger_ui.py --base "$b" --screenshots "$ROOT/target/test-logs/swagger-ui" || rc=1
+  stop_server rest_swagger_server || rc=1
+  # Without settings the page loads Swagger UI from Java's default CDN.
+  rest_expect 200 'src="https://unpkg.com/swagger-ui-dist@5.18.2/swagger-ui-bundle.js"' -- \
+    "$REST_BASE/dubbo/openapi/swagger-ui/index.html" || rc=1
+  out=$(timeout 60 "$TARGET_DIR/debug/interop-server" --dubbo-port "$(free_port)" --tri-port "$(free_port)" \
+    --swagger-ui "assets=$WORK" 2>&1)
+  if [ $? -eq 0 ] || ! grep -q 'dubbo.protocols.tri.triple.rest.openapi.settings.swagger-ui.assets' <<<"$out"; then
+    echo "  an assets directory without Swagger UI was not refused at start naming its key: $out"; rc=1
+  else
+    echo "  refused at start: $out"
+  fi
+  return $rc
+}
+
 rest_steps() {
   local port
   port=$(free_port)
@@ -261,6 +312,8 @@ rest_steps() {
     rest_java_default_form
   step "CORS (--cors, Java's dubbo.protocol.triple.rest.cors.*, and a method's #[cross_origin]; the OpenAPI document too): preflight 204/403, actual requests' Access-Control-* headers or 403, none without Origin or settings; a bad key refused at start" \
     rest_cors
+  step "Swagger UI (swagger-ui-dist from npm served with --swagger-ui assets=DIR): redirect, page, swagger-config, files byte for byte, names outside the package refused; headless Chromium lists the operations and calls GET /users/{id} from the page; a bad assets directory refused at start" \
+    rest_swagger_ui
   step "Rust interop server (REST) exits cleanly on SIGTERM" stop_server rest_server
   step "REST calls pass the provider's filters: token refused (403) without it, answered with it" rest_token
 }

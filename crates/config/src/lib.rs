@@ -37,6 +37,7 @@ mod model;
 mod protocol_keys;
 mod pushgateway_keys;
 mod rest_cors;
+mod rest_openapi;
 mod security_keys;
 mod ssl;
 mod tracing_keys;
@@ -50,6 +51,7 @@ pub use pushgateway_keys::{
     pushgateway_target, PushTarget, DEFAULT_JOB, DEFAULT_PUSH_INTERVAL_SECONDS,
 };
 pub use rest_cors::{rest_cors, CorsConfig, ProtocolTripleConfig, RestConfig};
+pub use rest_openapi::{rest_swagger_ui, OpenApiConfig, OpenApiSettings, SwaggerUiConfig};
 pub use tracing_keys::tracer_config;
 pub use unsupported::refuse_unimplemented;
 pub use validate::validate;

@@ -26,6 +26,9 @@ pub struct RestConfig {
     /// `cors`: which cross-origin requests browsers may make.
     #[serde(default)]
     pub cors: Option<CorsConfig>,
+    /// `openapi`: the OpenAPI document's settings (Swagger UI's).
+    #[serde(default)]
+    pub openapi: Option<super::OpenApiConfig>,
 }
 
 /// `triple.rest.cors` under a protocol (Java's `CorsConfig`). Lists are YAML lists or one
@@ -67,33 +70,40 @@ impl CorsConfig {
 /// (`dubbo.protocols.tri.triple.rest.cors`); `None` when no protocol sets any. Two protocol
 /// entries with different settings are refused.
 pub fn rest_cors(config: &DubboConfig) -> Result<Option<(String, CorsConfig)>, ConfigError> {
-    let mut found: Option<(String, CorsConfig)> = None;
+    one_for_all_triple_ports(config, "cors", |rest| rest.cors.filter(|c| !c.is_empty()))
+}
+
+/// The setting `pick` takes from `triple.rest` of every protocol entry, with the full key it
+/// was read from (`...triple.rest.{suffix}`). The application has one Triple protocol, so
+/// a setting applies to every Triple port whichever entry carries it; two entries carrying
+/// different values are refused, naming the second.
+pub(crate) fn one_for_all_triple_ports<T: PartialEq>(
+    config: &DubboConfig,
+    suffix: &str,
+    pick: impl Fn(RestConfig) -> Option<T>,
+) -> Result<Option<(String, T)>, ConfigError> {
+    let mut found: Option<(String, T)> = None;
     for (id, pc) in config.all_protocols() {
-        let Some(cors) = pc
-            .triple
-            .and_then(|t| t.rest)
-            .and_then(|r| r.cors)
-            .filter(|c| !c.is_empty())
-        else {
+        let Some(value) = pc.triple.and_then(|t| t.rest).and_then(&pick) else {
             continue;
         };
         let key = if config.protocols.contains_key(&id) {
-            format!("dubbo.protocols.{id}.triple.rest.cors")
+            format!("dubbo.protocols.{id}.triple.rest.{suffix}")
         } else {
-            "dubbo.protocol.triple.rest.cors".to_owned()
+            format!("dubbo.protocol.triple.rest.{suffix}")
         };
         match &found {
-            Some((first, settings)) if *settings != cors => {
+            Some((first, settings)) if *settings != value => {
                 return Err(ConfigError::invalid(
                     key,
                     format!(
-                        "differs from {first}: the application's Triple ports share one CORS \
-                         configuration; set it once"
+                        "differs from {first}: the application's Triple ports share one \
+                         configuration of their REST forms; set it once"
                     ),
                 ))
             }
             Some(_) => {}
-            None => found = Some((key, cors)),
+            None => found = Some((key, value)),
         }
     }
     Ok(found)

@@ -42,6 +42,10 @@ pub(crate) struct AppInner {
     /// The CORS policy of the Triple ports' REST forms (`triple.rest.cors`), set at start.
     #[cfg(feature = "triple")]
     rest_cors: std::sync::OnceLock<Arc<dubbo_protocol_triple::CorsPolicy>>,
+    /// Where the Triple ports' Swagger UI page takes Swagger UI from
+    /// (`triple.rest.openapi.settings.swagger-ui`), set at start.
+    #[cfg(feature = "triple")]
+    swagger_ui: std::sync::OnceLock<Arc<dubbo_protocol_triple::SwaggerUi>>,
     /// `dubbo.ssl`, loaded at start.
     tls: crate::app_tls::AppTls,
 }
@@ -87,6 +91,8 @@ impl Application {
             triple: std::sync::OnceLock::new(),
             #[cfg(feature = "triple")]
             rest_cors: std::sync::OnceLock::new(),
+            #[cfg(feature = "triple")]
+            swagger_ui: std::sync::OnceLock::new(),
         });
         let app = Application { inner };
         let default_module = Module::new(app.clone(), "default");
@@ -310,6 +316,15 @@ impl Application {
         }
     }
 
+    /// Sets the Swagger UI settings of the Triple ports (at start, before anything is
+    /// exported).
+    #[cfg(feature = "triple")]
+    pub(crate) fn set_swagger_ui(&self, settings: Option<Arc<dubbo_protocol_triple::SwaggerUi>>) {
+        if let Some(s) = settings {
+            let _ = self.inner.swagger_ui.set(s);
+        }
+    }
+
     /// This application's Triple protocol, which also serves IDL (protobuf) services.
     #[cfg(feature = "triple")]
     pub(crate) fn triple(&self) -> Arc<dubbo_protocol_triple::TripleProtocol> {
@@ -319,6 +334,7 @@ impl Application {
                 Arc::new(crate::protocol_factory::new_triple(
                     &self.inner.tls.for_protocol("tri"),
                     self.inner.rest_cors.get().cloned(),
+                    self.inner.swagger_ui.get().cloned().unwrap_or_default(),
                 ))
             })
             .clone()

@@ -302,6 +302,8 @@ impl ApplicationBuilder {
         let tls = crate::app_tls::AppTls::load(&config)?;
         #[cfg_attr(not(feature = "triple"), allow(unused_variables))]
         let rest_cors = crate::rest_cors::policy(&config)?;
+        #[cfg_attr(not(feature = "triple"), allow(unused_variables))]
+        let swagger_ui = crate::rest_swagger_ui::settings(&config)?;
         let app = Application::new(
             name,
             framework,
@@ -312,6 +314,8 @@ impl ApplicationBuilder {
         );
         #[cfg(feature = "triple")]
         app.set_rest_cors(rest_cors);
+        #[cfg(feature = "triple")]
+        app.set_swagger_ui(swagger_ui);
         tls.watch(&app);
         if let Some(layer) = app.registry_layer() {
             crate::registry::install(&app, layer);

@@ -64,6 +64,7 @@ mod pushgateway;
 mod qos;
 pub mod registry;
 mod rest_cors;
+mod rest_swagger_ui;
 mod sync;
 mod tasks;
 mod tls_metrics;

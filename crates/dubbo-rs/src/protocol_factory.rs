@@ -61,18 +61,21 @@ impl ProtocolFactory for DubboFactory {
 #[cfg(feature = "triple")]
 pub(crate) struct TripleFactory;
 
-/// A Triple protocol with `tls` and the CORS policy `rest_cors` of its REST forms. The
+/// A Triple protocol with `tls`, the CORS policy `rest_cors` of its REST forms and the
+/// settings of its Swagger UI page. The
 /// application keeps its Triple protocol concrete (IDL services are added to its servers
 /// directly), so it makes it here too, as the factory does.
 #[cfg(feature = "triple")]
 pub(crate) fn new_triple(
     tls: &ProtocolTls,
     rest_cors: Option<Arc<dubbo_protocol_triple::CorsPolicy>>,
+    swagger_ui: Arc<dubbo_protocol_triple::SwaggerUi>,
 ) -> dubbo_protocol_triple::TripleProtocol {
     dubbo_protocol_triple::TripleProtocol::new(dubbo_protocol_triple::TripleConfig {
         server_tls: tls.server.clone(),
         client_tls: tls.client.clone(),
         rest_cors,
+        swagger_ui,
         ..Default::default()
     })
 }
@@ -80,6 +83,6 @@ pub(crate) fn new_triple(
 #[cfg(feature = "triple")]
 impl ProtocolFactory for TripleFactory {
     fn create(&self, tls: &ProtocolTls) -> Arc<dyn Protocol> {
-        Arc::new(new_triple(tls, None))
+        Arc::new(new_triple(tls, None, Default::default()))
     }
 }

@@ -130,7 +130,10 @@ fn tri_with_cors(cors: CorsConfig) -> ProtocolConfig {
         name: Some("tri".into()),
         port: Some(0),
         triple: Some(ProtocolTripleConfig {
-            rest: Some(RestConfig { cors: Some(cors) }),
+            rest: Some(RestConfig {
+                cors: Some(cors),
+                ..Default::default()
+            }),
         }),
         ..Default::default()
     }

@@ -62,6 +62,9 @@ pub struct TripleConfig {
     /// Server: CORS of the REST forms ([`CorsSettings::policy`](crate::cors::CorsSettings::policy));
     /// `None` (the default): no CORS headers, and preflight requests are refused with 403.
     pub rest_cors: Option<std::sync::Arc<crate::cors::CorsPolicy>>,
+    /// Server: where the Swagger UI page at `/dubbo/openapi/swagger-ui/` takes Swagger UI
+    /// from ([`SwaggerUi`](crate::SwaggerUi)); the default loads it from a public CDN.
+    pub swagger_ui: std::sync::Arc<crate::SwaggerUi>,
 }
 
 impl Default for TripleConfig {
@@ -82,6 +85,7 @@ impl Default for TripleConfig {
             server_tls: None,
             client_tls: None,
             rest_cors: None,
+            swagger_ui: Default::default(),
         }
     }
 }

@@ -54,6 +54,7 @@ pub mod rest_client;
 pub mod server;
 pub mod status;
 pub mod streaming;
+pub mod swagger_ui;
 pub mod wrapper;
 pub mod wrapper_serialization;
 pub mod wrapper_stream;
@@ -71,6 +72,7 @@ pub use rest_client::{RestInvoker, RestProtocol};
 pub use server::{IdlService, MethodKind, ServerCall, ServerReply, TripleServer};
 pub use status::{Code, Status, TriStatus};
 pub use streaming::{ResponseStream, Streaming};
+pub use swagger_ui::SwaggerUi;
 
 /// ALPN a Triple server offers over TLS: HTTP/2 (gRPC, Triple) first, then HTTP/1.1 (the JSON
 /// form), as Java Dubbo's Triple port does.

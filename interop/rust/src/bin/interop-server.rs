@@ -17,7 +17,7 @@ use dubbo_rs::prelude::*;
 use dubbo_triple_greeter::{ContractGreeter, GreeterServer};
 
 const USAGE: &str =
-    "usage: interop-server [--dubbo-port P] [--tri-port Q] [--registry URL] [--app NAME] [--token T] [--auth accesskey --ak ID --sk SECRET | --auth basic --user U --password P] [--delay-ms D] [--qos-port Q] [--param KEY=VALUE] [--pushgateway URL] [--otlp URL] [--metrics-service] [--tls-cert FILE --tls-key FILE [--tls-ca FILE] [--tls-optional] [--tls-reload-ms MS]] [--cors KEY=VALUE]...";
+    "usage: interop-server [--dubbo-port P] [--tri-port Q] [--registry URL] [--app NAME] [--token T] [--auth accesskey --ak ID --sk SECRET | --auth basic --user U --password P] [--delay-ms D] [--qos-port Q] [--param KEY=VALUE] [--pushgateway URL] [--otlp URL] [--metrics-service] [--tls-cert FILE --tls-key FILE [--tls-ca FILE] [--tls-optional] [--tls-reload-ms MS]] [--cors KEY=VALUE]... [--swagger-ui KEY=VALUE]...";
 
 #[tokio::main]
 async fn main() -> ExitCode {
@@ -57,6 +57,7 @@ async fn main() -> ExitCode {
                 | "tls-optional"
                 | "tls-reload-ms"
                 | "cors"
+                | "swagger-ui"
         )
     }) {
         eprintln!("unknown flag --{unknown}\n{USAGE}");

@@ -145,6 +145,9 @@ async fn route(
             && version.as_deref().is_none_or(|v| k.version() == Some(v))
     };
 
+    if let Some(page) = crate::swagger_ui::page(&path) {
+        return swagger_page(shared, &parts.method, page).await;
+    }
     let global = shared.config.rest_cors.as_deref();
     let is_api_docs = path.trim_end_matches('/') == openapi::PATH;
     if cors::is_preflight(&parts) {
@@ -396,6 +399,59 @@ async fn route(
             .await
         }
     }
+}
+
+/// A page of Swagger UI (`crate::swagger_ui`): the HTML shell, its configuration, or a file of
+/// the configured `swagger-ui-dist` directory.
+async fn swagger_page(
+    shared: &ServerShared,
+    method: &Method,
+    page: crate::swagger_ui::Page<'_>,
+) -> Result<Reply, HttpError> {
+    use crate::swagger_ui::{Page, SwaggerUi, PATH};
+    if method != Method::GET && method != Method::HEAD {
+        return Err((
+            StatusCode::METHOD_NOT_ALLOWED,
+            format!("{method} is not served at {PATH}; use GET"),
+        ));
+    }
+    let ui = &shared.config.swagger_ui;
+    let (status, body, media) = match page {
+        Page::Root => {
+            let mut r = http::Response::new(Bytes::new());
+            *r.status_mut() = StatusCode::FOUND;
+            r.headers_mut().insert(
+                http::header::LOCATION,
+                HeaderValue::from_static("/dubbo/openapi/swagger-ui/index.html"),
+            );
+            return Ok(r);
+        }
+        Page::Index => (
+            StatusCode::OK,
+            Bytes::from(ui.index_html()),
+            "text/html; charset=utf-8",
+        ),
+        Page::Config => (
+            StatusCode::OK,
+            Bytes::from(SwaggerUi::config_json()),
+            negotiate::JSON,
+        ),
+        Page::Asset(name) => match ui.asset(name).await {
+            Ok((bytes, media)) => (StatusCode::OK, Bytes::from(bytes), media),
+            Err(message) => return Err((StatusCode::NOT_FOUND, message)),
+        },
+        Page::Unknown => {
+            return Err((
+                StatusCode::NOT_FOUND,
+                format!("Swagger UI serves {PATH}/index.html, swagger-config and assets/"),
+            ))
+        }
+    };
+    let mut r = http::Response::new(body);
+    *r.status_mut() = status;
+    r.headers_mut()
+        .insert(http::header::CONTENT_TYPE, HeaderValue::from_static(media));
+    Ok(r)
 }
 
 /// The export answering the default form `/{service}/{method}`: the export of `service`
