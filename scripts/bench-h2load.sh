@@ -5,9 +5,11 @@
 #                  Payload) on one connection, 1/32/100 streams: dubbo-rs bench-server against
 #                  tonic-server.
 #   rest           GET /users/{id} and POST /users (JSON): dubbo-rs REST on the Triple port of
-#                  bench-server (through the provider's filter chain) against axum-server;
-#                  HTTP/1.1 (h2load --h1, one connection per concurrent request) and h2c (one
-#                  connection, that many streams), concurrency 32 and 100.
+#                  bench-server (through the provider's filter chain) against axum-server and
+#                  against Java Dubbo 3.3's triple rest (the interop RestProvider: the same
+#                  resource with Spring MVC annotations, left out with --no-java or without
+#                  java/mvn); HTTP/1.1 (h2load --h1, one connection per concurrent request) and
+#                  h2c (one connection, that many streams), concurrency 32 and 100.
 #   tls            dubbo-rs over TLS against plaintext: dubbo:// echo128 c=32 at a fixed rate
 #                  (dubbo-bench, consumer + provider CPU per call) and Triple Echo over h2/TLS
 #                  against h2c (h2load, server CPU per call); Triple over TLS against tonic over
@@ -35,7 +37,7 @@ h2_pids=()
 # Ports, below the ephemeral range like bench.sh's.
 h2_rs_dubbo=20900; h2_rs_tri=15091; h2_tonic=15092; h2_axum=18081
 h2_rs_tls_dubbo=20901; h2_rs_tls_tri=15093; h2_tonic_tls=15094; h2_java_tls_dubbo=20902
-h2_java_tls_tri=15095
+h2_java_tls_tri=15095; h2_java_rest_tri=15096
 h2_url_echo="/org.apache.dubbo.bench.BenchService/Echo"
 
 h2load_ready() {
@@ -221,15 +223,41 @@ rest_row() {
   local rs_pid=$h2_pid
   h2_start rest-axum "$bin/axum-server" --port "$h2_axum"
   local axum_pid=$h2_pid
-  log "rest row: GET /users/7 and POST /users, HTTP/1.1 and h2c, c=32 and 100, ${h2_runs} run(s) of ${h2_duration} s"
+  local servers=(dubbo-rs axum) java_pid="" rest_jar="${INTEROP_JAVA_REST_JAR:-}"
+  if [[ -z "$rest_jar" && ${java:-1} -eq 1 ]] && command -v java >/dev/null && command -v mvn >/dev/null; then
+    local vars
+    vars="$(bash interop/java/build.sh)" && eval "$vars"
+    rest_jar="${INTEROP_JAVA_REST_JAR:-}"
+  fi
+  if [[ -n "$rest_jar" && ${java:-1} -eq 1 ]]; then
+    DUBBO_IP_TO_BIND=::ffff:127.0.0.1 DUBBO_IP_TO_REGISTRY=::ffff:127.0.0.1 \
+      h2_start rest-java java -cp "$rest_jar" org.apache.dubbo.interop.rest.RestProvider --tri-port "$h2_java_rest_tri"
+    java_pid=$h2_pid
+    servers+=(java)
+    # Java's JIT compiles the paths measured first: every request shape for a while.
+    local java_warmup=15
+    [[ ${quick:-0} -eq 1 ]] && java_warmup=8
+    log "rest row: Java's JIT warm-up, ${java_warmup} s of each request"
+    local url="http://127.0.0.1:$h2_java_rest_tri/users"
+    $prio taskset -c "$load_core" h2load -D "$java_warmup" --h1 -c 32 -m 1 "$url/7" >/dev/null 2>&1 || true
+    $prio taskset -c "$load_core" h2load -D "$java_warmup" -c 1 -m 32 "$url/7" >/dev/null 2>&1 || true
+    $prio taskset -c "$load_core" h2load -D "$java_warmup" --h1 -c 32 -m 1 \
+      -H 'content-type: application/json' -d "$work/user.json" "$url" >/dev/null 2>&1 || true
+    $prio taskset -c "$load_core" h2load -D "$java_warmup" -c 1 -m 32 \
+      -H 'content-type: application/json' -d "$work/user.json" "$url" >/dev/null 2>&1 || true
+  else
+    log "rest row: Java 3.3's triple rest is left out (java or mvn missing, or --no-java)"
+  fi
+  log "rest row: GET /users/7 and POST /users, HTTP/1.1 and h2c, c=32 and 100, ${h2_runs} run(s) of ${h2_duration} s (${servers[*]})"
   local run c proto server pid port shape req conns streams
   for run in $(seq 1 "$h2_runs"); do
     for c in 32 100; do
       for req in get post; do
         for proto in h1 h2c; do
-          for server in dubbo-rs axum; do
+          for server in "${servers[@]}"; do
             pid=$rs_pid; port=$h2_rs_tri
             [[ $server == axum ]] && { pid=$axum_pid; port=$h2_axum; }
+            [[ $server == java ]] && { pid=$java_pid; port=$h2_java_rest_tri; }
             # h1: one connection per concurrent request (no pipelining); h2c: one connection.
             if [[ $proto == h1 ]]; then
               conns=$c; streams=1; shape=(--h1 -c "$c" -m 1)
@@ -250,7 +278,8 @@ rest_row() {
     done
   done
   h2_stop_all
-  h2_table rest "REST under h2load: dubbo-rs REST (filter chain included) against axum" "dubbo-rs/axum"
+  h2_table rest "REST under h2load: dubbo-rs REST (filter chain included) against axum and Java 3.3's triple rest" \
+    "dubbo-rs/axum" "dubbo-rs/java"
 }
 
 # Certificates for the TLS row: a CA and a P-256 server certificate for 127.0.0.1 (openssl).
