@@ -111,18 +111,28 @@ pub(crate) struct IdlEntry {
     pub(crate) invoker: Option<Arc<dyn Invoker>>,
     /// The key of a call that names no group and no version, made once.
     key: ServiceKey,
+    /// The key this entry is exported under (group and version of its URL); a request's
+    /// headers select among the entries of one service name by it.
+    pub(crate) export: ServiceKey,
     /// The signature of each method called so far, made on its first call: building one per
     /// call (strings, allocations) cost about 1 % of an Echo's instructions.
     signatures: Arc<ArcSwap<HashMap<String, Arc<MethodSignature>, foldhash::fast::RandomState>>>,
 }
 
 impl IdlEntry {
-    pub(crate) fn new(service: Arc<dyn IdlService>, invoker: Option<Arc<dyn Invoker>>) -> Self {
+    /// `service`, exported under `export` (a key of its service name), called through
+    /// `invoker` (`None`: directly).
+    pub(crate) fn new(
+        service: Arc<dyn IdlService>,
+        invoker: Option<Arc<dyn Invoker>>,
+        export: ServiceKey,
+    ) -> Self {
         let key = ServiceKey::interface_only(service.service_name());
         Self {
             service,
             invoker,
             key,
+            export,
             signatures: Arc::default(),
         }
     }
