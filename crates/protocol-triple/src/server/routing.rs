@@ -11,7 +11,7 @@ use bytes::Bytes;
 use futures::stream::BoxStream;
 use http::HeaderMap;
 
-use dubbo_core::{ConnectionAddrs, Invoker};
+use dubbo_core::{ConnectionAddrs, Invoker, RequestContext};
 
 use super::idl::IdlEntry;
 use crate::flow_control::InboundMessages;
@@ -54,6 +54,11 @@ pub struct ServerCall {
     pub service: String,
     /// The method name (`:path` after the last `/`).
     pub method: String,
+    /// The provider's view of the call as the provider's filters left it (the attachments the
+    /// service may see, the service key, the caller's address, the deadline), set by
+    /// [`IdlInvoker`](super::IdlInvoker) from the invocation as a unary service's invoker makes
+    /// its `RequestContext`; `None` for a call served without filters.
+    pub context: Option<RequestContext>,
 }
 
 /// A handler's answer: extra response headers, the response payloads, extra trailers.
