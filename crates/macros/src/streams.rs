@@ -17,6 +17,9 @@ use crate::model::{
     name_and_params, strip_group, ContextParam, Errors, Param, StreamKind, StreamShape,
 };
 
+/// The Java type of a `StreamObserver` parameter or result.
+pub const STREAM_OBSERVER: &str = "org.apache.dubbo.common.stream.StreamObserver";
+
 /// The request stream of a server-side streaming method.
 const STREAMING: &str = "Streaming";
 /// The response stream of a streaming method.

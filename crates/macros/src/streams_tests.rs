@@ -99,6 +99,9 @@ fn streams_get_a_provider_side_and_client_methods() {
         "interface_reference :: client_stream :: < _ , i32 , i64 >",
         "interface_reference :: bidi_stream :: < _ , String , String >",
         "org.apache.dubbo.common.stream.StreamObserver",
+        // In the service definition, as Java lists a `StreamObserver` method.
+        "name : :: std :: string :: String :: from (\"serverStream\")",
+        "name : :: std :: string :: String :: from (\"biStream\")",
     ] {
         assert!(text.contains(needle), "no {needle:?} in {text}");
     }

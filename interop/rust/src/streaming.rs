@@ -389,3 +389,58 @@ async fn bi_stream_cancel(client: &StreamingServiceClient) -> Result<(), String>
     drop(tx);
     await_cancelled(client, before).await
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The definition the macro generates lists the streaming methods as Java 3.3's
+    /// `ServiceDefinitionBuilder` lists the interface's `StreamObserver` methods: the observer
+    /// by its raw class name (a type of no properties), `void` for a server stream.
+    #[test]
+    fn the_definition_lists_the_streams_as_java_does() {
+        let def = StreamingServiceClient::service_definition();
+        assert_eq!(def.canonical_name, STREAMING_SERVICE);
+        let observer = "org.apache.dubbo.common.stream.StreamObserver";
+        let mut methods: Vec<(String, Vec<String>, String)> = def
+            .methods
+            .iter()
+            .map(|m| {
+                assert!(m.parameters.is_empty() && m.annotations.is_empty());
+                (
+                    m.name.clone(),
+                    m.parameter_types.clone(),
+                    m.return_type.clone(),
+                )
+            })
+            .collect();
+        methods.sort();
+        let m = |name: &str, params: &[&str], ret: &str| {
+            (
+                name.to_owned(),
+                params.iter().map(|p| (*p).to_owned()).collect::<Vec<_>>(),
+                ret.to_owned(),
+            )
+        };
+        assert_eq!(
+            methods,
+            [
+                m("biStream", &[observer], observer),
+                m("clientStream", &[observer], observer),
+                m("serverStream", &["java.lang.String", observer], "void"),
+            ]
+        );
+        let mut types: Vec<(&str, usize)> = def
+            .types
+            .iter()
+            .map(|t| {
+                (
+                    t.type_name.as_str(),
+                    t.properties.len() + t.items.len() + t.enums.len(),
+                )
+            })
+            .collect();
+        types.sort_unstable();
+        assert_eq!(types, [("java.lang.String", 0), (observer, 0), ("void", 0)]);
+    }
+}

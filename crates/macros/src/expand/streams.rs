@@ -9,8 +9,7 @@ use syn::Type;
 use super::{java_type_expr, Names};
 use crate::model::{replace_ok_type, Method, Service, StreamKind, StreamShape};
 
-/// The Java type of a `StreamObserver` parameter or result.
-const STREAM_OBSERVER: &str = "org.apache.dubbo.common.stream.StreamObserver";
+use crate::streams::STREAM_OBSERVER;
 
 fn shape(m: &Method) -> Option<&StreamShape> {
     m.stream.as_ref()
