@@ -260,9 +260,10 @@ sys.exit(0 if same else 1)' "$WORK/cli-def-$CLI_RUST_APP.json" <<<"$out"
 # Java 3.3's own MetadataService client (interop/java DefinitionCheck) reads the Rust provider's
 # definition through getServiceDefinition and compares it, field by field, with the definition
 # Java builds from the InteropService interface itself.
+# With arguments (--interface NAME), another interface of the contract the provider serves.
 cli_java_reads_definition() {
   java -cp "$INTEROP_JAVA_DUBBO_JAR" org.apache.dubbo.interop.DefinitionCheck \
-    --url "dubbo://127.0.0.1:$CLI_RUST_DUBBO" --app "$CLI_RUST_APP" 2>&1 | grep -v '^SLF4J'
+    --url "dubbo://127.0.0.1:$CLI_RUST_DUBBO" --app "$CLI_RUST_APP" "$@" 2>&1 | grep -v '^SLF4J'
   [ "${PIPESTATUS[0]}" -eq 0 ]
 }
 
@@ -383,6 +384,8 @@ cli_steps() {
   step "Rust MetadataService getServiceDefinition answers the published definition" cli_metadata_service_definition
   step "Java 3.3's MetadataService client reads the Rust provider's definition: equal to Java's own, field by field" \
     cli_java_reads_definition
+  step "Java 3.3's MetadataService client reads the Rust provider's StreamingService definition: its StreamObserver methods equal to Java's own, field by field" \
+    cli_java_reads_definition --interface org.apache.dubbo.interop.StreamingService
   step "dubbo rules set/get/delete: an override rule round-trips; the Rust provider applies and drops it" \
     cli_rules_roundtrip
   for target in "dubbo://127.0.0.1:$CLI_JAVA_DUBBO" "tri://127.0.0.1:$CLI_JAVA_TRI" \

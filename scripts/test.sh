@@ -393,10 +393,19 @@ java_streaming_check() {
 streaming_steps() {
   local dubbo tri
   dubbo=$(free_port) tri=$(free_port)
-  step "start Rust interop server (streaming)" start_server streaming_rust_server "$TARGET_DIR/debug/interop-server" \
-    --dubbo-port "$dubbo" --tri-port "$tri"
+  # --streaming-versions: StreamingService 1.0.0 and 2.0.0 on the same port beside the
+  # unversioned one, each answering "version" requests with its version.
+  step "start Rust interop server (streaming, also versions 1.0.0 and 2.0.0)" start_server streaming_rust_server \
+    "$TARGET_DIR/debug/interop-server" --dubbo-port "$dubbo" --tri-port "$tri" --streaming-versions
   step "Java 3.3 StreamObserver consumer -> Rust provider, tri://: each stream kind, errors mid-stream, cancels" \
     java_streaming_check --url "tri://127.0.0.1:$tri"
+  local v
+  for v in 1.0.0 2.0.0; do
+    step "Java 3.3 StreamObserver consumer of version $v -> Rust provider serving 1.0.0 and 2.0.0 on one port: $v answers each stream kind" \
+      java_streaming_check --url "tri://127.0.0.1:$tri" --version "$v"
+    step "Rust client of version $v -> Rust provider serving 1.0.0 and 2.0.0 on one port: $v answers each stream kind" \
+      rust_client --url "tri://127.0.0.1:$tri" --streaming --version "$v"
+  done
   stop_server streaming_rust_server >/dev/null 2>&1 || true
   dubbo=$(free_port) tri=$(free_port)
   step "start Java provider (streaming)" start_server streaming_java_provider \

@@ -6,7 +6,8 @@ use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Fields, Ident, LitStr, Path, Type};
 
-use crate::model::Service;
+use crate::model::{Service, StreamKind};
+use crate::streams::STREAM_OBSERVER;
 
 /// The expression that adds `ty`'s definitions to `__dubbo_defs` and gives its name: the
 /// explicit Java type when one is given, else the type's own definition, else its Java name.
@@ -19,8 +20,9 @@ fn define_expr(hessian: &TokenStream, ty: &Type, explicit: Option<&LitStr>) -> T
     }
 }
 
-/// `impl Client { pub fn service_definition() }`: the definition, built once per process. The
-/// code source is the defining crate and its version, as Java's is the interface's jar.
+/// `impl Client { pub fn service_definition() }`: the definition, built once per process, of
+/// every method, streaming ones included. The code source is the defining crate and its
+/// version, as Java's is the interface's jar.
 pub fn service_definition(
     service: &Service,
     core: &TokenStream,
@@ -49,6 +51,40 @@ pub fn service_definition(
             }
         }
     });
+    // Streaming methods as Java's `ServiceDefinitionBuilder` reads a `StreamObserver` method:
+    // `void m(Req, StreamObserver)` and `StreamObserver m(StreamObserver)`, the observer a type
+    // of no properties (an interface), its type argument not written.
+    let streams = service.streams.iter().filter_map(|m| {
+        let shape = m.stream.as_ref()?;
+        let cfgs = m.cfg_attrs();
+        let java_name = &m.java_name;
+        let observer = quote!(__dubbo_defs.simple(#STREAM_OBSERVER));
+        let (params, ret) = match shape.kind {
+            StreamKind::Server => {
+                let req = define_expr(hessian, &shape.request, None);
+                (
+                    quote!(::std::vec![#req, #observer]),
+                    quote!(__dubbo_defs.simple("void")),
+                )
+            }
+            StreamKind::Client | StreamKind::Bidi => {
+                (quote!(::std::vec![#observer]), observer.clone())
+            }
+        };
+        Some(quote! {
+            #(#cfgs)*
+            {
+                let parameter_types = #params;
+                let return_type = #ret;
+                definition.methods.push(#core::MethodDefinition {
+                    name: ::std::string::String::from(#java_name),
+                    parameter_types,
+                    return_type,
+                    ..::std::default::Default::default()
+                });
+            }
+        })
+    });
     quote! {
         impl #client {
             /// Java's `FullServiceDefinition` of the service: every method with its Java
@@ -69,6 +105,7 @@ pub fn service_definition(
                         ),
                     );
                     #(#methods)*
+                    #(#streams)*
                     definition.types = __dubbo_defs.into_vec();
                     definition
                 })

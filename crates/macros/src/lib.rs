@@ -90,8 +90,9 @@ mod streams;
 /// ```
 ///
 /// A server stream takes exactly one request value; a client or bidirectional stream takes
-/// `Streaming<Req>` as its only parameter. Streaming methods take no `RequestContext`, and the
-/// Java types of their values come from the values' `JavaType` impls (no `java_type` or
+/// `Streaming<Req>` as its only parameter. A streaming method may take `ctx: &RequestContext`
+/// first, as a unary one does (the request's attachments, the consumer's address, the service
+/// key, the deadline; a stream sends no response attachments, so not `&mut`), and the Java types of their values come from the values' `JavaType` impls (no `java_type` or
 /// `return_type`). `E` is as for unary methods (`Status` and `RpcError` both fit); an `Err`
 /// item of a `ResponseStream` ends the call with that status (Java's `onError`), after the
 /// items before it.

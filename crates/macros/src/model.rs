@@ -459,14 +459,9 @@ fn parse_method_inner(f: &mut TraitItemFn, errors: &mut Errors) -> Option<Method
     };
 
     let stream = match (&output, &ok_ty) {
-        (Some(_), Some(ok)) => crate::streams::shape(
-            sig,
-            context.is_some(),
-            &params,
-            ok,
-            return_java_type.as_ref(),
-            errors,
-        ),
+        (Some(_), Some(ok)) => {
+            crate::streams::shape(sig, context, &params, ok, return_java_type.as_ref(), errors)
+        }
         _ => None,
     };
 

@@ -13,7 +13,12 @@
 
 use syn::{GenericArgument, PathArguments, Type, TypeParamBound};
 
-use crate::model::{name_and_params, strip_group, Errors, Param, StreamKind, StreamShape};
+use crate::model::{
+    name_and_params, strip_group, ContextParam, Errors, Param, StreamKind, StreamShape,
+};
+
+/// The Java type of a `StreamObserver` parameter or result.
+pub const STREAM_OBSERVER: &str = "org.apache.dubbo.common.stream.StreamObserver";
 
 /// The request stream of a server-side streaming method.
 const STREAMING: &str = "Streaming";
@@ -62,7 +67,7 @@ pub fn is_impl_stream(ty: &Type) -> bool {
 /// unary method; a streaming method written wrong is reported in `errors` (then `None` too).
 pub fn shape(
     sig: &syn::Signature,
-    has_context: bool,
+    context: Option<ContextParam>,
     params: &[Param],
     ok: &Type,
     return_java_type: Option<&syn::LitStr>,
@@ -142,10 +147,11 @@ pub fn shape(
             ),
         );
     }
-    if has_context {
+    if context == Some(ContextParam::Mutable) {
         errors.spanned(
             name_and_params(sig),
-            "streaming methods do not take a `RequestContext`: remove the parameter",
+            "a streaming method takes its `RequestContext` as `&RequestContext` (a stream sends \
+             no response attachments): `ctx: &RequestContext`",
         );
     }
     for p in params {

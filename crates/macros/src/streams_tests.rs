@@ -92,13 +92,16 @@ fn streams_get_a_provider_side_and_client_methods() {
     for needle in [
         "pub fn streaming_interface",
         "fn streams",
-        ". server_streaming (\"serverStream\"",
-        ". client_streaming (\"clientStream\"",
-        ". bidi_streaming (\"biStream\"",
+        ". server_streaming_with_context (\"serverStream\"",
+        ". client_streaming_with_context (\"clientStream\"",
+        ". bidi_streaming_with_context (\"biStream\"",
         "interface_reference :: server_stream :: < String , String >",
         "interface_reference :: client_stream :: < _ , i32 , i64 >",
         "interface_reference :: bidi_stream :: < _ , String , String >",
         "org.apache.dubbo.common.stream.StreamObserver",
+        // In the service definition, as Java lists a `StreamObserver` method.
+        "name : :: std :: string :: String :: from (\"serverStream\")",
+        "name : :: std :: string :: String :: from (\"biStream\")",
     ] {
         assert!(text.contains(needle), "no {needle:?} in {text}");
     }
@@ -171,7 +174,7 @@ fn streams_are_spelled_with_their_types() {
 fn what_streams_do_not_take() {
     assert_error(
         quote! { trait S { async fn m(&self, ctx: &mut RequestContext, a: i32) -> Result<ResponseStream<i32>, E>; } },
-        "streaming methods do not take a `RequestContext`",
+        "a streaming method takes its `RequestContext` as `&RequestContext`",
     );
     assert_error(
         quote! { trait S { async fn m(&self, #[dubbo(java_type = "int")] a: i32) -> Result<ResponseStream<i32>, E>; } },
@@ -206,5 +209,36 @@ fn streams_have_no_http_mapping() {
             .to_string()
             .contains("`count` streams: HTTP mappings are for unary methods"),
         "{error}"
+    );
+}
+
+#[test]
+fn streaming_methods_may_take_the_request_context() {
+    let mut item: syn::ItemTrait = syn::parse2(quote! {
+        trait S {
+            async fn s(&self, ctx: &RequestContext, a: i32) -> Result<ResponseStream<i32>, E>;
+            async fn b(&self, ctx: &dubbo_rs::core::RequestContext, r: Streaming<i32>)
+                -> Result<ResponseStream<i32>, E>;
+        }
+    })
+    .unwrap();
+    let s = parse_service(ServiceArgs::default(), &mut item).unwrap_or_else(|e| panic!("{e}"));
+    let got: Vec<(String, bool, usize, bool)> = s
+        .streams
+        .iter()
+        .map(|m| {
+            (
+                m.java_name.clone(),
+                m.context == Some(crate::model::ContextParam::Shared),
+                m.params.len(),
+                m.stream
+                    .as_ref()
+                    .is_some_and(|s| s.kind == StreamKind::Server),
+            )
+        })
+        .collect();
+    assert!(
+        got == [("s".into(), true, 1, true), ("b".into(), true, 1, false)],
+        "{got:?}"
     );
 }

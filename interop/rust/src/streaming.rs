@@ -7,6 +7,10 @@
 //! - `clientStream`: the requests joined with `,` once the consumer completes; a request
 //!   `"fail"` ends the call with the error `refused fail`.
 //! - `biStream`: `echo:m` for each request m; `"fail"` ends it with the error `refused fail`.
+//! - A request `"version"` stands for the provider's version in each answer (`none` when it
+//!   was exported without one): `serverStream("version")` answers one item, the version;
+//!   `clientStream` and `biStream` put it in place of the request. Several versions of the
+//!   service on one port tell this way which one answered.
 //!
 //! Both sides come from the [`StreamingService`] trait: the provider is its
 //! `StreamingServiceServer` (exported like any service, on tri://), the consumer its
@@ -114,9 +118,10 @@ fn server_stream(request: String, cancelled: Arc<AtomicUsize>) -> Result<Out, St
     }
 }
 
-fn bi_stream(requests: Streaming<String>, cancelled: Arc<AtomicUsize>) -> Out {
-    let echoes = requests.map(|r| match r {
+fn bi_stream(requests: Streaming<String>, cancelled: Arc<AtomicUsize>, version: String) -> Out {
+    let echoes = requests.map(move |r| match r {
         Ok(m) if m == "fail" => Err(Status::unknown("refused fail")),
+        Ok(m) if m == VERSION_REQUEST => Ok(format!("echo:{version}")),
         Ok(m) => Ok(format!("echo:{m}")),
         Err(e) => Err(e),
     });
@@ -133,6 +138,7 @@ fn bi_stream(requests: Streaming<String>, cancelled: Arc<AtomicUsize>) -> Out {
 async fn client_stream(
     mut requests: Streaming<String>,
     cancelled: Arc<AtomicUsize>,
+    version: &str,
 ) -> Result<String, Status> {
     let mut guard = CancelGuard {
         cancelled,
@@ -145,6 +151,7 @@ async fn client_stream(
                 guard.done = true;
                 return Err(Status::unknown("refused fail"));
             }
+            Ok(m) if m == VERSION_REQUEST => items.push(version.to_owned()),
             Ok(m) => items.push(m),
             Err(e) => return Err(e),
         }
@@ -153,29 +160,49 @@ async fn client_stream(
     Ok(items.join(","))
 }
 
-/// The provider's side of the contract: it counts the streams its consumers cancelled.
-#[derive(Debug, Default)]
+/// The request that stands for the provider's version.
+pub const VERSION_REQUEST: &str = "version";
+
+/// The provider's side of the contract: it counts the streams its consumers cancelled, and
+/// knows the version it is exported as.
+#[derive(Debug)]
 pub struct ContractStreams {
     cancelled: Arc<AtomicUsize>,
+    version: String,
 }
 
 impl StreamingService for ContractStreams {
     async fn server_stream(&self, request: String) -> Result<Out, Status> {
+        if request == VERSION_REQUEST {
+            return Ok(Box::pin(futures::stream::iter([Ok(self.version.clone())])));
+        }
         server_stream(request, self.cancelled.clone())
     }
 
     async fn client_stream(&self, requests: Streaming<String>) -> Result<String, Status> {
-        client_stream(requests, self.cancelled.clone()).await
+        client_stream(requests, self.cancelled.clone(), &self.version).await
     }
 
     async fn bi_stream(&self, requests: Streaming<String>) -> Result<Out, Status> {
-        Ok(bi_stream(requests, self.cancelled.clone()))
+        Ok(bi_stream(
+            requests,
+            self.cancelled.clone(),
+            self.version.clone(),
+        ))
     }
 }
 
-/// The provider, to export on a tri:// protocol.
+/// The provider, to export on a tri:// protocol without a version.
 pub fn service() -> StreamingServiceServer<ContractStreams> {
-    StreamingServiceServer::new(ContractStreams::default())
+    service_versioned("none")
+}
+
+/// The provider to export as `version`: it answers `version` requests with it.
+pub fn service_versioned(version: &str) -> StreamingServiceServer<ContractStreams> {
+    StreamingServiceServer::new(ContractStreams {
+        cancelled: Arc::default(),
+        version: version.to_owned(),
+    })
 }
 
 async fn collect(
@@ -220,6 +247,38 @@ fn items(v: &[&str]) -> Vec<String> {
 
 fn has_message(e: &Option<Status>, fragment: &str) -> bool {
     e.as_ref().is_some_and(|s| s.message().contains(fragment))
+}
+
+/// Calls the `StreamingService` provider exported as `version` on `client` (a reference of
+/// that version) with a `version` request of each stream kind: each must name `version`, so a
+/// call answered by another version of the service on the same port fails.
+pub async fn run_version_cases(
+    client: &StreamingServiceClient,
+    version: &str,
+    report: &mut Report,
+) {
+    let r = collect(client, VERSION_REQUEST).await;
+    report.check(
+        &format!("streaming.version_{version}.server_stream"),
+        matches!(&r, Ok((i, None)) if *i == items(&[version])),
+        || format!("{r:?}"),
+    );
+    let r = client
+        .client_stream(futures::stream::iter(items(&["a", VERSION_REQUEST])))
+        .await;
+    let want = format!("a,{version}");
+    report.check(
+        &format!("streaming.version_{version}.client_stream"),
+        matches!(&r, Ok(s) if *s == want),
+        || format!("{r:?}"),
+    );
+    let r = bidi(client, &[VERSION_REQUEST, "x"]).await;
+    let want = vec![format!("echo:{version}"), "echo:x".to_owned()];
+    report.check(
+        &format!("streaming.version_{version}.bi_stream"),
+        matches!(&r, Ok((i, None)) if *i == want),
+        || format!("{r:?}"),
+    );
 }
 
 /// Calls a `StreamingService` provider on `client`: each stream kind, an error mid-stream of
@@ -329,4 +388,59 @@ async fn bi_stream_cancel(client: &StreamingServiceClient) -> Result<(), String>
     drop(s);
     drop(tx);
     await_cancelled(client, before).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The definition the macro generates lists the streaming methods as Java 3.3's
+    /// `ServiceDefinitionBuilder` lists the interface's `StreamObserver` methods: the observer
+    /// by its raw class name (a type of no properties), `void` for a server stream.
+    #[test]
+    fn the_definition_lists_the_streams_as_java_does() {
+        let def = StreamingServiceClient::service_definition();
+        assert_eq!(def.canonical_name, STREAMING_SERVICE);
+        let observer = "org.apache.dubbo.common.stream.StreamObserver";
+        let mut methods: Vec<(String, Vec<String>, String)> = def
+            .methods
+            .iter()
+            .map(|m| {
+                assert!(m.parameters.is_empty() && m.annotations.is_empty());
+                (
+                    m.name.clone(),
+                    m.parameter_types.clone(),
+                    m.return_type.clone(),
+                )
+            })
+            .collect();
+        methods.sort();
+        let m = |name: &str, params: &[&str], ret: &str| {
+            (
+                name.to_owned(),
+                params.iter().map(|p| (*p).to_owned()).collect::<Vec<_>>(),
+                ret.to_owned(),
+            )
+        };
+        assert_eq!(
+            methods,
+            [
+                m("biStream", &[observer], observer),
+                m("clientStream", &[observer], observer),
+                m("serverStream", &["java.lang.String", observer], "void"),
+            ]
+        );
+        let mut types: Vec<(&str, usize)> = def
+            .types
+            .iter()
+            .map(|t| {
+                (
+                    t.type_name.as_str(),
+                    t.properties.len() + t.items.len() + t.enums.len(),
+                )
+            })
+            .collect();
+        types.sort_unstable();
+        assert_eq!(types, [("java.lang.String", 0), (observer, 0), ("void", 0)]);
+    }
 }

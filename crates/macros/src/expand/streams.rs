@@ -9,8 +9,7 @@ use syn::Type;
 use super::{java_type_expr, Names};
 use crate::model::{replace_ok_type, Method, Service, StreamKind, StreamShape};
 
-/// The Java type of a `StreamObserver` parameter or result.
-const STREAM_OBSERVER: &str = "org.apache.dubbo.common.stream.StreamObserver";
+use crate::streams::STREAM_OBSERVER;
 
 fn shape(m: &Method) -> Option<&StreamShape> {
     m.stream.as_ref()
@@ -83,13 +82,18 @@ pub fn server(service: &Service, names: &Names) -> (TokenStream, TokenStream) {
         let cfgs = m.cfg_attrs();
         let java_name = &m.java_name;
         let (builder, arg_ty) = match s.kind {
-            StreamKind::Server => (quote!(server_streaming), s.request.clone()),
+            StreamKind::Server => (quote!(server_streaming_with_context), s.request.clone()),
             StreamKind::Client => (
-                quote!(client_streaming),
+                quote!(client_streaming_with_context),
                 streaming_of(triple, &s.request),
             ),
-            StreamKind::Bidi => (quote!(bidi_streaming), streaming_of(triple, &s.request)),
+            StreamKind::Bidi => (
+                quote!(bidi_streaming_with_context),
+                streaming_of(triple, &s.request),
+            ),
         };
+        // A method that asks for the request context gets it first, as a unary one does.
+        let ctx_arg = m.context.map(|_| quote!(&__dubbo_ctx,));
         let into_rpc_error = quote_spanned! {m.output.span()=>
             <_ as ::std::convert::Into<#core::RpcError>>::into
         };
@@ -97,10 +101,10 @@ pub fn server(service: &Service, names: &Names) -> (TokenStream, TokenStream) {
             #(#cfgs)*
             let __dubbo_streams = {
                 let __dubbo_service = ::std::clone::Clone::clone(&self.service);
-                __dubbo_streams.#builder(#java_name, move |__dubbo_request: #arg_ty| {
+                __dubbo_streams.#builder(#java_name, move |__dubbo_ctx: #core::RequestContext, __dubbo_request: #arg_ty| {
                     let __dubbo_service = ::std::clone::Clone::clone(&__dubbo_service);
                     async move {
-                        match <__DubboService as #trait_ident>::#ident(&*__dubbo_service, __dubbo_request).await {
+                        match <__DubboService as #trait_ident>::#ident(&*__dubbo_service, #ctx_arg __dubbo_request).await {
                             ::std::result::Result::Ok(v) => ::std::result::Result::Ok(v),
                             ::std::result::Result::Err(e) => ::std::result::Result::Err(
                                 <#triple::Status as ::std::convert::From<#core::RpcError>>::from(#into_rpc_error(e)),

@@ -239,6 +239,7 @@ async fn handle_stream(
         deadline,
         service,
         method,
+        context: None,
     };
 
     let handler = shared.dispatch(call);

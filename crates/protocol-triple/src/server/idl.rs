@@ -14,9 +14,10 @@ use std::sync::{Arc, Mutex};
 
 use arc_swap::ArcSwap;
 
+use dubbo_core::filters::ServerAttachments;
 use dubbo_core::{
-    Attachments, BoxFuture, ErrorCode, Invocation, Invoker, MethodSignature, RpcError, RpcResponse,
-    RpcResult, ServiceKey,
+    Attachments, BoxFuture, ErrorCode, Invocation, Invoker, MethodSignature, RequestContext,
+    RpcError, RpcResponse, RpcResult, ServiceKey,
 };
 use dubbo_url::Url;
 
@@ -75,7 +76,7 @@ impl Invoker for IdlInvoker {
     fn invoke(&self, invocation: Invocation) -> BoxFuture<'_, RpcResult> {
         Box::pin(async move {
             let slot = invocation.context().get_shared::<IdlServerCall>();
-            let Some((slot, call)) = slot.and_then(|s| s.take_call().map(|c| (s, c))) else {
+            let Some((slot, mut call)) = slot.and_then(|s| s.take_call().map(|c| (s, c))) else {
                 return Err(RpcError::framework(
                     ErrorCode::BadRequest,
                     format!(
@@ -84,7 +85,17 @@ impl Invoker for IdlInvoker {
                     ),
                 ));
             };
-            match self.service.call(invocation.method_name(), call).await {
+            // What the service may see of the call, as a unary service's invoker hands it
+            // its `RequestContext` (the attachments the context filter chose).
+            let mut parts = invocation.into_parts();
+            call.context = Some(RequestContext {
+                attachments: ServerAttachments::take(&mut parts.context, parts.attachments),
+                service: Some(parts.service),
+                response_attachments: Attachments::new(),
+                remote_addr: parts.context.remote_addr(),
+                deadline: parts.context.deadline(),
+            });
+            match self.service.call(parts.method.name(), call).await {
                 Ok(reply) => {
                     slot.set_reply(Ok(reply));
                     Ok(RpcResponse::default())
@@ -111,18 +122,28 @@ pub(crate) struct IdlEntry {
     pub(crate) invoker: Option<Arc<dyn Invoker>>,
     /// The key of a call that names no group and no version, made once.
     key: ServiceKey,
+    /// The key this entry is exported under (group and version of its URL); a request's
+    /// headers select among the entries of one service name by it.
+    pub(crate) export: ServiceKey,
     /// The signature of each method called so far, made on its first call: building one per
     /// call (strings, allocations) cost about 1 % of an Echo's instructions.
     signatures: Arc<ArcSwap<HashMap<String, Arc<MethodSignature>, foldhash::fast::RandomState>>>,
 }
 
 impl IdlEntry {
-    pub(crate) fn new(service: Arc<dyn IdlService>, invoker: Option<Arc<dyn Invoker>>) -> Self {
+    /// `service`, exported under `export` (a key of its service name), called through
+    /// `invoker` (`None`: directly).
+    pub(crate) fn new(
+        service: Arc<dyn IdlService>,
+        invoker: Option<Arc<dyn Invoker>>,
+        export: ServiceKey,
+    ) -> Self {
         let key = ServiceKey::interface_only(service.service_name());
         Self {
             service,
             invoker,
             key,
+            export,
             signatures: Arc::default(),
         }
     }

@@ -12,7 +12,10 @@
 //! | the same, answered once                             | [`client_streaming`](StreamingInterface::client_streaming): a [`Streaming<Req>`] in, one `Resp` out |
 //!
 //! The service is an [`IdlService`] at the byte level, so an application exports it like a
-//! generated one (`export_idl`), through the provider's filters. An `Err` status from the
+//! generated one (`export_idl`), through the provider's filters. A handler added with a
+//! `*_with_context` builder gets the call's `RequestContext` first, as a unary method that
+//! asks for one does: the attachments the provider's filters let through, the caller's
+//! address, the service key and the deadline. An `Err` status from the
 //! handler or from its stream ends the call with that status (Java's consumer sees it in its
 //! response observer's `onError`); a consumer's cancel drops the handler's stream.
 
@@ -25,9 +28,12 @@ use http::HeaderMap;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
+use dubbo_core::{Attachments, RequestContext};
 use dubbo_hessian2::java::JavaType;
 
+use super::interface::request_service_key;
 use super::routing::{BoxFuture, IdlService, MethodKind, ServerCall, ServerReply};
+use crate::headers::core_attachments;
 use crate::status::Status;
 use crate::streaming::Streaming;
 use crate::wrapper_stream::{boxed_java_type, decode_request, encode_response};
@@ -91,6 +97,20 @@ impl StreamingInterface {
         Fut: Future<Output = Result<S, Status>> + Send + 'static,
         S: Stream<Item = Result<Resp, Status>> + Send + 'static,
     {
+        self.server_streaming_with_context(method, move |_, req| f(req))
+    }
+
+    /// [`server_streaming`](Self::server_streaming) with the call's [`RequestContext`] (the
+    /// request's attachments, the caller's address, the service key, the deadline) handed to
+    /// `f` first, as a unary method that asks for it gets it.
+    pub fn server_streaming_with_context<Req, Resp, F, Fut, S>(self, method: &str, f: F) -> Self
+    where
+        Req: DeserializeOwned + Send + 'static,
+        Resp: Serialize + JavaType + Send + 'static,
+        F: Fn(RequestContext, Req) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<S, Status>> + Send + 'static,
+        S: Stream<Item = Result<Resp, Status>> + Send + 'static,
+    {
         let f = Arc::new(f);
         let handler: Handler = Arc::new(move |mut call: ServerCall| {
             let f = f.clone();
@@ -100,7 +120,8 @@ impl StreamingInterface {
                     None => return Err(Status::internal("request had no message")),
                 };
                 let req = decode_request::<Req>(first)?;
-                let out = f(req).await?;
+                let ctx = request_context(&mut call);
+                let out = f(ctx, req).await?;
                 Ok(reply_stream(out))
             })
         });
@@ -117,12 +138,26 @@ impl StreamingInterface {
         Fut: Future<Output = Result<S, Status>> + Send + 'static,
         S: Stream<Item = Result<Resp, Status>> + Send + 'static,
     {
+        self.bidi_streaming_with_context(method, move |_, requests| f(requests))
+    }
+
+    /// [`bidi_streaming`](Self::bidi_streaming) with the call's [`RequestContext`] handed to
+    /// `f` first.
+    pub fn bidi_streaming_with_context<Req, Resp, F, Fut, S>(self, method: &str, f: F) -> Self
+    where
+        Req: DeserializeOwned + Send + 'static,
+        Resp: Serialize + JavaType + Send + 'static,
+        F: Fn(RequestContext, Streaming<Req>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<S, Status>> + Send + 'static,
+        S: Stream<Item = Result<Resp, Status>> + Send + 'static,
+    {
         let f = Arc::new(f);
-        let handler: Handler = Arc::new(move |call: ServerCall| {
+        let handler: Handler = Arc::new(move |mut call: ServerCall| {
             let f = f.clone();
             Box::pin(async move {
+                let ctx = request_context(&mut call);
                 let requests = Streaming::new_request(call.messages, decode_request::<Req>);
-                let out = f(requests).await?;
+                let out = f(ctx, requests).await?;
                 Ok(reply_stream(out))
             })
         });
@@ -138,12 +173,25 @@ impl StreamingInterface {
         F: Fn(Streaming<Req>) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<Resp, Status>> + Send + 'static,
     {
+        self.client_streaming_with_context(method, move |_, requests| f(requests))
+    }
+
+    /// [`client_streaming`](Self::client_streaming) with the call's [`RequestContext`] handed
+    /// to `f` first.
+    pub fn client_streaming_with_context<Req, Resp, F, Fut>(self, method: &str, f: F) -> Self
+    where
+        Req: DeserializeOwned + Send + 'static,
+        Resp: Serialize + JavaType + Send + 'static,
+        F: Fn(RequestContext, Streaming<Req>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Resp, Status>> + Send + 'static,
+    {
         let f = Arc::new(f);
-        let handler: Handler = Arc::new(move |call: ServerCall| {
+        let handler: Handler = Arc::new(move |mut call: ServerCall| {
             let f = f.clone();
             Box::pin(async move {
+                let ctx = request_context(&mut call);
                 let requests = Streaming::new_request(call.messages, decode_request::<Req>);
-                let resp = f(requests).await?;
+                let resp = f(ctx, requests).await?;
                 let payload = encode_response(&resp, boxed_java_type(&Resp::java_type_name()))?;
                 Ok(ServerReply::single(
                     HeaderMap::new(),
@@ -164,6 +212,24 @@ impl StreamingInterface {
         self.methods
             .insert(method.to_owned(), Method { kind, handler });
         self
+    }
+}
+
+/// The handler's view of `call`: the one the provider's filters left
+/// ([`ServerCall::context`]), or, for a call served without filters, one made from the
+/// request as received (every attachment of its headers, the key its path and headers name).
+fn request_context(call: &mut ServerCall) -> RequestContext {
+    if let Some(ctx) = call.context.take() {
+        return ctx;
+    }
+    let mut attachments = Attachments::new();
+    core_attachments(&call.metadata, &mut attachments);
+    RequestContext {
+        service: Some(request_service_key(&call.service, &call.metadata)),
+        attachments,
+        response_attachments: Attachments::new(),
+        remote_addr: call.remote_addr,
+        deadline: call.deadline,
     }
 }
 

@@ -14,6 +14,7 @@ pub mod interface_stream;
 pub mod reflection;
 mod refuse;
 pub mod rest;
+mod route_select;
 pub mod routing;
 pub mod shutdown;
 mod write_batch;
@@ -65,7 +66,7 @@ pub(crate) struct ServerShared {
 impl ServerShared {
     /// Whether `service` (a full IDL service name or an interface name) is served here.
     pub(crate) fn serves(&self, service: &str) -> bool {
-        self.router.idl(service).is_some()
+        self.router.serves(service)
             || self
                 .exporters
                 .keys()
@@ -76,7 +77,13 @@ impl ServerShared {
     /// The names of every service served here, the server's own included, for reflection.
     pub(crate) fn service_names(&self) -> Vec<String> {
         let idl = self.router.idl_services();
-        let mut names: Vec<String> = idl.iter().map(|s| s.service_name().to_owned()).collect();
+        let mut names: Vec<String> = Vec::with_capacity(idl.len());
+        // Exports of one name under several keys (versions, groups) are named once.
+        for s in &idl {
+            if !names.iter().any(|n| n == s.service_name()) {
+                names.push(s.service_name().to_owned());
+            }
+        }
         // An interface with streaming methods is both an IDL entry and an exporter: named once.
         for key in self.exporters.keys().iter() {
             if !names.iter().any(|n| n == key.interface()) {
@@ -90,10 +97,10 @@ impl ServerShared {
     pub(crate) fn dispatch(&self, call: ServerCall) -> BoxFuture<Result<ServerReply, Status>> {
         let service = call.service.clone();
         let method = call.method.clone();
-        let idl = self.router.idl(&service).or_else(|| {
+        let idl = self.router.idl(&service, &call.metadata).or_else(|| {
             service
                 .rsplit_once('/')
-                .and_then(|(_, last)| self.router.idl(last))
+                .and_then(|(_, last)| self.router.idl(last, &call.metadata))
         });
         // A method the IDL entry does not have may be a unary method of the same interface
         // (a `#[dubbo_rs::service]` trait with streaming methods is served by both).
@@ -182,7 +189,8 @@ impl TripleServer {
         let own = Arc::downgrade(&shared);
         let health = health::service(own.clone(), shared.serving.clone());
         for service in std::iter::once(health).chain(reflection::services(&own)) {
-            shared.router.add_idl(IdlEntry::new(service, None));
+            let key = ServiceKey::interface_only(service.service_name());
+            shared.router.add_idl(IdlEntry::new(service, None, key));
         }
         let signal = ShutdownSignal::new();
         let grace = Arc::new(Mutex::new(Duration::from_secs(10)));
@@ -233,13 +241,20 @@ impl TripleServer {
 
     /// Serves an already shared IDL service, with no filters.
     pub fn add_idl_service_arc(&self, service: Arc<dyn IdlService>) {
-        self.shared.router.add_idl(IdlEntry::new(service, None));
+        let key = ServiceKey::interface_only(service.service_name());
+        self.shared
+            .router
+            .add_idl(IdlEntry::new(service, None, key));
     }
 
     /// Serves `service` with every call going through `invoker`, which must end in an
     /// [`IdlInvoker`] for the same service (typically a provider
     /// [`FilterChain`](dubbo_core::FilterChain) around one), and returns the handle that
-    /// withdraws it. `url` describes the export (with the port to advertise).
+    /// withdraws it. `url` describes the export (with the port to advertise); its group and
+    /// version make the export's key, so that several versions or groups of one service name
+    /// are served side by side, a request picking one with `tri-service-group` and
+    /// `tri-service-version` as Java does (exact key, else the group's `1.0.0`, else the export
+    /// with neither, else the earliest). Withdrawing it leaves the other keys served.
     pub fn export_idl(
         &self,
         service: Arc<dyn IdlService>,
@@ -247,11 +262,11 @@ impl TripleServer {
         url: Url,
     ) -> Exporter {
         let name = service.service_name().to_owned();
+        let key = ServiceKey::new(name.as_str(), url.group(), url.version());
         self.shared
             .router
-            .add_idl(IdlEntry::new(service, Some(invoker.clone())));
+            .add_idl(IdlEntry::new(service, Some(invoker.clone()), key.clone()));
         let router = self.shared.router.clone();
-        let key = ServiceKey::new(name.as_str(), url.group(), url.version());
         Exporter::new(key, url, move || {
             router.remove_idl(&name, Some(&invoker));
         })

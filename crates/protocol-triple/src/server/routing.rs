@@ -11,7 +11,7 @@ use bytes::Bytes;
 use futures::stream::BoxStream;
 use http::HeaderMap;
 
-use dubbo_core::{ConnectionAddrs, Invoker};
+use dubbo_core::{ConnectionAddrs, Invoker, RequestContext};
 
 use super::idl::IdlEntry;
 use crate::flow_control::InboundMessages;
@@ -54,6 +54,11 @@ pub struct ServerCall {
     pub service: String,
     /// The method name (`:path` after the last `/`).
     pub method: String,
+    /// The provider's view of the call as the provider's filters left it (the attachments the
+    /// service may see, the service key, the caller's address, the deadline), set by
+    /// [`IdlInvoker`](super::IdlInvoker) from the invocation as a unary service's invoker makes
+    /// its `RequestContext`; `None` for a call served without filters.
+    pub context: Option<RequestContext>,
 }
 
 /// A handler's answer: extra response headers, the response payloads, extra trailers.
@@ -105,57 +110,92 @@ pub trait IdlService: Send + Sync + 'static {
     }
 }
 
-/// IDL services by full service name, looked up on every call: hashed with foldhash (its keys
-/// are the server's own services, so HashDoS resistance is not needed).
-type IdlTable = HashMap<String, IdlEntry, foldhash::fast::RandomState>;
+/// IDL services by full service name, each name's exports in the order they were exported,
+/// looked up on every call: hashed with foldhash (its keys are the server's own services, so
+/// HashDoS resistance is not needed).
+type IdlTable = HashMap<String, Arc<[IdlEntry]>, foldhash::fast::RandomState>;
 
-/// The IDL services one server answers, by full service name.
+/// The IDL services one server answers (generated services and the streaming methods of
+/// interface-mode services), by full service name and, among the exports of one name, by
+/// service key ([`route_select`](super::route_select) picks one for a request).
 #[derive(Clone, Default)]
 pub(crate) struct Router {
     idl: Arc<ArcSwap<IdlTable>>,
 }
 
 impl Router {
+    /// Serves `entry`, replacing an earlier entry of the same service key.
     pub(crate) fn add_idl(&self, entry: IdlEntry) {
         let name = entry.service.service_name().to_owned();
         self.idl.rcu(|m| {
             let mut m = IdlTable::clone(m);
-            m.insert(name.clone(), entry.clone());
+            let mut entries: Vec<IdlEntry> = m.get(&name).map(|e| e.to_vec()).unwrap_or_default();
+            match entries.iter_mut().find(|e| e.export == entry.export) {
+                Some(same) => *same = entry.clone(),
+                None => entries.push(entry.clone()),
+            }
+            m.insert(name.clone(), entries.into());
             m
         });
     }
 
-    /// Removes `name`; with `only` set, only while it is still served by that invoker.
+    /// Removes the exports of `name`: with `only` set, only the one served by that invoker
+    /// (the other keys of the name keep theirs), else every one.
     pub(crate) fn remove_idl(&self, name: &str, only: Option<&Arc<dyn Invoker>>) -> bool {
         let mut found = false;
         self.idl.rcu(|m| {
             let mut m = IdlTable::clone(m);
-            found = match (m.get(name), only) {
-                (Some(e), Some(inv)) => e
-                    .invoker
-                    .as_ref()
-                    .is_some_and(|i| std::ptr::addr_eq(Arc::as_ptr(i), Arc::as_ptr(inv))),
-                (Some(_), None) => true,
-                (None, _) => false,
+            found = false;
+            let Some(entries) = m.get(name) else {
+                return m;
             };
-            if found {
+            let kept: Vec<IdlEntry> = entries
+                .iter()
+                .filter(|e| {
+                    let goes = match (&e.invoker, only) {
+                        (Some(i), Some(inv)) => std::ptr::addr_eq(Arc::as_ptr(i), Arc::as_ptr(inv)),
+                        (None, Some(_)) => false,
+                        (_, None) => true,
+                    };
+                    found |= goes;
+                    !goes
+                })
+                .cloned()
+                .collect();
+            if kept.is_empty() {
                 m.remove(name);
+            } else {
+                m.insert(name.to_owned(), kept.into());
             }
             m
         });
         found
     }
 
-    pub(crate) fn idl(&self, name: &str) -> Option<IdlEntry> {
-        self.idl.load().get(name).cloned()
+    /// The export of `name` that answers a request with `headers` (its `tri-service-group` and
+    /// `tri-service-version`, as Java selects).
+    pub(crate) fn idl(&self, name: &str, headers: &HeaderMap) -> Option<IdlEntry> {
+        let table = self.idl.load();
+        let entries = table.get(name)?;
+        // One export answers every request: no header to read.
+        if let [only] = &entries[..] {
+            return Some(only.clone());
+        }
+        let (group, version) = super::interface::requested_group_version(headers);
+        super::route_select::select(entries, |e| &e.export, group, version).cloned()
     }
 
-    /// Every IDL service routed, the server's own included.
+    /// Whether some export of `name` is served.
+    pub(crate) fn serves(&self, name: &str) -> bool {
+        self.idl.load().contains_key(name)
+    }
+
+    /// Every IDL service routed, the server's own included (one per export).
     pub(crate) fn idl_services(&self) -> Vec<Arc<dyn IdlService>> {
         self.idl
             .load()
             .values()
-            .map(|e| e.service.clone())
+            .flat_map(|e| e.iter().map(|e| e.service.clone()))
             .collect()
     }
 }

@@ -25,6 +25,9 @@ const USAGE: &str = "usage: interop-client --url dubbo://HOST:PORT | --url tri:/
   --streaming          with --url tri://HOST:PORT: only the StreamingService cases (Java
                        StreamObserver methods in wrapper mode: each stream kind, an error
                        mid-stream, cancelling a server and a bidirectional stream)
+  --version V          with --streaming: refer StreamingService version V and check that
+                       version V answers each stream kind (a provider started with
+                       --streaming-versions)
   --events-check SER   with --url dubbo://HOST:PORT: through a relay that reads the frames,
                        check that this client's heartbeats and (after it prints WAITING and
                        the provider shuts down) the provider's readonly event are written in
@@ -113,6 +116,7 @@ const FLAGS: &[&str] = &[
     "tls-key",
     "tls-reload-ms",
     "events-check",
+    "version",
 ];
 
 /// The flags that take no value.
@@ -359,13 +363,22 @@ async fn run_streaming(args: &Args, report: &mut Report) -> Result<(), String> {
     let app = Application::builder(args.get("app").unwrap_or("interop-consumer"))
         .build()
         .map_err(|e| e.to_string())?;
+    let mut options = ReferenceOptions::new(STREAMING_SERVICE).url(url);
+    if let Some(version) = args.get("version") {
+        options = options.version(version);
+    }
     let reference = app
         .default_module()
-        .refer(ReferenceOptions::new(STREAMING_SERVICE).url(url))
+        .refer(options)
         .await
         .map_err(|e| format!("{url}: {e}"))?;
     let client = StreamingServiceClient::new(reference.invoker());
-    dubbo_interop::streaming::run_cases(&client, report).await;
+    match args.get("version") {
+        Some(version) => {
+            dubbo_interop::streaming::run_version_cases(&client, version, report).await
+        }
+        None => dubbo_interop::streaming::run_cases(&client, report).await,
+    }
     app.shutdown().await;
     Ok(())
 }

@@ -17,14 +17,14 @@ use dubbo_rs::prelude::*;
 use dubbo_triple_greeter::{ContractGreeter, GreeterServer};
 
 const USAGE: &str =
-    "usage: interop-server [--dubbo-port P] [--tri-port Q] [--registry URL] [--app NAME] [--token T] [--auth accesskey --ak ID --sk SECRET | --auth basic --user U --password P] [--delay-ms D] [--qos-port Q] [--param KEY=VALUE] [--pushgateway URL] [--otlp URL] [--metrics-service] [--tls-cert FILE --tls-key FILE [--tls-ca FILE] [--tls-optional] [--tls-reload-ms MS]] [--cors KEY=VALUE]... [--swagger-ui KEY=VALUE]...";
+    "usage: interop-server [--dubbo-port P] [--tri-port Q] [--registry URL] [--app NAME] [--token T] [--auth accesskey --ak ID --sk SECRET | --auth basic --user U --password P] [--delay-ms D] [--qos-port Q] [--param KEY=VALUE] [--pushgateway URL] [--otlp URL] [--metrics-service] [--tls-cert FILE --tls-key FILE [--tls-ca FILE] [--tls-optional] [--tls-reload-ms MS]] [--cors KEY=VALUE]... [--swagger-ui KEY=VALUE]... [--streaming-versions]";
 
 #[tokio::main]
 async fn main() -> ExitCode {
     init_logging();
     let args = match Args::parse(
         std::env::args().skip(1),
-        &["metrics-service", "tls-optional"],
+        &["metrics-service", "tls-optional", "streaming-versions"],
     ) {
         Ok(a) => a,
         Err(e) => {
@@ -58,6 +58,7 @@ async fn main() -> ExitCode {
                 | "tls-reload-ms"
                 | "cors"
                 | "swagger-ui"
+                | "streaming-versions"
         )
     }) {
         eprintln!("unknown flag --{unknown}\n{USAGE}");
@@ -196,10 +197,23 @@ async fn run(args: &Args) -> Result<(), String> {
     module
         .export(
             dubbo_interop::streaming::service(),
-            options_idl.protocol("tri"),
+            options_idl.clone().protocol("tri"),
         )
         .await
         .map_err(|e| e.to_string())?;
+    // --streaming-versions: StreamingService 1.0.0 and 2.0.0 too, on the same tri port, each
+    // answering `version` requests with its own version.
+    if args.has("streaming-versions") {
+        for version in ["1.0.0", "2.0.0"] {
+            module
+                .export(
+                    dubbo_interop::streaming::service_versioned(version),
+                    options_idl.clone().protocol("tri").version(version),
+                )
+                .await
+                .map_err(|e| e.to_string())?;
+        }
+    }
     // Ready (and registered) before READY is printed, so a consumer started next finds it.
     app.ready().await;
     println!("READY");

@@ -18,7 +18,12 @@ import org.apache.dubbo.rpc.protocol.tri.CancelableStreamObserver;
  * an error mid-stream of each, and a consumer cancelling a server stream and a bidirectional
  * stream (the provider's {@code serverStream("cancelled")} count must grow).
  *
- * <pre>java -cp dubbo-interop.jar org.apache.dubbo.interop.StreamingCheck --url tri://127.0.0.1:P</pre>
+ * <pre>java -cp dubbo-interop.jar org.apache.dubbo.interop.StreamingCheck --url tri://127.0.0.1:P [--version V]</pre>
+ *
+ * With {@code --version V} the reference is of version V, and the check is instead that the
+ * provider of version V answers each stream kind: a {@code "version"} request stands for the
+ * provider's version in its answers (a Rust interop provider started with
+ * {@code --streaming-versions} serves 1.0.0 and 2.0.0 of the interface on one port).
  *
  * Prints {@code PASS case} or {@code FAIL case: why} for each; exits 1 when any fails.
  */
@@ -31,13 +36,16 @@ public final class StreamingCheck {
 
     public static void main(String[] args) throws Exception {
         String url = null;
+        String version = null;
         for (int i = 0; i + 1 < args.length; i += 2) {
             if ("--url".equals(args[i])) {
                 url = args[i + 1];
+            } else if ("--version".equals(args[i])) {
+                version = args[i + 1];
             }
         }
         if (url == null) {
-            System.err.println("usage: StreamingCheck --url tri://HOST:PORT");
+            System.err.println("usage: StreamingCheck --url tri://HOST:PORT [--version V]");
             System.exit(2);
         }
         if (System.getProperty("java.net.preferIPv4Stack") == null) {
@@ -50,13 +58,20 @@ public final class StreamingCheck {
         ref.setTimeout(10_000);
         ref.setRetries(0);
         ref.setCheck(false);
+        if (version != null) {
+            ref.setVersion(version);
+        }
         DubboBootstrap bootstrap = DubboBootstrap.getInstance()
                 .application(new ApplicationConfig("streaming-check"))
                 .reference(ref);
         bootstrap.start();
         StreamingCheck check = new StreamingCheck();
         check.service = ref.get();
-        check.run();
+        if (version != null) {
+            check.runVersion(version);
+        } else {
+            check.run();
+        }
         bootstrap.stop();
         System.exit(check.failures == 0 ? 0 : 1);
     }
@@ -142,6 +157,35 @@ public final class StreamingCheck {
             // onError on the request side cancels the call (RST_STREAM CANCEL).
             in.onError(new RuntimeException("consumer cancels"));
             awaitCancelled(before);
+        });
+    }
+
+    /** Each stream kind answered by the provider of {@code version}. */
+    private void runVersion(String version) {
+        test("version_" + version + ".server_stream", () -> {
+            Collected c = serverStream("version");
+            expect(c.items, List.of(version));
+            expect(c.error, null);
+        });
+        test("version_" + version + ".client_stream", () -> {
+            Collected c = new Collected();
+            StreamObserver<String> in = service.clientStream(c);
+            in.onNext("a");
+            in.onNext("version");
+            in.onCompleted();
+            c.await();
+            expect(c.items, List.of("a," + version));
+            expect(c.error, null);
+        });
+        test("version_" + version + ".bi_stream", () -> {
+            Collected c = new Collected();
+            StreamObserver<String> in = service.biStream(c);
+            in.onNext("version");
+            in.onNext("x");
+            in.onCompleted();
+            c.await();
+            expect(c.items, List.of("echo:" + version, "echo:x"));
+            expect(c.error, null);
         });
     }
 

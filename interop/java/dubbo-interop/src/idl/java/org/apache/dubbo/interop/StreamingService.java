@@ -4,7 +4,10 @@ import org.apache.dubbo.common.stream.StreamObserver;
 
 /**
  * The contract's streaming interface (interface mode, Hessian 2 in Triple's wrappers), served
- * over tri:// only, without version or group.
+ * over tri:// only, without version or group. (The Rust interop provider started with
+ * {@code --streaming-versions} also serves it as 1.0.0 and 2.0.0 on the same port, where a
+ * request {@code "version"} stands for the provider's version in each answer; see
+ * {@link StreamingCheck}.)
  *
  * <ul>
  *   <li>{@code serverStream("N")}: {@code item-0} .. {@code item-(N-1)}, then completes;

@@ -28,21 +28,29 @@ import org.apache.dubbo.rpc.model.FrameworkModel;
  * parameters are not compared (a jar against a Rust crate; the provider's URL parameters).
  *
  * <pre>
- *   DefinitionCheck --url dubbo://HOST:PORT --app PROVIDER_APP
+ *   DefinitionCheck --url dubbo://HOST:PORT --app PROVIDER_APP [--interface NAME --version V]
  * </pre>
+ *
+ * {@code --interface} (and {@code --version}, none by default) check another contract interface
+ * the provider serves, e.g. {@code org.apache.dubbo.interop.StreamingService}, whose
+ * {@code StreamObserver} methods Java describes as any other method.
  *
  * Prints one line per difference and a last line {@code definition: equal} or
  * {@code definition: N differences}; exits 0 only when equal.
  */
 public final class DefinitionCheck {
-    private static final String USAGE = "usage: DefinitionCheck --url dubbo://HOST:PORT --app PROVIDER_APP";
+    private static final String USAGE =
+            "usage: DefinitionCheck --url dubbo://HOST:PORT --app PROVIDER_APP [--interface NAME --version V]";
 
     private DefinitionCheck() {}
 
-    public static void main(String[] argv) {
-        Args args = Args.parse(argv, Set.of("url", "app"), USAGE);
+    public static void main(String[] argv) throws ClassNotFoundException {
+        Args args = Args.parse(argv, Set.of("url", "app", "interface", "version"), USAGE);
         String url = Consumer.loopbackSafe(args.get("url", null));
         String app = args.get("app", null);
+        String iface = args.get("interface", InteropService.class.getName());
+        // InteropService is checked as 1.0.0; another interface without a version unless given.
+        String version = args.get("version", args.get("interface", null) == null ? "1.0.0" : "");
         if (url == null || app == null) {
             Args.die("--url and --app are required", USAGE);
         }
@@ -63,14 +71,14 @@ public final class DefinitionCheck {
         bootstrap.start();
         int differences;
         try {
-            String json = ref.get().getServiceDefinition(InteropService.class.getName(), "1.0.0", "");
+            String json = ref.get().getServiceDefinition(iface, version, "");
             if (json == null || json.isEmpty()) {
                 System.out.println("the provider answered no service definition");
                 differences = 1;
             } else {
                 FullServiceDefinition served = JsonUtils.toJavaObject(json, FullServiceDefinition.class);
                 TypeDefinitionBuilder.initBuilders(FrameworkModel.defaultModel());
-                FullServiceDefinition own = ServiceDefinitionBuilder.buildFullDefinition(InteropService.class);
+                FullServiceDefinition own = ServiceDefinitionBuilder.buildFullDefinition(Class.forName(iface));
                 differences = compare(own, served);
                 System.out.println("served by " + served.getCodeSource() + ": " + served.getMethods().size()
                         + " methods, " + served.getTypes().size() + " types");
