@@ -490,6 +490,23 @@ fn java_type_fn(p: &Param, hessian: &TokenStream) -> TokenStream {
     }
 }
 
+/// The `Option<SchemaFn>` of a parameter or result: its type's `RestSchema` when it has one,
+/// else the schema of its written name (`SchemaProbe`'s choice).
+fn schema_fn(ty: &Type, core: &TokenStream) -> TokenStream {
+    let text = type_text(ty);
+    quote_spanned! {ty.span()=>
+        ::std::option::Option::Some({
+            #[allow(clippy::needless_borrow)]
+            const SCHEMA: #core::rest::SchemaFn = |schemas| {
+                #[allow(unused_imports)]
+                use #core::rest_schema::{BySchema as _, ByTypeName as _};
+                (&#core::rest_schema::SchemaProbe::<#ty>::new()).rest_schema_of(schemas, #text)
+            };
+            SCHEMA
+        })
+    }
+}
+
 fn method(
     m: &Method,
     a: MethodAttrs,
@@ -500,6 +517,7 @@ fn method(
 ) -> TokenStream {
     let java_name = &m.java_name;
     let returns = type_text(&m.ok_ty);
+    let returns_schema = schema_fn(&m.ok_ty, core);
     let Some((verb, _)) = a.verb else {
         // The default mapping; parameter attributes need a verb and path.
         for p in a.params.values() {
@@ -518,6 +536,7 @@ fn method(
             let name = lower_camel_case(&p.ident.unraw().to_string());
             let required = option_inner(&p.ty).is_none();
             let ty = type_text(&p.ty);
+            let schema = schema_fn(&p.ty, core);
             let java_type = java_type_fn(p, hessian);
             quote!(#core::rest::RestParam {
                 name: #name,
@@ -525,6 +544,7 @@ fn method(
                 default: ::std::option::Option::None,
                 required: #required,
                 rust_type: #ty,
+                schema: #schema,
                 java_type: #java_type,
             })
         });
@@ -538,6 +558,7 @@ fn method(
             status: 0,
             headers: &[],
             returns: #returns,
+            returns_schema: #returns_schema,
             cors: ::std::option::Option::None,
             overloaded: #overloaded,
         });
@@ -616,6 +637,7 @@ fn method(
             }
         );
         let ty = type_text(&p.ty);
+        let schema = schema_fn(&p.ty, core);
         let java_type = java_type_fn(p, hessian);
         params.push(quote!(#core::rest::RestParam {
             name: #name,
@@ -623,6 +645,7 @@ fn method(
             default: #default,
             required: #required,
             rust_type: #ty,
+            schema: #schema,
             java_type: #java_type,
         }));
     }
@@ -653,6 +676,7 @@ fn method(
         status: #status,
         headers: &[#(#headers),*],
         returns: #returns,
+            returns_schema: #returns_schema,
         cors: #cors,
         overloaded: false,
     })

@@ -446,6 +446,7 @@ static DEFAULT_METHOD: RestMethod = RestMethod {
     status: 0,
     headers: &[],
     returns: "",
+    returns_schema: None,
     cors: None,
     overloaded: false,
 };
