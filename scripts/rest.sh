@@ -132,8 +132,9 @@ rest_headers_lack() {
 # Access-Control-Allow-* headers) and refused (403 for an origin, a method or headers not
 # allowed), actual requests answered with Access-Control-Allow-Origin/-Expose-Headers/
 # -Allow-Credentials or refused (403), nothing but Vary without Origin; the server without
-# CORS settings ($REST_BASE) adds no CORS header and refuses preflights; a method's own
-# settings (#[cross_origin]) replace the server's for its route, with or without them; a bad
+# CORS settings ($REST_BASE) adds no CORS header and refuses preflights; a service's own
+# settings (#[cross_origin] on its trait) replace the server's for its routes, and a method's
+# (#[cross_origin] on it) the service's and the server's for its route, with or without them; a bad
 # setting stops the provider at start naming its full key.
 rest_cors() {
   local port b rc=0 out
@@ -142,7 +143,7 @@ rest_cors() {
   start_server rest_cors_server "$TARGET_DIR/debug/interop-server" --dubbo-port "$(free_port)" \
     --tri-port "$port" --cors 'allowed-origins=https://app.example,http://localhost:[*]' \
     --cors allowed-methods=GET,POST --cors allowed-headers=Content-Type,X-Token \
-    --cors exposed-headers=Location --cors allow-credentials=true --cors max-age=600 || return 1
+    --cors exposed-headers=Location --cors allow-credentials=true --cors max-age=600 --notes || return 1
   local app=(-H 'Origin: https://app.example')
   local vary='^vary: origin, access-control-request-method, access-control-request-headers$'
   # Preflight allowed (one Access-Control-Request-Headers listing two, as browsers send it).
@@ -200,6 +201,26 @@ rest_cors() {
     "${greet[@]}" "$b/users/5/greeting" || rc=1
   rest_expect 403 '"message":"Invalid CORS request: origin' -- "${app[@]}" "$b/users/5/greeting" || rc=1
   rest_expect 403 '"message":"Invalid CORS request: origin' -- "${greet[@]}" "$b/users/5" || rc=1
+  # A service's own settings (#[cross_origin] on NoteResource's trait: its origin, X-Note,
+  # max-age 120) for each of its routes in place of the server's, and a method's (put_note:
+  # its origin and PUT) over the service's.
+  local notes=(-H 'Origin: https://notes.example') editor=(-H 'Origin: https://editor.example')
+  rest_expect 204 '' '^access-control-allow-origin: https://notes.example$' -- -X OPTIONS "${notes[@]}" \
+    -H 'Access-Control-Request-Method: GET' -H 'Access-Control-Request-Headers: x-note' "$b/notes/1" || rc=1
+  rest_headers_have '^access-control-allow-methods: GET, POST$' '^access-control-allow-headers: x-note$' \
+    '^access-control-max-age: 120$' '^access-control-allow-credentials: true$' '^access-control-expose-headers: Location$' || rc=1
+  rest_expect 403 '"message":"Invalid CORS request: origin' -- -X OPTIONS "${app[@]}" \
+    -H 'Access-Control-Request-Method: GET' "$b/notes/1" || rc=1
+  REST_CURL=--http2-prior-knowledge rest_expect 200 '^note 1$' '^access-control-allow-origin: https://notes.example$' -- \
+    "${notes[@]}" "$b/notes/1" || rc=1
+  rest_expect 403 '"message":"Invalid CORS request: origin' -- "${app[@]}" "$b/notes/1" || rc=1
+  rest_expect 204 '' '^access-control-allow-origin: https://editor.example$' -- -X OPTIONS "${editor[@]}" \
+    -H 'Access-Control-Request-Method: PUT' -H 'Access-Control-Request-Headers: x-note' "$b/notes/1" || rc=1
+  rest_headers_have '^access-control-allow-methods: PUT$' '^access-control-allow-headers: x-note$' '^access-control-max-age: 120$' || rc=1
+  rest_expect 403 '"message":"Invalid CORS request: origin' -- -X OPTIONS "${notes[@]}" \
+    -H 'Access-Control-Request-Method: PUT' "$b/notes/1" || rc=1
+  rest_expect 200 '^1=hi$' '^access-control-allow-origin: https://editor.example$' -- -X PUT "${editor[@]}" \
+    -H 'Content-Type: text/plain' -d hi "$b/notes/1" || rc=1
   # The OpenAPI document under the server's settings, so that a Swagger UI of another origin
   # can load it.
   rest_expect 204 '' '^access-control-allow-origin: https://app.example$' -- -X OPTIONS "${app[@]}" \
@@ -223,6 +244,14 @@ rest_cors() {
   rest_headers_lack '^access-control-allow-credentials' '^access-control-expose-headers' || rc=1
   rest_expect 200 '^Hello user-5$' '^access-control-allow-origin: https://greet.example$' -- "${greet[@]}" \
     "$REST_BASE/users/5/greeting" || rc=1
+  # ... and on a service with its own settings (NoteResource: every route of it, with the
+  # route's verb as the methods, the service's max-age).
+  rest_expect 204 '' '^access-control-allow-origin: https://notes.example$' -- -X OPTIONS "${notes[@]}" \
+    -H 'Access-Control-Request-Method: GET' "$REST_BASE/notes/1" || rc=1
+  rest_headers_have '^access-control-allow-methods: GET, HEAD$' '^access-control-max-age: 120$' || rc=1
+  rest_headers_lack '^access-control-allow-credentials' '^access-control-expose-headers' || rc=1
+  rest_expect 204 '' '^access-control-allow-methods: PUT$' -- -X OPTIONS "${editor[@]}" \
+    -H 'Access-Control-Request-Method: PUT' "$REST_BASE/notes/1" || rc=1
   # A bad setting stops the provider at start, naming the full key.
   out=$(timeout 60 "$TARGET_DIR/debug/interop-server" --dubbo-port "$(free_port)" --tri-port "$(free_port)" \
     --cors allowed-methods=GET,FETCH 2>&1)
@@ -239,7 +268,7 @@ rest_steps() {
   port=$(free_port)
   step "Python venv with requests and openapi-spec-validator (PyPI)" python_setup
   step "start Rust interop server (REST)" start_server rest_server "$TARGET_DIR/debug/interop-server" \
-    --dubbo-port "$(free_port)" --tri-port "$port"
+    --dubbo-port "$(free_port)" --tri-port "$port" --notes
   REST_BASE=http://127.0.0.1:$port
   REST_CURL= step "curl HTTP/1.1 -> Rust provider: every row of the REST table, the default mapping" rest_rows
   REST_CURL=--http2-prior-knowledge step "curl h2c -> Rust provider: every row of the REST table, the default mapping" rest_rows
@@ -259,7 +288,7 @@ rest_steps() {
   REST_CURL=--http2-prior-knowledge step "REST bad input over h2c: the same answers; still serving" rest_bad_input
   step "the default form, Java Dubbo 3.3 provider and Rust provider: the same requests get the same answers" \
     rest_java_default_form
-  step "CORS (--cors, Java's dubbo.protocol.triple.rest.cors.*, and a method's #[cross_origin]; the OpenAPI document too): preflight 204/403, actual requests' Access-Control-* headers or 403, none without Origin or settings; a bad key refused at start" \
+  step "CORS (--cors, Java's dubbo.protocol.triple.rest.cors.*, a service's and a method's #[cross_origin]; the OpenAPI document too): preflight 204/403, actual requests' Access-Control-* headers or 403, none without Origin or settings; a bad key refused at start" \
     rest_cors
   step "Rust interop server (REST) exits cleanly on SIGTERM" stop_server rest_server
   step "REST calls pass the provider's filters: token refused (403) without it, answered with it" rest_token
