@@ -263,6 +263,39 @@ rest_cors() {
   return $rc
 }
 
+# The rest:// client over TLS (https, dubbo.ssl client keys from --tls-ca) against the Rust
+# provider serving TLS with a CA made by openssl (tls.sh's tls_certs): every row of the table
+# over HTTP/1.1 (ALPN http/1.1) and HTTP/2 (client=h2c: ALPN h2); then mutual TLS with a
+# client certificate; refused with a CA that did not sign the server's certificate, and
+# without a client certificate under mutual TLS.
+rest_tls() {
+  local port mport rc=0 out
+  [ -n "$TLS_DIR" ] || tls_certs >/dev/null || return 1
+  port=$(free_port)
+  start_server rest_tls_server "$TARGET_DIR/debug/interop-server" --dubbo-port "$(free_port)" \
+    --tri-port "$port" $(tls_server_args) || return 1
+  rust_client --url "rest://127.0.0.1:$port" --tls-ca "$TLS_DIR/ca.pem" || rc=1
+  rust_client --url "rest://127.0.0.1:$port?client=h2c" --tls-ca "$TLS_DIR/ca.pem" || rc=1
+  # The server's certificate is not signed by the CA the client trusts: refused, nothing sent.
+  out=$(rust_client --url "rest://127.0.0.1:$port" --tls-ca "$TLS_DIR/ca2.pem" 2>&1)
+  if [ $? -eq 0 ] || ! grep -q 'UnknownIssuer' <<<"$out"; then
+    echo "  a server certificate of another CA was not refused with UnknownIssuer:"; tail -n 5 <<<"$out"; rc=1
+  else
+    echo "  wrong CA refused: $(grep -m 1 -o 'TLS handshake with [^)"]*UnknownIssuer' <<<"$out")"
+  fi
+  # Plain http:// to the TLS port is refused by the server too.
+  out=$(rust_client --url "rest://127.0.0.1:$port" 2>&1) && { echo "  plaintext to a TLS port answered"; rc=1; }
+  stop_server rest_tls_server || rc=1
+  mport=$(free_port)
+  start_server rest_mtls_server "$TARGET_DIR/debug/interop-server" --dubbo-port "$(free_port)" \
+    --tri-port "$mport" $(tls_server_args) --tls-ca "$TLS_DIR/ca.pem" || return 1
+  rust_client --url "rest://127.0.0.1:$mport" --tls-ca "$TLS_DIR/ca.pem" $(tls_client_cert) || rc=1
+  out=$(rust_client --url "rest://127.0.0.1:$mport" --tls-ca "$TLS_DIR/ca.pem" 2>&1) &&
+    { echo "  mutual TLS answered a client without a certificate"; rc=1; }
+  stop_server rest_mtls_server || rc=1
+  return $rc
+}
+
 rest_steps() {
   local port
   port=$(free_port)
@@ -278,6 +311,8 @@ rest_steps() {
     rust_client --url "rest://127.0.0.1:$port?client=h2c"
   step "Java java.net.http client -> Rust provider: every row of the REST table, the default mapping" \
     java -cp "$INTEROP_JAVA_REST_JAR" org.apache.dubbo.interop.rest.RestCheck "$REST_BASE"
+  step "Rust REST client (rest:// over TLS, https with an openssl CA; HTTP/1.1 and HTTP/2 by ALPN; mutual TLS) -> Rust provider: every row; another CA refused (UnknownIssuer)" \
+    rest_tls
   step "Rust REST client (rest://) -> Java Dubbo 3.3 provider with Spring MVC annotations: every row of the REST table" \
     rest_java_spring_provider
   step "Python requests -> Rust provider: every row of the REST table, the default mapping" \
