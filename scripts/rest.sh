@@ -101,7 +101,8 @@ rest_java_default_form() {
 }
 
 # CONTRACT.md §5's table served by a Java Dubbo 3.3 provider whose UserResource carries Spring
-# MVC annotations (triple rest, dubbo-rest-spring), called by the Rust rest:// client.
+# MVC annotations (triple rest, dubbo-rest-spring), called by the Rust rest:// client over
+# HTTP/1.1 and h2c.
 rest_java_spring_provider() {
   local tri rc=0
   tri=$(free_port)
@@ -109,6 +110,7 @@ rest_java_spring_provider() {
     start_server rest_java_spring java -cp "$INTEROP_JAVA_REST_JAR" org.apache.dubbo.interop.rest.RestProvider \
     --tri-port "$tri" || return 1
   rust_client --url "rest://127.0.0.1:$tri" || rc=1
+  rust_client --url "rest://127.0.0.1:$tri?client=h2c" || rc=1
   stop_server rest_java_spring || rc=1
   return $rc
 }
@@ -313,7 +315,7 @@ rest_steps() {
     java -cp "$INTEROP_JAVA_REST_JAR" org.apache.dubbo.interop.rest.RestCheck "$REST_BASE"
   step "Rust REST client (rest:// over TLS, https with an openssl CA; HTTP/1.1 and HTTP/2 by ALPN; mutual TLS) -> Rust provider: every row; another CA refused (UnknownIssuer)" \
     rest_tls
-  step "Rust REST client (rest://) -> Java Dubbo 3.3 provider with Spring MVC annotations: every row of the REST table" \
+  step "Rust REST client (rest://, HTTP/1.1 and h2c) -> Java Dubbo 3.3 provider with Spring MVC annotations: every row of the REST table" \
     rest_java_spring_provider
   step "Python requests -> Rust provider: every row of the REST table, the default mapping" \
     "$PY" interop/python/rest_client.py "$REST_BASE"
