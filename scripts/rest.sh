@@ -54,6 +54,16 @@ rest_rows() {
   rest_expect 200 '^"Hello v2 world"$' -- -H 'rest-service-version: 2.0.0' "$iface/sayHello?name=world" || rc=1
   rest_expect 200 '^Hello world$' -- -H 'Accept: text/plain' "$iface/sayHello?name=world" || rc=1
   rest_expect 200 '^Hello world$' -- "$iface/sayHello?name=world&format=text" || rc=1
+  # YAML bodies (application/yaml) and answers (by Accept or ?format=yaml), field order kept.
+  rest_expect 200 '^5$' -- -H 'Content-Type: application/yaml' --data-binary $'a: 2\nb: 3\n' "$iface/addInt" || rc=1
+  rest_expect 200 '^\{"id":44,"name":"yaml","age":5,"tags":\["y"\],"attrs":\{"k":"v"\}\}$' -- \
+    -H 'Content-Type: application/x-yaml' --data-binary $'- id: 44\n  name: yaml\n  age: 5\n  tags: [y]\n  attrs: {k: v}\n' "$iface/echoUser" || rc=1
+  # POST /users consumes JSON only.
+  rest_expect 415 '"status":"415"' -- -H 'Content-Type: application/yaml' --data-binary $'id: 44\n' "$b/users" || rc=1
+  rest_expect 200 '^name: user-7$' '^content-type: application/yaml' -- -H 'Accept: application/yaml' "$b/users/7" || rc=1
+  [ "$(head -n 1 "$WORK/rest.body")" = "id: 7" ] || { echo "  the YAML answer does not start with id: 7"; rc=1; }
+  rest_expect 200 '^- t7$' -- "$b/users/7?format=yaml" || rc=1
+  grep -q '^  k: v7$' "$WORK/rest.body" || { echo "  attrs not a YAML mapping"; rc=1; }
   return $rc
 }
 
@@ -61,6 +71,8 @@ rest_rows() {
 rest_bad_input() {
   local b=$REST_BASE rc=0
   rest_expect 400 '"message":"malformed JSON body' -- -H 'Content-Type: application/json' -d '{"id":' "$b/users" || rc=1
+  rest_expect 400 '"message":"malformed YAML body' -- -H 'Content-Type: application/yaml' --data-binary $'a: [1\n' \
+    "$b/org.apache.dubbo.interop.InteropService/addInt" || rc=1
   rest_expect 400 '"message":".*\\"abc\\" is not a long' -- "$b/users/abc" || rc=1
   rest_expect 400 '"message":"missing form parameter \\"age\\""' -- -d 'id=1&name=x' "$b/users/form" || rc=1
   head -c $((9 * 1024 * 1024)) /dev/zero | tr '\0' '1' >"$WORK/rest.huge"
