@@ -1,10 +1,11 @@
 # REST on the Triple port (CONTRACT.md §5): curl over HTTP/1.1 and h2c, the Rust `rest://`
 # client (interop-client), Java's java.net.http and Python `requests` against every row of the
-# UserResource table and InteropService's default mapping; the Rust `rest://` client against a
-# Java Dubbo 3.3 provider mapped with Spring MVC annotations; then bad input (malformed JSON, a
-# wrong path variable type, a huge body, an unknown route, a wrong verb) with the server still
-# serving, the provider's filters applied to REST calls, and the OpenAPI document checked by
-# openapi-spec-validator.
+# UserResource table and InteropService's default mapping, YAML bodies and answers; the Rust
+# `rest://` client over TLS (https, openssl CA) and against a Java Dubbo 3.3 provider mapped with
+# Spring MVC annotations (HTTP/1.1 and h2c); then bad input (malformed JSON and YAML, a wrong
+# path variable type, a huge body, an unknown route, a wrong verb) with the server still
+# serving, CORS (server, service and method settings), the provider's filters applied to REST
+# calls, and the OpenAPI document checked by openapi-spec-validator (answers field by field).
 # Sourced by scripts/test.sh, which provides step, start_server, stop_server, free_port,
 # python_setup, PY, WORK and TARGET_DIR.
 
@@ -333,7 +334,7 @@ rest_steps() {
     "$PY" interop/python/rest_client.py "$REST_BASE"
   step "OpenAPI document: openapi-spec-validator (PyPI) accepts it (JSON and ?format=yaml), every row documented, answers fit its schemas" \
     "$PY" interop/python/openapi_check.py "$REST_BASE"
-  REST_CURL= step "REST bad input over HTTP/1.1: 400 malformed JSON, 400 wrong path type, 413, 404, 405, 415, 406; still serving" rest_bad_input
+  REST_CURL= step "REST bad input over HTTP/1.1: 400 malformed JSON and YAML, 400 wrong path type, 413, 404, 405, 415, 406; still serving" rest_bad_input
   REST_CURL=--http2-prior-knowledge step "REST bad input over h2c: the same answers; still serving" rest_bad_input
   step "the default form, Java Dubbo 3.3 provider and Rust provider: the same requests get the same answers" \
     rest_java_default_form
