@@ -1,10 +1,11 @@
 # REST on the Triple port (CONTRACT.md §5): curl over HTTP/1.1 and h2c, the Rust `rest://`
 # client (interop-client), Java's java.net.http and Python `requests` against every row of the
-# UserResource table and InteropService's default mapping; the Rust `rest://` client against a
-# Java Dubbo 3.3 provider mapped with Spring MVC annotations; then bad input (malformed JSON, a
-# wrong path variable type, a huge body, an unknown route, a wrong verb) with the server still
-# serving, the provider's filters applied to REST calls, and the OpenAPI document checked by
-# openapi-spec-validator.
+# UserResource table and InteropService's default mapping, YAML bodies and answers; the Rust
+# `rest://` client over TLS (https, openssl CA) and against a Java Dubbo 3.3 provider mapped with
+# Spring MVC annotations (HTTP/1.1 and h2c); then bad input (malformed JSON and YAML, a wrong
+# path variable type, a huge body, an unknown route, a wrong verb) with the server still
+# serving, CORS (server, service and method settings), the provider's filters applied to REST
+# calls, and the OpenAPI document checked by openapi-spec-validator (answers field by field).
 # Sourced by scripts/test.sh, which provides step, start_server, stop_server, free_port,
 # python_setup, PY, WORK and TARGET_DIR.
 
@@ -54,6 +55,16 @@ rest_rows() {
   rest_expect 200 '^"Hello v2 world"$' -- -H 'rest-service-version: 2.0.0' "$iface/sayHello?name=world" || rc=1
   rest_expect 200 '^Hello world$' -- -H 'Accept: text/plain' "$iface/sayHello?name=world" || rc=1
   rest_expect 200 '^Hello world$' -- "$iface/sayHello?name=world&format=text" || rc=1
+  # YAML bodies (application/yaml) and answers (by Accept or ?format=yaml), field order kept.
+  rest_expect 200 '^5$' -- -H 'Content-Type: application/yaml' --data-binary $'a: 2\nb: 3\n' "$iface/addInt" || rc=1
+  rest_expect 200 '^\{"id":44,"name":"yaml","age":5,"tags":\["y"\],"attrs":\{"k":"v"\}\}$' -- \
+    -H 'Content-Type: application/x-yaml' --data-binary $'- id: 44\n  name: yaml\n  age: 5\n  tags: [y]\n  attrs: {k: v}\n' "$iface/echoUser" || rc=1
+  # POST /users consumes JSON only.
+  rest_expect 415 '"status":"415"' -- -H 'Content-Type: application/yaml' --data-binary $'id: 44\n' "$b/users" || rc=1
+  rest_expect 200 '^name: user-7$' '^content-type: application/yaml' -- -H 'Accept: application/yaml' "$b/users/7" || rc=1
+  [ "$(head -n 1 "$WORK/rest.body")" = "id: 7" ] || { echo "  the YAML answer does not start with id: 7"; rc=1; }
+  rest_expect 200 '^- t7$' -- "$b/users/7?format=yaml" || rc=1
+  grep -q '^  k: v7$' "$WORK/rest.body" || { echo "  attrs not a YAML mapping"; rc=1; }
   return $rc
 }
 
@@ -61,6 +72,8 @@ rest_rows() {
 rest_bad_input() {
   local b=$REST_BASE rc=0
   rest_expect 400 '"message":"malformed JSON body' -- -H 'Content-Type: application/json' -d '{"id":' "$b/users" || rc=1
+  rest_expect 400 '"message":"malformed YAML body' -- -H 'Content-Type: application/yaml' --data-binary $'a: [1\n' \
+    "$b/org.apache.dubbo.interop.InteropService/addInt" || rc=1
   rest_expect 400 '"message":".*\\"abc\\" is not a long' -- "$b/users/abc" || rc=1
   rest_expect 400 '"message":"missing form parameter \\"age\\""' -- -d 'id=1&name=x' "$b/users/form" || rc=1
   head -c $((9 * 1024 * 1024)) /dev/zero | tr '\0' '1' >"$WORK/rest.huge"
@@ -101,7 +114,8 @@ rest_java_default_form() {
 }
 
 # CONTRACT.md §5's table served by a Java Dubbo 3.3 provider whose UserResource carries Spring
-# MVC annotations (triple rest, dubbo-rest-spring), called by the Rust rest:// client.
+# MVC annotations (triple rest, dubbo-rest-spring), called by the Rust rest:// client over
+# HTTP/1.1 and h2c.
 rest_java_spring_provider() {
   local tri rc=0
   tri=$(free_port)
@@ -109,6 +123,7 @@ rest_java_spring_provider() {
     start_server rest_java_spring java -cp "$INTEROP_JAVA_REST_JAR" org.apache.dubbo.interop.rest.RestProvider \
     --tri-port "$tri" || return 1
   rust_client --url "rest://127.0.0.1:$tri" || rc=1
+  rust_client --url "rest://127.0.0.1:$tri?client=h2c" || rc=1
   stop_server rest_java_spring || rc=1
   return $rc
 }
@@ -132,8 +147,9 @@ rest_headers_lack() {
 # Access-Control-Allow-* headers) and refused (403 for an origin, a method or headers not
 # allowed), actual requests answered with Access-Control-Allow-Origin/-Expose-Headers/
 # -Allow-Credentials or refused (403), nothing but Vary without Origin; the server without
-# CORS settings ($REST_BASE) adds no CORS header and refuses preflights; a method's own
-# settings (#[cross_origin]) replace the server's for its route, with or without them; a bad
+# CORS settings ($REST_BASE) adds no CORS header and refuses preflights; a service's own
+# settings (#[cross_origin] on its trait) replace the server's for its routes, and a method's
+# (#[cross_origin] on it) the service's and the server's for its route, with or without them; a bad
 # setting stops the provider at start naming its full key.
 rest_cors() {
   local port b rc=0 out
@@ -142,7 +158,7 @@ rest_cors() {
   start_server rest_cors_server "$TARGET_DIR/debug/interop-server" --dubbo-port "$(free_port)" \
     --tri-port "$port" --cors 'allowed-origins=https://app.example,http://localhost:[*]' \
     --cors allowed-methods=GET,POST --cors allowed-headers=Content-Type,X-Token \
-    --cors exposed-headers=Location --cors allow-credentials=true --cors max-age=600 || return 1
+    --cors exposed-headers=Location --cors allow-credentials=true --cors max-age=600 --notes || return 1
   local app=(-H 'Origin: https://app.example')
   local vary='^vary: origin, access-control-request-method, access-control-request-headers$'
   # Preflight allowed (one Access-Control-Request-Headers listing two, as browsers send it).
@@ -200,6 +216,26 @@ rest_cors() {
     "${greet[@]}" "$b/users/5/greeting" || rc=1
   rest_expect 403 '"message":"Invalid CORS request: origin' -- "${app[@]}" "$b/users/5/greeting" || rc=1
   rest_expect 403 '"message":"Invalid CORS request: origin' -- "${greet[@]}" "$b/users/5" || rc=1
+  # A service's own settings (#[cross_origin] on NoteResource's trait: its origin, X-Note,
+  # max-age 120) for each of its routes in place of the server's, and a method's (put_note:
+  # its origin and PUT) over the service's.
+  local notes=(-H 'Origin: https://notes.example') editor=(-H 'Origin: https://editor.example')
+  rest_expect 204 '' '^access-control-allow-origin: https://notes.example$' -- -X OPTIONS "${notes[@]}" \
+    -H 'Access-Control-Request-Method: GET' -H 'Access-Control-Request-Headers: x-note' "$b/notes/1" || rc=1
+  rest_headers_have '^access-control-allow-methods: GET, POST$' '^access-control-allow-headers: x-note$' \
+    '^access-control-max-age: 120$' '^access-control-allow-credentials: true$' '^access-control-expose-headers: Location$' || rc=1
+  rest_expect 403 '"message":"Invalid CORS request: origin' -- -X OPTIONS "${app[@]}" \
+    -H 'Access-Control-Request-Method: GET' "$b/notes/1" || rc=1
+  REST_CURL=--http2-prior-knowledge rest_expect 200 '^note 1$' '^access-control-allow-origin: https://notes.example$' -- \
+    "${notes[@]}" "$b/notes/1" || rc=1
+  rest_expect 403 '"message":"Invalid CORS request: origin' -- "${app[@]}" "$b/notes/1" || rc=1
+  rest_expect 204 '' '^access-control-allow-origin: https://editor.example$' -- -X OPTIONS "${editor[@]}" \
+    -H 'Access-Control-Request-Method: PUT' -H 'Access-Control-Request-Headers: x-note' "$b/notes/1" || rc=1
+  rest_headers_have '^access-control-allow-methods: PUT$' '^access-control-allow-headers: x-note$' '^access-control-max-age: 120$' || rc=1
+  rest_expect 403 '"message":"Invalid CORS request: origin' -- -X OPTIONS "${notes[@]}" \
+    -H 'Access-Control-Request-Method: PUT' "$b/notes/1" || rc=1
+  rest_expect 200 '^1=hi$' '^access-control-allow-origin: https://editor.example$' -- -X PUT "${editor[@]}" \
+    -H 'Content-Type: text/plain' -d hi "$b/notes/1" || rc=1
   # The OpenAPI document under the server's settings, so that a Swagger UI of another origin
   # can load it.
   rest_expect 204 '' '^access-control-allow-origin: https://app.example$' -- -X OPTIONS "${app[@]}" \
@@ -223,6 +259,14 @@ rest_cors() {
   rest_headers_lack '^access-control-allow-credentials' '^access-control-expose-headers' || rc=1
   rest_expect 200 '^Hello user-5$' '^access-control-allow-origin: https://greet.example$' -- "${greet[@]}" \
     "$REST_BASE/users/5/greeting" || rc=1
+  # ... and on a service with its own settings (NoteResource: every route of it, with the
+  # route's verb as the methods, the service's max-age).
+  rest_expect 204 '' '^access-control-allow-origin: https://notes.example$' -- -X OPTIONS "${notes[@]}" \
+    -H 'Access-Control-Request-Method: GET' "$REST_BASE/notes/1" || rc=1
+  rest_headers_have '^access-control-allow-methods: GET, HEAD$' '^access-control-max-age: 120$' || rc=1
+  rest_headers_lack '^access-control-allow-credentials' '^access-control-expose-headers' || rc=1
+  rest_expect 204 '' '^access-control-allow-methods: PUT$' -- -X OPTIONS "${editor[@]}" \
+    -H 'Access-Control-Request-Method: PUT' "$REST_BASE/notes/1" || rc=1
   # A bad setting stops the provider at start, naming the full key.
   out=$(timeout 60 "$TARGET_DIR/debug/interop-server" --dubbo-port "$(free_port)" --tri-port "$(free_port)" \
     --cors allowed-methods=GET,FETCH 2>&1)
@@ -285,12 +329,45 @@ rest_swagger_ui() {
   return $rc
 }
 
+# The rest:// client over TLS (https, dubbo.ssl client keys from --tls-ca) against the Rust
+# provider serving TLS with a CA made by openssl (tls.sh's tls_certs): every row of the table
+# over HTTP/1.1 (ALPN http/1.1) and HTTP/2 (client=h2c: ALPN h2); then mutual TLS with a
+# client certificate; refused with a CA that did not sign the server's certificate, and
+# without a client certificate under mutual TLS.
+rest_tls() {
+  local port mport rc=0 out
+  [ -n "$TLS_DIR" ] || tls_certs >/dev/null || return 1
+  port=$(free_port)
+  start_server rest_tls_server "$TARGET_DIR/debug/interop-server" --dubbo-port "$(free_port)" \
+    --tri-port "$port" $(tls_server_args) || return 1
+  rust_client --url "rest://127.0.0.1:$port" --tls-ca "$TLS_DIR/ca.pem" || rc=1
+  rust_client --url "rest://127.0.0.1:$port?client=h2c" --tls-ca "$TLS_DIR/ca.pem" || rc=1
+  # The server's certificate is not signed by the CA the client trusts: refused, nothing sent.
+  out=$(rust_client --url "rest://127.0.0.1:$port" --tls-ca "$TLS_DIR/ca2.pem" 2>&1)
+  if [ $? -eq 0 ] || ! grep -q 'UnknownIssuer' <<<"$out"; then
+    echo "  a server certificate of another CA was not refused with UnknownIssuer:"; tail -n 5 <<<"$out"; rc=1
+  else
+    echo "  wrong CA refused: $(grep -m 1 -o 'TLS handshake with [^)"]*UnknownIssuer' <<<"$out")"
+  fi
+  # Plain http:// to the TLS port is refused by the server too.
+  out=$(rust_client --url "rest://127.0.0.1:$port" 2>&1) && { echo "  plaintext to a TLS port answered"; rc=1; }
+  stop_server rest_tls_server || rc=1
+  mport=$(free_port)
+  start_server rest_mtls_server "$TARGET_DIR/debug/interop-server" --dubbo-port "$(free_port)" \
+    --tri-port "$mport" $(tls_server_args) --tls-ca "$TLS_DIR/ca.pem" || return 1
+  rust_client --url "rest://127.0.0.1:$mport" --tls-ca "$TLS_DIR/ca.pem" $(tls_client_cert) || rc=1
+  out=$(rust_client --url "rest://127.0.0.1:$mport" --tls-ca "$TLS_DIR/ca.pem" 2>&1) &&
+    { echo "  mutual TLS answered a client without a certificate"; rc=1; }
+  stop_server rest_mtls_server || rc=1
+  return $rc
+}
+
 rest_steps() {
   local port
   port=$(free_port)
   step "Python venv with requests and openapi-spec-validator (PyPI)" python_setup
   step "start Rust interop server (REST)" start_server rest_server "$TARGET_DIR/debug/interop-server" \
-    --dubbo-port "$(free_port)" --tri-port "$port"
+    --dubbo-port "$(free_port)" --tri-port "$port" --notes
   REST_BASE=http://127.0.0.1:$port
   REST_CURL= step "curl HTTP/1.1 -> Rust provider: every row of the REST table, the default mapping" rest_rows
   REST_CURL=--http2-prior-knowledge step "curl h2c -> Rust provider: every row of the REST table, the default mapping" rest_rows
@@ -300,17 +377,19 @@ rest_steps() {
     rust_client --url "rest://127.0.0.1:$port?client=h2c"
   step "Java java.net.http client -> Rust provider: every row of the REST table, the default mapping" \
     java -cp "$INTEROP_JAVA_REST_JAR" org.apache.dubbo.interop.rest.RestCheck "$REST_BASE"
-  step "Rust REST client (rest://) -> Java Dubbo 3.3 provider with Spring MVC annotations: every row of the REST table" \
+  step "Rust REST client (rest:// over TLS, https with an openssl CA; HTTP/1.1 and HTTP/2 by ALPN; mutual TLS) -> Rust provider: every row; another CA refused (UnknownIssuer)" \
+    rest_tls
+  step "Rust REST client (rest://, HTTP/1.1 and h2c) -> Java Dubbo 3.3 provider with Spring MVC annotations: every row of the REST table" \
     rest_java_spring_provider
   step "Python requests -> Rust provider: every row of the REST table, the default mapping" \
     "$PY" interop/python/rest_client.py "$REST_BASE"
   step "OpenAPI document: openapi-spec-validator (PyPI) accepts it (JSON and ?format=yaml), every row documented, answers fit its schemas" \
     "$PY" interop/python/openapi_check.py "$REST_BASE"
-  REST_CURL= step "REST bad input over HTTP/1.1: 400 malformed JSON, 400 wrong path type, 413, 404, 405, 415, 406; still serving" rest_bad_input
+  REST_CURL= step "REST bad input over HTTP/1.1: 400 malformed JSON and YAML, 400 wrong path type, 413, 404, 405, 415, 406; still serving" rest_bad_input
   REST_CURL=--http2-prior-knowledge step "REST bad input over h2c: the same answers; still serving" rest_bad_input
   step "the default form, Java Dubbo 3.3 provider and Rust provider: the same requests get the same answers" \
     rest_java_default_form
-  step "CORS (--cors, Java's dubbo.protocol.triple.rest.cors.*, and a method's #[cross_origin]; the OpenAPI document too): preflight 204/403, actual requests' Access-Control-* headers or 403, none without Origin or settings; a bad key refused at start" \
+  step "CORS (--cors, Java's dubbo.protocol.triple.rest.cors.*, a service's and a method's #[cross_origin]; the OpenAPI document too): preflight 204/403, actual requests' Access-Control-* headers or 403, none without Origin or settings; a bad key refused at start" \
     rest_cors
   step "Swagger UI (swagger-ui-dist from npm served with --swagger-ui assets=DIR): redirect, page, swagger-config, files byte for byte, names outside the package refused; headless Chromium lists the operations and calls GET /users/{id} from the page; a bad assets directory refused at start" \
     rest_swagger_ui

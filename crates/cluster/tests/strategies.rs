@@ -413,6 +413,7 @@ static GET_GREETING: dubbo_core::rest::RestMethod = dubbo_core::rest::RestMethod
     status: 0,
     headers: &[],
     returns: "String",
+    returns_schema: None,
     cors: None,
     overloaded: false,
 };
@@ -428,6 +429,7 @@ static POST_GREETING: dubbo_core::rest::RestMethod = dubbo_core::rest::RestMetho
     status: 0,
     headers: &[],
     returns: "String",
+    returns_schema: None,
     cors: None,
     overloaded: false,
 };

@@ -53,6 +53,7 @@ pub mod protocol;
 pub mod report;
 pub mod request_context;
 pub mod rest;
+pub mod rest_schema;
 pub mod sent_once;
 pub mod service;
 pub mod service_key;

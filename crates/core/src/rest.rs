@@ -6,6 +6,9 @@
 //!
 //! Everything is `'static` data so the macro can emit it as one `static` per service.
 
+/// Adds a type's named schemas to a document's and answers the type's schema.
+pub type SchemaFn = fn(&mut crate::rest_schema::RestSchemas) -> serde_json::Value;
+
 /// How every method of one service is reached over HTTP.
 #[derive(Debug)]
 pub struct RestService {
@@ -39,6 +42,10 @@ pub struct RestMethod {
     pub headers: &'static [(&'static str, &'static str)],
     /// Rust type name of the result (`User`, `Vec<User>`, `()`), for the API document.
     pub returns: &'static str,
+    /// The result's JSON schema for the API document (the `#[service]` macro's, from the
+    /// type's [`RestSchema`](crate::rest_schema::RestSchema) or its name); `None`: made from
+    /// `returns`.
+    pub returns_schema: Option<SchemaFn>,
     /// The method's own CORS settings (`#[cross_origin(...)]`, Spring's `@CrossOrigin`);
     /// `None`: the server's.
     pub cors: Option<&'static RestCors>,
@@ -136,6 +143,9 @@ pub struct RestParam {
     pub required: bool,
     /// The Rust type as written, for the API document.
     pub rust_type: &'static str,
+    /// Its JSON schema for the API document (see [`RestMethod::returns_schema`]); `None`: made
+    /// from `rust_type`.
+    pub schema: Option<SchemaFn>,
     /// The Java type the method's signature gives the parameter (what
     /// `JavaType::java_type_name` or `#[dubbo(java_type = "...")]` says), read when the
     /// default mapping tells overloads apart (`/{interface}/{method}~{suffix}`).

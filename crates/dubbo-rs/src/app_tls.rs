@@ -34,12 +34,14 @@ impl AppTls {
             .collect()
     }
 
-    /// What a protocol named `name` (canonical: `dubbo`, `tri`) is created with; nothing for
-    /// other protocols (their ALPN and framing are not known here).
+    /// What a protocol named `name` (canonical: `dubbo`, `tri`, `rest`) is created with;
+    /// nothing for other protocols (their ALPN and framing are not known here). `rest` (a
+    /// consumer only) gets the tri clients' TLS, whose ALPN it sets per connection.
     pub(crate) fn for_protocol(&self, name: &str) -> crate::ProtocolTls {
         let (server, client) = match name {
             "dubbo" => (&self.dubbo_server, &self.dubbo_client),
             "tri" => (&self.tri_server, &self.tri_client),
+            "rest" => (&None, &self.tri_client),
             _ => return crate::ProtocolTls::default(),
         };
         crate::ProtocolTls {

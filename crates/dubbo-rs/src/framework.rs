@@ -93,11 +93,12 @@ impl Framework {
                 "tri",
                 Arc::new(crate::protocol_factory::TripleFactory),
             );
-            // Plain HTTP services called with the REST mapping of a service trait (no TLS yet).
-            let rest: Arc<dyn ProtocolFactory> = Arc::new(|| -> Arc<dyn Protocol> {
-                Arc::new(dubbo_protocol_triple::RestProtocol::new())
-            });
-            extensions.register::<dyn ProtocolFactory>("rest", rest);
+            // HTTP services called with the REST mapping of a service trait (`https` with the
+            // application's client TLS).
+            extensions.register::<dyn ProtocolFactory>(
+                "rest",
+                Arc::new(crate::protocol_factory::RestFactory),
+            );
         }
         // Registries by scheme: the embedded file registry needs no server.
         #[cfg(unix)]

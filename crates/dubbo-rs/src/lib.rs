@@ -90,6 +90,8 @@ pub use view::{ExportedService, ReferredService};
 pub use dubbo_macros::service;
 /// `#[derive(JavaTypeDefinition)]`: a class's fields in service definitions.
 pub use dubbo_macros::JavaTypeDefinition;
+/// `#[derive(RestSchema)]`: a type's fields in the REST (OpenAPI) document.
+pub use dubbo_macros::RestSchema;
 
 /// Configuration: Dubbo's YAML keys, environment-variable overrides, external configuration
 /// and validation that names the offending key (`dubbo-config`).

@@ -86,3 +86,17 @@ impl ProtocolFactory for TripleFactory {
         Arc::new(new_triple(tls, None, Default::default()))
     }
 }
+
+/// The built-in rest:// factory: the consumer of plain HTTP services, dialing `https` base
+/// URLs with the application's client TLS.
+#[cfg(feature = "triple")]
+pub(crate) struct RestFactory;
+
+#[cfg(feature = "triple")]
+impl ProtocolFactory for RestFactory {
+    fn create(&self, tls: &ProtocolTls) -> Arc<dyn Protocol> {
+        Arc::new(dubbo_protocol_triple::RestProtocol::with_tls(
+            tls.client.clone(),
+        ))
+    }
+}

@@ -12,7 +12,11 @@ mod expand;
 mod model;
 mod names;
 mod rest;
+mod rest_case;
 mod rest_cors;
+mod rest_schema;
+#[cfg(test)]
+mod rest_schema_tests;
 mod streams;
 
 /// Defines a Dubbo service from a trait.
@@ -204,6 +208,63 @@ pub fn service(attr: TokenStream, item: TokenStream) -> TokenStream {
 pub fn derive_java_type_definition(item: TokenStream) -> TokenStream {
     let input = parse_macro_input!(item as syn::DeriveInput);
     definition::derive(&input)
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// Describes a struct's or a simple enum's JSON form for the REST document
+/// (`/dubbo/openapi/api-docs`): implements `core::rest_schema::RestSchema`, so a service
+/// method taking or returning the type lists its fields in the document's
+/// `components.schemas` (a type without it is listed by its name only).
+///
+/// - A struct with named fields is an object: each field that serde writes, under serde's name
+///   (`#[serde(rename)]`, `rename_all` on the struct), with its type's schema (the type's own
+///   `RestSchema`, else what its written name says); a field is `required` unless it is an
+///   `Option` or has `#[serde(default)]`, `skip_serializing_if` or `skip_deserializing`
+///   (`#[serde(skip)]` fields are left out). `deny_unknown_fields` adds
+///   `additionalProperties: false`; `///` comments become descriptions. A field
+///   `#[serde(with = ...)]` may be any JSON value; `flatten` is refused.
+/// - A newtype struct, or a `#[serde(transparent)]` one, is its field's schema.
+/// - An enum of unit variants is a string of the variants' names (renamed as serde renames
+///   them); tagged and untagged enums and variants with data are refused.
+///
+/// The schema is named after the type (`#[rest_schema(name = "...")]` for another name; types
+/// of the same name share one entry), and `#[rest_schema(crate = "path")]` names the facade
+/// (default `::dubbo_rs`).
+///
+/// ```
+/// # mod rt { pub use dubbo_core as core; }
+/// use dubbo_core::rest_schema::{RestSchema, RestSchemas};
+///
+/// #[derive(serde::Serialize, dubbo_macros::RestSchema)]
+/// #[serde(rename_all = "camelCase")]
+/// #[rest_schema(crate = "rt")] // Through the facade: `#[derive(dubbo_rs::RestSchema)]`.
+/// struct User {
+///     user_id: i64,
+///     #[serde(rename = "fullName")]
+///     name: Option<String>,
+///     #[serde(skip)]
+///     cache: u8,
+///     role: Role,
+/// }
+///
+/// #[derive(serde::Serialize, dubbo_macros::RestSchema)]
+/// #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+/// #[rest_schema(crate = "rt")]
+/// enum Role { Admin, PowerUser }
+///
+/// let mut schemas = RestSchemas::new();
+/// assert_eq!(User::rest_schema(&mut schemas)["$ref"], "#/components/schemas/User");
+/// let user = schemas.get("User").unwrap();
+/// assert_eq!(user["required"], serde_json::json!(["userId", "role"]));
+/// assert_eq!(user["properties"]["fullName"]["nullable"], true);
+/// assert_eq!(user["properties"]["role"]["$ref"], "#/components/schemas/Role");
+/// assert_eq!(schemas.get("Role").unwrap()["enum"], serde_json::json!(["ADMIN", "POWER_USER"]));
+/// ```
+#[proc_macro_derive(RestSchema, attributes(rest_schema))]
+pub fn derive_rest_schema(item: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(item as syn::DeriveInput);
+    rest_schema::derive(&input)
         .unwrap_or_else(syn::Error::into_compile_error)
         .into()
 }

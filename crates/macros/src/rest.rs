@@ -39,10 +39,12 @@ const SIMPLE: &[&str] = &[
     "f64", "bool", "char", "String",
 ];
 
-/// The REST attributes of every method, taken off the trait, by method name.
+/// The REST attributes of every method, taken off the trait, by method name, and the trait's
+/// own `#[cross_origin]`.
 #[derive(Default)]
 pub struct RestAttrs {
     methods: HashMap<String, MethodAttrs>,
+    service_cors: Option<CorsAttr>,
 }
 
 #[derive(Default)]
@@ -72,6 +74,19 @@ struct ParamAttrs {
 pub fn take_attrs(item: &mut ItemTrait) -> (RestAttrs, Errors) {
     let mut out = RestAttrs::default();
     let mut errors = Errors::default();
+    for attr in take(&mut item.attrs, |n| n == rest_cors::NAME) {
+        if out.service_cors.is_some() {
+            errors.spanned(
+                &attr,
+                "a trait has one #[cross_origin]: put every setting in it",
+            );
+            continue;
+        }
+        match rest_cors::parse(&attr) {
+            Ok(c) => out.service_cors = Some(c),
+            Err(e) => errors.push(e),
+        }
+    }
     for it in &mut item.items {
         let TraitItem::Fn(f) = it else { continue };
         let mut m = MethodAttrs::default();
@@ -440,12 +455,35 @@ pub fn expand(service: &Service, attrs: RestAttrs) -> syn::Result<TokenStream> {
         })
         .map(|m| m.java_name.clone())
         .collect();
+    let service_cors = attrs.service_cors.take();
+    if let Some(c) = &service_cors {
+        let mapped = attrs.methods.values().any(|a| a.verb.is_some());
+        if !mapped {
+            errors.push(syn::Error::new(
+                c.span,
+                "#[cross_origin] on the trait applies to its mapped methods, and this service has none: map a method with #[get(\"/...\")] (or #[post], #[put]...), or remove it (the default mapping /{interface}/{method} takes the server's triple.rest.cors settings)",
+            ));
+        }
+    }
     let mut methods = Vec::new();
     for m in &service.methods {
-        let a = attrs
+        let mut a = attrs
             .methods
             .remove(&m.ident.unraw().to_string())
             .unwrap_or_default();
+        if a.verb.is_some() {
+            // The trait's settings, under the method's own.
+            a.cors = match (a.cors.take(), &service_cors) {
+                (Some(own), Some(theirs)) => match own.over(theirs) {
+                    Ok(merged) => Some(merged),
+                    Err(e) => {
+                        errors.push(e);
+                        None
+                    }
+                },
+                (own, theirs) => own.or_else(|| theirs.clone()),
+            };
+        }
         let overloaded =
             a.verb.is_none() && unmapped.iter().filter(|n| **n == m.java_name).count() > 1;
         methods.push(method(m, a, overloaded, &core, &hessian, &mut errors));
@@ -490,6 +528,23 @@ fn java_type_fn(p: &Param, hessian: &TokenStream) -> TokenStream {
     }
 }
 
+/// The `Option<SchemaFn>` of a parameter or result: its type's `RestSchema` when it has one,
+/// else the schema of its written name (`SchemaProbe`'s choice).
+fn schema_fn(ty: &Type, core: &TokenStream) -> TokenStream {
+    let text = type_text(ty);
+    quote_spanned! {ty.span()=>
+        ::std::option::Option::Some({
+            #[allow(clippy::needless_borrow)]
+            const SCHEMA: #core::rest::SchemaFn = |schemas| {
+                #[allow(unused_imports)]
+                use #core::rest_schema::{BySchema as _, ByTypeName as _};
+                (&#core::rest_schema::SchemaProbe::<#ty>::new()).rest_schema_of(schemas, #text)
+            };
+            SCHEMA
+        })
+    }
+}
+
 fn method(
     m: &Method,
     a: MethodAttrs,
@@ -500,6 +555,7 @@ fn method(
 ) -> TokenStream {
     let java_name = &m.java_name;
     let returns = type_text(&m.ok_ty);
+    let returns_schema = schema_fn(&m.ok_ty, core);
     let Some((verb, _)) = a.verb else {
         // The default mapping; parameter attributes need a verb and path.
         for p in a.params.values() {
@@ -518,6 +574,7 @@ fn method(
             let name = lower_camel_case(&p.ident.unraw().to_string());
             let required = option_inner(&p.ty).is_none();
             let ty = type_text(&p.ty);
+            let schema = schema_fn(&p.ty, core);
             let java_type = java_type_fn(p, hessian);
             quote!(#core::rest::RestParam {
                 name: #name,
@@ -525,6 +582,7 @@ fn method(
                 default: ::std::option::Option::None,
                 required: #required,
                 rust_type: #ty,
+                schema: #schema,
                 java_type: #java_type,
             })
         });
@@ -538,6 +596,7 @@ fn method(
             status: 0,
             headers: &[],
             returns: #returns,
+            returns_schema: #returns_schema,
             cors: ::std::option::Option::None,
             overloaded: #overloaded,
         });
@@ -616,6 +675,7 @@ fn method(
             }
         );
         let ty = type_text(&p.ty);
+        let schema = schema_fn(&p.ty, core);
         let java_type = java_type_fn(p, hessian);
         params.push(quote!(#core::rest::RestParam {
             name: #name,
@@ -623,6 +683,7 @@ fn method(
             default: #default,
             required: #required,
             rust_type: #ty,
+            schema: #schema,
             java_type: #java_type,
         }));
     }
@@ -653,6 +714,7 @@ fn method(
         status: #status,
         headers: &[#(#headers),*],
         returns: #returns,
+            returns_schema: #returns_schema,
         cors: #cors,
         overloaded: false,
     })

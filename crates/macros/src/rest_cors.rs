@@ -12,6 +12,9 @@
 //!
 //! A bare `#[cross_origin]` turns CORS on for the route with the server's settings (or Java's
 //! defaults: any origin, the route's verb, any header, 1800 s).
+//!
+//! On the trait (Spring's class-level `@CrossOrigin`) it gives every mapped method those
+//! settings; a method's own attribute replaces them setting by setting ([`CorsAttr::over`]).
 
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
@@ -31,7 +34,8 @@ const OPTIONS: &str = "expected `origins = \"https://app.example\"`, `methods = 
 `allowed_headers = \"X-Token\"`, `exposed_headers = \"Location\"`, `allow_credentials = true` or \
 `max_age = 600`";
 
-/// One method's `#[cross_origin(...)]`, checked.
+/// One method's (or the trait's) `#[cross_origin(...)]`, checked.
+#[derive(Clone)]
 pub struct CorsAttr {
     /// The attribute, for messages about the method it sits on.
     pub span: Span,
@@ -138,6 +142,42 @@ pub fn parse(attr: &Attribute) -> syn::Result<CorsAttr> {
         }
     }
     Ok(c)
+}
+
+impl CorsAttr {
+    /// This (a method's) attribute over the trait's: each setting this one gives replaces the
+    /// trait's, the others are the trait's. Refused when the result would offer credentials to
+    /// any origin, which browsers refuse.
+    pub fn over(&self, service: &CorsAttr) -> syn::Result<CorsAttr> {
+        let pick = |own: &Vec<String>, theirs: &Vec<String>| {
+            if own.is_empty() {
+                theirs.clone()
+            } else {
+                own.clone()
+            }
+        };
+        let merged = CorsAttr {
+            span: self.span,
+            origins: pick(&self.origins, &service.origins),
+            methods: pick(&self.methods, &service.methods),
+            allowed_headers: pick(&self.allowed_headers, &service.allowed_headers),
+            exposed_headers: pick(&self.exposed_headers, &service.exposed_headers),
+            allow_credentials: self.allow_credentials.or(service.allow_credentials),
+            max_age: self.max_age.or(service.max_age),
+        };
+        if merged.allow_credentials == Some(true) && merged.origins.iter().any(|o| o == "*") {
+            let (credentials, origins) = if self.allow_credentials == Some(true) {
+                ("here", "the trait's")
+            } else {
+                ("the trait's", "here")
+            };
+            return Err(syn::Error::new(
+                self.span,
+                format!("browsers refuse credentials from any origin: `allow_credentials = true` ({credentials}) with `origins = \"*\"` ({origins}); list the origins on this method, e.g. origins = \"https://app.example\""),
+            ));
+        }
+        Ok(merged)
+    }
 }
 
 /// A string value's text, or an error showing `example`.

@@ -314,3 +314,97 @@ fn cross_origin_misuse_says_how_to_fix_it() {
         "#[cross_origin] needs a mapped method: put #[get(\\\"/...\\\")]",
     );
 }
+
+#[test]
+fn a_traits_cross_origin_reaches_every_mapped_method_under_their_own() {
+    let out = expand(quote! {
+        #[cross_origin(origins = "https://a.example", allowed_headers = "X-Token", max_age = 60)]
+        pub trait Users {
+            #[get("/users")]
+            async fn list(&self) -> Result<Vec<User>, RpcError>;
+            #[put("/users/{id}")]
+            #[cross_origin(origins = "https://b.example", methods = "PUT", allow_credentials = true)]
+            async fn put(&self, id: i64, user: User) -> Result<(), RpcError>;
+            async fn say_hello(&self, name: String) -> Result<String, RpcError>;
+        }
+    });
+    assert!(!out.contains("compile_error"), "{out}");
+    assert!(!out.contains("# [cross_origin"), "{out}");
+    let compact = out.replace(' ', "");
+    // The trait's settings as they are...
+    assert!(
+        compact.contains(r#"path:"/users",params:&[],consumes:&[],produces:&[],status:0u16,headers:&[],returns:"Vec<User>","#),
+        "{compact}"
+    );
+    assert!(
+        compact.contains(r#"cors:::std::option::Option::Some(&::dubbo_rs::core::rest::RestCors{origins:&["https://a.example"],methods:&[],allowed_headers:&["X-Token"],exposed_headers:&[],allow_credentials:::std::option::Option::None,max_age:::std::option::Option::Some(60u64),})"#),
+        "{compact}"
+    );
+    // ... and under a method's own, setting by setting.
+    assert!(
+        compact.contains(r#"cors:::std::option::Option::Some(&::dubbo_rs::core::rest::RestCors{origins:&["https://b.example"],methods:&["PUT"],allowed_headers:&["X-Token"],exposed_headers:&[],allow_credentials:::std::option::Option::Some(true),max_age:::std::option::Option::Some(60u64),})"#),
+        "{compact}"
+    );
+    // The default mapping keeps the server's settings.
+    assert_eq!(
+        compact.matches("cors:::std::option::Option::None").count(),
+        1,
+        "{compact}"
+    );
+}
+
+#[test]
+fn a_traits_cross_origin_misuse_says_how_to_fix_it() {
+    assert_error(
+        quote! {
+            #[cross_origin(origins = "*")]
+            pub trait Users {
+                #[get("/users")]
+                #[cross_origin(allow_credentials = true)]
+                async fn list(&self) -> Result<Vec<User>, RpcError>;
+            }
+        },
+        "`allow_credentials = true` (here) with `origins = \\\"*\\\"` (the trait's)",
+    );
+    assert_error(
+        quote! {
+            #[cross_origin(allow_credentials = true)]
+            pub trait Users {
+                #[get("/users")]
+                #[cross_origin(origins = "*")]
+                async fn list(&self) -> Result<Vec<User>, RpcError>;
+            }
+        },
+        "`allow_credentials = true` (the trait's) with `origins = \\\"*\\\"` (here)",
+    );
+    assert_error(
+        quote! {
+            #[cross_origin(origins = "https://a.example")]
+            pub trait Users {
+                async fn say_hello(&self, name: String) -> Result<String, RpcError>;
+            }
+        },
+        "#[cross_origin] on the trait applies to its mapped methods, and this service has none",
+    );
+    assert_error(
+        quote! {
+            #[cross_origin]
+            #[cross_origin(max_age = 1)]
+            pub trait Users {
+                #[get("/users")]
+                async fn list(&self) -> Result<Vec<User>, RpcError>;
+            }
+        },
+        "a trait has one #[cross_origin]",
+    );
+    assert_error(
+        quote! {
+            #[cross_origin(methods = "GET, FETCH")]
+            pub trait Users {
+                #[get("/users")]
+                async fn list(&self) -> Result<Vec<User>, RpcError>;
+            }
+        },
+        "`FETCH` is not an HTTP method",
+    );
+}

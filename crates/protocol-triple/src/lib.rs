@@ -58,6 +58,7 @@ pub mod swagger_ui;
 pub mod wrapper;
 pub mod wrapper_serialization;
 pub mod wrapper_stream;
+pub mod yaml_body;
 
 pub use client::idl_call::{IdlCall, IdlStreams};
 pub use client::idl_transport::{IdlMethod, IdlTransport};

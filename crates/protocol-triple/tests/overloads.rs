@@ -32,6 +32,7 @@ macro_rules! param {
             default: None,
             required: true,
             rust_type: "",
+            schema: None,
             java_type: $ty,
         }
     };
@@ -49,6 +50,7 @@ macro_rules! method {
             status: 0,
             headers: &[],
             returns: "",
+            returns_schema: None,
             cors: None,
             overloaded: false,
         }

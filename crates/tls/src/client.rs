@@ -154,6 +154,26 @@ impl ClientTls {
         address: &str,
         tcp: TcpStream,
     ) -> std::io::Result<tokio_rustls::client::TlsStream<TcpStream>> {
+        self.handshake(address, tcp, None).await
+    }
+
+    /// As [`connect`](Self::connect), offering `alpn` in place of the ALPN this client was
+    /// made with (a client of several HTTP versions chooses per connection).
+    pub async fn connect_with_alpn(
+        &self,
+        address: &str,
+        tcp: TcpStream,
+        alpn: &[&[u8]],
+    ) -> std::io::Result<tokio_rustls::client::TlsStream<TcpStream>> {
+        self.handshake(address, tcp, Some(alpn)).await
+    }
+
+    async fn handshake(
+        &self,
+        address: &str,
+        tcp: TcpStream,
+        alpn: Option<&[&[u8]]>,
+    ) -> std::io::Result<tokio_rustls::client::TlsStream<TcpStream>> {
         let host = host_of(address);
         let name = ServerName::try_from(host.to_owned()).map_err(|e| {
             std::io::Error::new(
@@ -163,7 +183,13 @@ impl ClientTls {
         })?;
         // Changed files apply from this connection on.
         self.refresh();
-        let connector = TlsConnector::from(self.inner.config.load_full());
+        let mut config = self.inner.config.load_full();
+        if let Some(alpn) = alpn {
+            let mut own = (*config).clone();
+            own.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
+            config = Arc::new(own);
+        }
+        let connector = TlsConnector::from(config);
         connector.connect(name, tcp).await.map_err(|e| {
             std::io::Error::new(e.kind(), format!("TLS handshake with {address}: {e}"))
         })

@@ -10,6 +10,7 @@ pub mod cors_flag;
 pub mod events_check;
 pub mod forbidden;
 pub mod load;
+pub mod notes;
 pub mod provider;
 pub mod reference_flags;
 pub mod report;

@@ -8,8 +8,17 @@ use serde::{Deserialize, Serialize};
 use serde_bytes::ByteBuf;
 
 /// `org.apache.dubbo.interop.User`, field for field in Java declaration order (its fields are
-/// the `properties` of its type in the service definition).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, dubbo_rs::JavaTypeDefinition)]
+/// the `properties` of its type in the service definition, and of its schema in the REST
+/// document).
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Serialize,
+    Deserialize,
+    dubbo_rs::JavaTypeDefinition,
+    dubbo_rs::RestSchema,
+)]
 #[serde(rename = "org.apache.dubbo.interop.User")]
 pub struct User {
     /// `long id`

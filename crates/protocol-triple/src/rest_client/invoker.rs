@@ -69,8 +69,9 @@ impl std::fmt::Debug for RestInvoker {
 }
 
 impl RestInvoker {
-    /// An invoker of the HTTP service at `url`'s host and port, sending through `client`.
-    pub(crate) fn new(url: Url, client: HttpClient) -> Result<Self, RpcError> {
+    /// An invoker of the HTTP service at `url`'s host and port, sending through `client`,
+    /// over TLS (`https`) when `https`.
+    pub(crate) fn new(url: Url, client: HttpClient, https: bool) -> Result<Self, RpcError> {
         let host = url.host().filter(|h| !h.is_empty()).ok_or_else(|| {
             RpcError::framework(
                 ErrorCode::Config,
@@ -83,6 +84,7 @@ impl RestInvoker {
             host.to_owned()
         };
         let port = match url.port() {
+            0 if https => 443,
             0 => super::DEFAULT_PORT,
             p => p,
         };
@@ -98,7 +100,10 @@ impl RestInvoker {
             .filter(|p| *p > 0)
             .unwrap_or(DEFAULT_PAYLOAD);
         Ok(Self {
-            scheme_and_authority: format!("http://{host}:{port}"),
+            scheme_and_authority: format!(
+                "{}://{host}:{port}",
+                if https { "https" } else { "http" }
+            ),
             context_path,
             url,
             client,

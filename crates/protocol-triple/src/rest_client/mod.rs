@@ -5,8 +5,11 @@
 //!
 //! URL keys of a `rest://host:port` provider URL:
 //!
-//! - `client`: `http1` (the default: HTTP/1.1 with keep-alive) or `h2c` (HTTP/2 over
-//!   plaintext with prior knowledge, one multiplexed connection per host);
+//! - `client`: `http1` (the default: HTTP/1.1 with keep-alive) or `h2c` (HTTP/2 with prior
+//!   knowledge, one multiplexed connection per host; over TLS, HTTP/2 by ALPN `h2`);
+//! - `ssl-enabled`: `true` dials `https` with the protocol's client TLS (`dubbo.ssl`'s
+//!   `client-*` keys; refused without them), `false` plain `http`; unset, `https` when the
+//!   protocol has client TLS (as every connection of an application with it uses TLS);
 //! - `contextpath`: a path in front of every mapped path (Java's protocol key);
 //! - `timeout` / `<method>.timeout` (ms; the call's own deadline first);
 //! - `payload`: the largest answer read, in bytes (8 MiB by default).
@@ -14,6 +17,7 @@
 //! Connections are pooled per host by hyper's client, shared by every reference of the
 //! protocol; idle ones close after 90 s.
 
+mod connector;
 mod health;
 mod invoker;
 mod request;
@@ -27,14 +31,13 @@ use bytes::Bytes;
 use dubbo_core::{BoxFuture, ErrorCode, Exporter, Invoker, Protocol, RpcError};
 use dubbo_url::Url;
 use http_body_util::Full;
-use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::client::legacy::Client;
 use hyper_util::rt::{TokioExecutor, TokioTimer};
 
 pub use invoker::RestInvoker;
 pub use response::STATUS_ATTACHMENT;
 
-/// The port of a `rest://` URL that names none.
+/// The port of a `rest://` URL that names none (443 over TLS).
 pub const DEFAULT_PORT: u16 = 80;
 
 /// The URL key of the path in front of every mapped path.
@@ -46,8 +49,11 @@ pub const CLIENT: &str = "client";
 /// How long an idle pooled connection is kept.
 const IDLE: Duration = Duration::from_secs(90);
 
+/// The URL key turning TLS on (`true`) or off (`false`) for one base URL.
+pub const SSL_ENABLED: &str = crate::protocol::SSL_ENABLED;
+
 /// hyper's pooled client, as the invokers share it.
-pub(crate) type HttpClient = Client<HttpConnector, Full<Bytes>>;
+pub(crate) type HttpClient = Client<connector::RestConnector, Full<Bytes>>;
 
 /// The two pools: HTTP/1.1 and h2c.
 struct Pools {
@@ -59,6 +65,8 @@ struct Pools {
 /// port (`tri`), so `export` is refused with a message saying so.
 pub struct RestProtocol {
     pools: ArcSwapOption<Pools>,
+    /// Whether the connector has client TLS (`https` base URLs by default).
+    tls: bool,
 }
 
 impl Default for RestProtocol {
@@ -74,24 +82,53 @@ impl std::fmt::Debug for RestProtocol {
 }
 
 impl RestProtocol {
-    /// A protocol with empty pools.
+    /// A protocol with empty pools, plaintext only (`ssl-enabled=true` is refused).
     pub fn new() -> Self {
+        Self::with_tls(None)
+    }
+
+    /// A protocol with empty pools whose `https` base URLs use `tls` (the application's
+    /// client TLS: the trust collection server certificates must chain to, and a client
+    /// certificate for mutual TLS). With `tls`, base URLs are `https` unless they say
+    /// `ssl-enabled=false`. The TLS handshake offers ALPN `http/1.1` (`client=http1`) or `h2`
+    /// (`client=h2c`).
+    pub fn with_tls(tls: Option<dubbo_tls::ClientTls>) -> Self {
         let build = |h2: bool| {
             let mut b = Client::builder(TokioExecutor::new());
             b.pool_timer(TokioTimer::new())
                 .timer(TokioTimer::new())
                 .pool_idle_timeout(IDLE)
                 .http2_only(h2);
-            let mut connector = HttpConnector::new();
-            // Calls are small request/answer exchanges: no Nagle delay.
-            connector.set_nodelay(true);
-            b.build(connector)
+            let alpn = if h2 {
+                dubbo_tls::ALPN_H2
+            } else {
+                dubbo_tls::ALPN_HTTP1
+            };
+            b.build(connector::RestConnector::new(tls.clone(), alpn))
         };
         Self {
             pools: ArcSwapOption::from_pointee(Pools {
                 http1: build(false),
                 h2c: build(true),
             }),
+            tls: tls.is_some(),
+        }
+    }
+
+    /// Whether a reference to `url` dials `https`: its `ssl-enabled`, else whether the
+    /// protocol has client TLS. `ssl-enabled=true` without client TLS is an error.
+    fn https(&self, url: &Url) -> Result<bool, RpcError> {
+        match url.parameter(SSL_ENABLED).map(str::trim) {
+            Some("false") => Ok(false),
+            Some("true") if !self.tls => Err(RpcError::framework(
+                ErrorCode::Config,
+                format!(
+                    "{url}: {SSL_ENABLED}=true but no client TLS is configured (set {})",
+                    dubbo_tls::keys::CLIENT_TRUST_CERT_COLLECTION_PATH
+                ),
+            )),
+            Some("true") => Ok(true),
+            _ => Ok(self.tls),
         }
     }
 }
@@ -136,7 +173,8 @@ impl Protocol for RestProtocol {
                     ))
                 }
             };
-            let invoker: Arc<dyn Invoker> = Arc::new(RestInvoker::new(url, client)?);
+            let https = self.https(&url)?;
+            let invoker: Arc<dyn Invoker> = Arc::new(RestInvoker::new(url, client, https)?);
             Ok(invoker)
         })
     }

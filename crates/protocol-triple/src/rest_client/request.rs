@@ -106,7 +106,7 @@ pub(crate) fn plan(invocation: &Invocation, context_path: &str) -> Result<Plan, 
             .to_json()
             .map_err(|e| codec(invocation, param.name, e))?;
         if param.source == ParamSource::Body {
-            body = Some(body_of(mapping, json));
+            body = Some(body_of(mapping, json).map_err(|e| codec(invocation, param.name, e))?);
             continue;
         }
         let values = texts(&json).map_err(|e| codec(invocation, param.name, e))?;
@@ -189,9 +189,13 @@ pub(crate) fn plan(invocation: &Invocation, context_path: &str) -> Result<Plan, 
     })
 }
 
-/// A body argument: the text itself for a method that consumes text, else its JSON.
-fn body_of(mapping: &RestMethod, json: Vec<u8>) -> (Bytes, String) {
-    match mapping.consumes.first() {
+/// A body argument: its YAML for a method that consumes YAML first, the text itself for one
+/// that consumes text, else its JSON.
+fn body_of(mapping: &RestMethod, json: Vec<u8>) -> Result<(Bytes, String), String> {
+    Ok(match mapping.consumes.first() {
+        Some(media) if crate::yaml_body::is_yaml(media) => {
+            (crate::yaml_body::from_json(&json)?, (*media).to_owned())
+        }
         Some(media) if is_text(media) => {
             let text = match serde_json::from_slice::<serde_json::Value>(&json) {
                 Ok(serde_json::Value::String(s)) => Bytes::from(s),
@@ -201,7 +205,7 @@ fn body_of(mapping: &RestMethod, json: Vec<u8>) -> (Bytes, String) {
         }
         Some(media) if media.contains("json") => (Bytes::from(json), (*media).to_owned()),
         _ => (Bytes::from(json), "application/json".to_owned()),
-    }
+    })
 }
 
 /// The default mapping of a method without a verb (or of a signature without a mapping):
@@ -328,6 +332,34 @@ mod tests {
         );
         assert!(fill_template("/files/**", &[]).is_err());
         assert!(fill_template("/u/{id}", &[]).is_err());
+    }
+
+    #[test]
+    fn bodies_by_what_the_method_consumes() {
+        let method = |consumes: &'static [&'static str]| RestMethod {
+            java_name: "put",
+            verb: Some("PUT"),
+            path: "/x",
+            params: &[],
+            consumes,
+            produces: &[],
+            status: 0,
+            headers: &[],
+            returns: "()",
+            returns_schema: None,
+            cors: None,
+            overloaded: false,
+        };
+        let json = br#"{"id":7,"tags":["a"]}"#.to_vec();
+        let (body, media) = body_of(&method(&["application/yaml"]), json.clone()).unwrap();
+        assert_eq!(
+            (&body[..], media.as_str()),
+            (&b"id: 7\ntags:\n- a\n"[..], "application/yaml")
+        );
+        let (body, media) = body_of(&method(&[]), json.clone()).unwrap();
+        assert_eq!((&body[..], media.as_str()), (&json[..], "application/json"));
+        let (body, _) = body_of(&method(&["text/plain"]), b"\"hi\"".to_vec()).unwrap();
+        assert_eq!(&body[..], b"hi");
     }
 
     #[test]

@@ -29,6 +29,8 @@ pub(crate) fn success(status: u16, headers: &http::HeaderMap, body: Bytes) -> Rp
         JsonArg::json(Bytes::from_static(b"null"))
     } else if content_type.contains("json") {
         JsonArg::json(body)
+    } else if let Some(json) = yaml_as_json(&content_type, &body) {
+        JsonArg::json(json)
     } else if content_type.starts_with("text/") || content_type.starts_with("application/octet") {
         // Text is handed over as text: a `String` result takes it whole, a number parses it.
         JsonArg::text(body)
@@ -93,6 +95,16 @@ pub(crate) fn failure(status: u16, body: &[u8]) -> RpcError {
     RpcError::framework(code, format!("HTTP {status}: {message}"))
 }
 
+/// A YAML answer (by its content type) as JSON; `None` for other answers, or YAML that does not
+/// read (then taken as text).
+fn yaml_as_json(content_type: &str, body: &Bytes) -> Option<Bytes> {
+    let media = content_type.split(';').next().unwrap_or("").trim();
+    if !crate::yaml_body::is_yaml(media) {
+        return None;
+    }
+    crate::yaml_body::to_json(body).ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -134,5 +146,13 @@ mod tests {
         assert_eq!(r.value.decode::<String>().unwrap(), "Hello x");
         let r = success(204, &http::HeaderMap::new(), Bytes::new());
         r.value.decode::<()>().unwrap();
+        // YAML is read as the JSON it stands for.
+        let mut h = http::HeaderMap::new();
+        h.insert(
+            "content-type",
+            "application/yaml; charset=utf-8".parse().unwrap(),
+        );
+        let r = success(200, &h, Bytes::from_static(b"- 1\n- 2\n"));
+        assert_eq!(r.value.decode::<Vec<i64>>().unwrap(), [1, 2]);
     }
 }

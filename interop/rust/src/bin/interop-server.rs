@@ -1,5 +1,5 @@
 //! The interop provider: InteropService over dubbo:// and tri://, Greeter and StreamingService over tri://, and on
-//! the tri port the HTTP/1.1 JSON form and REST (UserResource, CONTRACT.md §5). Prints READY when every port accepts connections; exits
+//! the tri port the HTTP/1.1 JSON form and REST (UserResource, CONTRACT.md §5; NoteResource with --notes). Prints READY when every port accepts connections; exits
 //! cleanly on SIGTERM or SIGINT.
 
 // mimalloc: decoding allocates every string, list and map of a call, and it is faster at
@@ -17,14 +17,14 @@ use dubbo_rs::prelude::*;
 use dubbo_triple_greeter::{ContractGreeter, GreeterServer};
 
 const USAGE: &str =
-    "usage: interop-server [--dubbo-port P] [--tri-port Q] [--registry URL] [--app NAME] [--token T] [--auth accesskey --ak ID --sk SECRET | --auth basic --user U --password P] [--delay-ms D] [--qos-port Q] [--param KEY=VALUE] [--pushgateway URL] [--otlp URL] [--metrics-service] [--tls-cert FILE --tls-key FILE [--tls-ca FILE] [--tls-optional] [--tls-reload-ms MS]] [--cors KEY=VALUE]... [--swagger-ui KEY=VALUE]... [--streaming-versions]";
+    "usage: interop-server [--dubbo-port P] [--tri-port Q] [--registry URL] [--app NAME] [--token T] [--auth accesskey --ak ID --sk SECRET | --auth basic --user U --password P] [--delay-ms D] [--qos-port Q] [--param KEY=VALUE] [--pushgateway URL] [--otlp URL] [--metrics-service] [--tls-cert FILE --tls-key FILE [--tls-ca FILE] [--tls-optional] [--tls-reload-ms MS]] [--cors KEY=VALUE]... [--swagger-ui KEY=VALUE]... [--streaming-versions] [--notes]";
 
 #[tokio::main]
 async fn main() -> ExitCode {
     init_logging();
     let args = match Args::parse(
         std::env::args().skip(1),
-        &["metrics-service", "tls-optional", "streaming-versions"],
+        &["metrics-service", "tls-optional", "streaming-versions", "notes"],
     ) {
         Ok(a) => a,
         Err(e) => {
@@ -59,6 +59,7 @@ async fn main() -> ExitCode {
                 | "cors"
                 | "swagger-ui"
                 | "streaming-versions"
+                | "notes"
         )
     }) {
         eprintln!("unknown flag --{unknown}\n{USAGE}");
@@ -181,6 +182,16 @@ async fn run(args: &Args) -> Result<(), String> {
         )
         .await
         .map_err(|e| e.to_string())?;
+    // --notes: NoteResource too, a REST service with service-wide CORS settings.
+    if args.has("notes") {
+        module
+            .export(
+                dubbo_interop::notes::NoteResourceServer::new(dubbo_interop::notes::Notes),
+                options("1.0.0").protocol("tri"),
+            )
+            .await
+            .map_err(|e| e.to_string())?;
+    }
     let mut options_idl = match args.get("token") {
         Some(token) => ServiceOptions::new().parameter("token", token),
         None => ServiceOptions::new(),

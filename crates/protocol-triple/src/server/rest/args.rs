@@ -223,6 +223,7 @@ mod tests {
         default: None,
         required: true,
         rust_type: "i32",
+        schema: None,
         java_type: java_object,
     };
     static B: RestParam = RestParam {
@@ -231,6 +232,7 @@ mod tests {
         default: None,
         required: false,
         rust_type: "Option<i32>",
+        schema: None,
         java_type: java_object,
     };
     static TWO: [RestParam; 2] = [RestParam { ..A }, RestParam { ..B }];
@@ -315,6 +317,7 @@ mod tests {
                 default: None,
                 required: true,
                 rust_type: "String",
+                schema: None,
                 java_type: java_object,
             },
             RestParam {
@@ -323,6 +326,7 @@ mod tests {
                 default: None,
                 required: false,
                 rust_type: "Option<String>",
+                schema: None,
                 java_type: java_object,
             },
             RestParam {
@@ -331,6 +335,7 @@ mod tests {
                 default: Some("none"),
                 required: false,
                 rust_type: "Vec<String>",
+                schema: None,
                 java_type: java_object,
             },
             RestParam {
@@ -339,6 +344,7 @@ mod tests {
                 default: None,
                 required: false,
                 rust_type: "Option<String>",
+                schema: None,
                 java_type: java_object,
             },
         ];
@@ -352,6 +358,7 @@ mod tests {
             status: 0,
             headers: &[],
             returns: "()",
+            returns_schema: None,
             cors: None,
             overloaded: false,
         };

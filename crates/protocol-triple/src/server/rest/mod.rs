@@ -139,7 +139,17 @@ async fn route(
             .get(http::header::CONTENT_TYPE)
             .and_then(|v| v.to_str().ok()),
     );
-    let kind = body_kind(media.as_deref());
+    let mut kind = body_kind(media.as_deref());
+    // A YAML body is read as the JSON document it stands for.
+    let body = if media.as_deref().is_some_and(crate::yaml_body::is_yaml) {
+        kind = BodyKind::Json;
+        body.and_then(|b| {
+            crate::yaml_body::to_json(&b)
+                .map_err(|e| (StatusCode::BAD_REQUEST, format!("malformed YAML body: {e}")))
+        })
+    } else {
+        body
+    };
     let selects = |k: &ServiceKey| {
         group.as_deref().is_none_or(|g| k.group() == Some(g))
             && version.as_deref().is_none_or(|v| k.version() == Some(v))
@@ -502,6 +512,7 @@ static DEFAULT_METHOD: RestMethod = RestMethod {
     status: 0,
     headers: &[],
     returns: "",
+    returns_schema: None,
     cors: None,
     overloaded: false,
 };

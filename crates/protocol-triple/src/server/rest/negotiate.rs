@@ -10,6 +10,7 @@ pub(crate) const JSON: &str = "application/json";
 const TEXT: &str = "text/plain";
 const OCTETS: &str = "application/octet-stream";
 const FORM: &str = "application/x-www-form-urlencoded";
+const YAML: &str = crate::yaml_body::YAML;
 
 /// What a request body is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,11 +58,12 @@ fn format_type(format: &str) -> Option<&'static str> {
         "json" => JSON,
         "text" | "plain" | "txt" => TEXT,
         "bytes" | "binary" | "octet-stream" => OCTETS,
+        "yaml" | "yml" => YAML,
         _ => return None,
     })
 }
 
-/// The answer's media type: among the method's `produces` (or JSON, text and bytes), the
+/// The answer's media type: among the method's `produces` (or JSON, text, bytes and YAML), the
 /// first that `?format=` or `Accept` (by quality) takes; `Err` (406) with the reason when
 /// none is.
 pub(crate) fn choose(
@@ -69,7 +71,7 @@ pub(crate) fn choose(
     accept: Option<&str>,
     format: Option<&str>,
 ) -> Result<&'static str, String> {
-    const DEFAULT: &[&str] = &[JSON, TEXT, OCTETS];
+    const DEFAULT: &[&str] = &[JSON, TEXT, OCTETS, YAML];
     let available = if produces.is_empty() {
         DEFAULT
     } else {
@@ -78,7 +80,11 @@ pub(crate) fn choose(
     let wanted: Vec<String> = if let Some(f) = format {
         match format_type(f) {
             Some(t) => vec![t.to_owned()],
-            None => return Err(format!("format {f:?} is not one of json, text, bytes")),
+            None => {
+                return Err(format!(
+                    "format {f:?} is not one of json, text, bytes, yaml"
+                ))
+            }
         }
     } else {
         let mut ranges: Vec<(String, f32)> = accept
@@ -120,14 +126,18 @@ pub(crate) fn choose(
 
 /// The answer `value` in `media`: JSON for JSON types, the text itself for text types (a
 /// JSON string unquoted, anything else as its JSON), the bytes themselves for
-/// `application/octet-stream` (a byte array or a string). `Err` (406) when the value has no
-/// such form.
+/// `application/octet-stream` (a byte array or a string), its YAML for YAML types. `Err`
+/// (406) when the value has no such form.
 pub(crate) fn encode(value: &Payload, media: &str) -> Result<Bytes, String> {
     let json = value
         .to_json()
         .map_err(|e| format!("the result does not convert to JSON: {e}"))?;
     if body_kind(Some(media)) == BodyKind::Json {
         return Ok(Bytes::from(json));
+    }
+    if crate::yaml_body::is_yaml(media) {
+        return crate::yaml_body::from_json(&json)
+            .map_err(|e| format!("the result does not convert to YAML: {e}"));
     }
     let tree: Option<serde_json::Value> = serde_json::from_slice(&json).ok();
     if media == OCTETS {
@@ -169,6 +179,8 @@ mod tests {
         );
         assert!(choose(&[], Some("application/xml"), None).is_err());
         assert!(choose(&[], None, Some("xml")).is_err());
+        assert_eq!(choose(&[], Some("application/yaml"), None), Ok(YAML));
+        assert_eq!(choose(&[], None, Some("yml")), Ok(YAML));
         assert_eq!(choose(&["text/plain"], None, None), Ok(TEXT));
         assert!(choose(&["text/plain"], Some("application/json"), None).is_err());
         assert_eq!(
@@ -189,5 +201,9 @@ mod tests {
         assert_eq!(&encode(&n, OCTETS).unwrap()[..], &[1, 2]);
         assert_eq!(encode(&Payload::typed(5), TEXT).unwrap(), "5");
         assert!(encode(&Payload::typed(5), OCTETS).is_err());
+        assert_eq!(
+            encode(&Payload::typed(vec![1, 2]), YAML).unwrap(),
+            "- 1\n- 2\n"
+        );
     }
 }

@@ -2,13 +2,15 @@
 //! (JSON, or YAML with `?format=yaml` or `Accept: application/yaml`), generated from the mappings the service macro wrote: each mapped method's verb,
 //! path, parameters, body, status and media types, and each method's default-mapping form.
 //!
-//! Schemas come from the Rust type names the mapping records: numbers, strings, booleans,
-//! bytes, `Vec`, maps and `Option` are described fully; any other type is a named object in
-//! `components.schemas` (its fields are not known here).
+//! Schemas come from the types' `RestSchema` (`#[derive(dubbo_rs::RestSchema)]`: a struct's
+//! fields, an enum's names) and, for types without one, from their names as the mapping
+//! records them: numbers, strings, booleans, bytes, `Vec`, maps and `Option` fully, any other
+//! type a named object in `components.schemas` without its fields.
 
 use std::collections::BTreeMap;
 
 use dubbo_core::rest::{ParamSource, RestMethod, RestParam, RestService};
+use dubbo_core::rest_schema::{by_type_name, RestSchemas};
 use dubbo_core::ServiceKey;
 use serde_json::{json, Map, Value};
 
@@ -38,7 +40,7 @@ pub(crate) fn wants_yaml(query: &[(String, String)], headers: &http::HeaderMap) 
 /// The document for `services` (the live exports with a mapping), in export order.
 pub(crate) fn document(services: &[(ServiceKey, &'static RestService)]) -> Value {
     let mut paths: BTreeMap<String, Map<String, Value>> = BTreeMap::new();
-    let mut schemas = Map::new();
+    let mut schemas = RestSchemas::new();
     for (key, service) in services {
         let simple = service
             .interface
@@ -93,7 +95,7 @@ pub(crate) fn document(services: &[(ServiceKey, &'static RestService)]) -> Value
         },
         "tags": dedup(tags),
         "paths": paths,
-        "components": {"schemas": schemas},
+        "components": {"schemas": schemas.into_map()},
     })
 }
 
@@ -140,14 +142,14 @@ fn mapped_operation(
     key: &ServiceKey,
     m: &'static RestMethod,
     op_id: &str,
-    schemas: &mut Map<String, Value>,
+    schemas: &mut RestSchemas,
 ) -> Value {
     let mut params = Vec::new();
     let mut form = Map::new();
     let mut form_required = Vec::new();
     let mut body = None;
     for p in m.params {
-        let schema = with_default(schema_of(p.rust_type, schemas), p);
+        let schema = with_default(param_schema(p, schemas), p);
         match p.source {
             ParamSource::Body => body = Some((schema, p.required)),
             ParamSource::Form => {
@@ -200,7 +202,7 @@ fn default_operations(
     key: &ServiceKey,
     m: &'static RestMethod,
     op_id: &str,
-    schemas: &mut Map<String, Value>,
+    schemas: &mut RestSchemas,
 ) -> (Value, Value) {
     let params: Vec<Value> = m
         .params
@@ -210,15 +212,11 @@ fn default_operations(
                 "name": p.name,
                 "in": "query",
                 "required": p.required,
-                "schema": schema_of(p.rust_type, schemas),
+                "schema": param_schema(p, schemas),
             })
         })
         .collect();
-    let items: Vec<Value> = m
-        .params
-        .iter()
-        .map(|p| schema_of(p.rust_type, schemas))
-        .collect();
+    let items: Vec<Value> = m.params.iter().map(|p| param_schema(p, schemas)).collect();
     let n = items.len();
     let array = json!({
         "type": "array",
@@ -242,7 +240,7 @@ fn default_operations(
     (get, post)
 }
 
-fn responses(m: &'static RestMethod, schemas: &mut Map<String, Value>) -> Value {
+fn responses(m: &'static RestMethod, schemas: &mut RestSchemas) -> Value {
     let status = if m.status == 0 { 200 } else { m.status };
     let mut ok = json!({"description": "the result"});
     if status != 204 && m.returns != "()" {
@@ -251,7 +249,10 @@ fn responses(m: &'static RestMethod, schemas: &mut Map<String, Value>) -> Value 
         } else {
             m.produces.to_vec()
         };
-        let schema = schema_of(m.returns, schemas);
+        let schema = match m.returns_schema {
+            Some(f) => f(schemas),
+            None => by_type_name(m.returns, schemas),
+        };
         let content: Map<String, Value> = produces
             .iter()
             .map(|p| ((*p).to_owned(), json!({"schema": schema})))
@@ -289,83 +290,13 @@ fn with_default(mut schema: Value, p: &RestParam) -> Value {
     schema
 }
 
-/// The generic arguments of `Name<A, B>`, split at top-level commas.
-fn generic_args(ty: &str) -> Option<(&str, Vec<&str>)> {
-    let open = ty.find('<')?;
-    let inner = ty[open + 1..].strip_suffix('>')?;
-    let mut args = Vec::new();
-    let (mut depth, mut start) = (0usize, 0usize);
-    for (i, c) in inner.char_indices() {
-        match c {
-            '<' | '(' | '[' => depth += 1,
-            '>' | ')' | ']' => depth = depth.saturating_sub(1),
-            ',' if depth == 0 => {
-                args.push(inner[start..i].trim());
-                start = i + 1;
-            }
-            _ => {}
-        }
+/// A parameter's schema: the macro's (the type's `RestSchema`, or its written name), else
+/// made from the written name.
+fn param_schema(p: &RestParam, schemas: &mut RestSchemas) -> Value {
+    match p.schema {
+        Some(f) => f(schemas),
+        None => by_type_name(p.rust_type, schemas),
     }
-    args.push(inner[start..].trim());
-    Some((&ty[..open], args))
-}
-
-/// The JSON schema of a Rust type written as the mapping records it (`Option<Vec<User>>`).
-fn schema_of(ty: &str, schemas: &mut Map<String, Value>) -> Value {
-    let ty = ty.trim();
-    if let Some((name, args)) = generic_args(ty) {
-        let last = name.rsplit("::").next().unwrap_or(name);
-        return match (last, args.as_slice()) {
-            ("Option", [t]) => {
-                let mut s = schema_of(t, schemas);
-                match s.as_object_mut() {
-                    Some(o) if !o.contains_key("$ref") => {
-                        o.insert("nullable".to_owned(), Value::Bool(true));
-                        s
-                    }
-                    _ => json!({"allOf": [s], "nullable": true}),
-                }
-            }
-            ("Vec" | "VecDeque" | "HashSet" | "BTreeSet", [t]) => {
-                json!({"type": "array", "items": schema_of(t, schemas)})
-            }
-            ("HashMap" | "BTreeMap", [_, v]) => {
-                json!({"type": "object", "additionalProperties": schema_of(v, schemas)})
-            }
-            ("Box" | "Arc", [t]) => schema_of(t, schemas),
-            _ => named(last, schemas),
-        };
-    }
-    let last = ty.rsplit("::").next().unwrap_or(ty);
-    match last {
-        "i8" | "i16" | "i32" | "u8" | "u16" => json!({"type": "integer", "format": "int32"}),
-        "i64" | "u32" | "u64" | "i128" | "u128" | "isize" | "usize" => {
-            json!({"type": "integer", "format": "int64"})
-        }
-        "f32" => json!({"type": "number", "format": "float"}),
-        "f64" | "BigDecimal" => json!({"type": "number", "format": "double"}),
-        "bool" => json!({"type": "boolean"}),
-        "String" | "char" | "str" => json!({"type": "string"}),
-        "ByteBuf" | "Bytes" => {
-            json!({"type": "array", "items": {"type": "integer", "format": "int32"}})
-        }
-        "Date" => {
-            json!({"type": "integer", "format": "int64", "description": "epoch milliseconds"})
-        }
-        "()" => json!({}),
-        other => named(other, schemas),
-    }
-}
-
-fn named(name: &str, schemas: &mut Map<String, Value>) -> Value {
-    let name: String = name
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric() || *c == '_')
-        .collect();
-    schemas
-        .entry(name.clone())
-        .or_insert_with(|| json!({"type": "object", "title": name.clone()}));
-    json!({"$ref": format!("#/components/schemas/{name}")})
 }
 
 #[cfg(test)]
@@ -396,23 +327,9 @@ mod tests {
     }
 
     #[test]
-    fn paths_and_schemas() {
+    fn paths() {
         assert_eq!(openapi_path(r"/v/{n:\d{2}}/x"), "/v/{n}/x");
         assert_eq!(openapi_path("/raw/{*rest}"), "/raw/{rest}");
         assert_eq!(openapi_path("/users/{id}"), "/users/{id}");
-        let mut s = Map::new();
-        assert_eq!(
-            schema_of("Option<Vec<User>>", &mut s),
-            json!({"type": "array", "items": {"$ref": "#/components/schemas/User"}, "nullable": true})
-        );
-        assert!(s.contains_key("User"));
-        assert_eq!(
-            schema_of("HashMap<String,i32>", &mut s),
-            json!({"type": "object", "additionalProperties": {"type": "integer", "format": "int32"}})
-        );
-        assert_eq!(
-            schema_of("Option<crate::User>", &mut s),
-            json!({"allOf": [{"$ref": "#/components/schemas/User"}], "nullable": true})
-        );
     }
 }

@@ -130,6 +130,7 @@ mod tests {
                 default: None,
                 required: true,
                 rust_type: "",
+                schema: None,
                 java_type: $ty,
             }
         };
@@ -147,6 +148,7 @@ mod tests {
                 status: 0,
                 headers: &[],
                 returns: "",
+                returns_schema: None,
                 cors: None,
                 overloaded: false,
             }

@@ -261,6 +261,7 @@ mod tests {
             default: None,
             required: true,
             rust_type: "",
+            schema: None,
             java_type,
         }
     }
@@ -281,6 +282,7 @@ mod tests {
             status: 0,
             headers: &[],
             returns: "",
+            returns_schema: None,
             cors: None,
             overloaded: false,
         }

@@ -32,9 +32,15 @@ public final class UserResourceImpl implements UserResource {
         return out;
     }
 
+    /**
+     * The header is named in lower case: Dubbo 3.3.6 writes a ResponseEntity's header names as
+     * given into HTTP/2 HEADERS frames, and HTTP/2 (RFC 9113, 8.2.1) makes a response with an
+     * upper-case field name ({@code Location}) malformed, so every HTTP/2 client (hyper, curl,
+     * nghttp) resets the stream. Over HTTP/1.1 names are case-insensitive and either works.
+     */
     @Override
     public ResponseEntity<User> createUser(User user) {
-        return ResponseEntity.status(201).header("Location", "/users/" + user.getId()).body(user);
+        return ResponseEntity.status(201).header("location", "/users/" + user.getId()).body(user);
     }
 
     @Override
