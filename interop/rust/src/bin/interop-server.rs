@@ -24,7 +24,12 @@ async fn main() -> ExitCode {
     init_logging();
     let args = match Args::parse(
         std::env::args().skip(1),
-        &["metrics-service", "tls-optional", "streaming-versions", "notes"],
+        &[
+            "metrics-service",
+            "tls-optional",
+            "streaming-versions",
+            "notes",
+        ],
     ) {
         Ok(a) => a,
         Err(e) => {
