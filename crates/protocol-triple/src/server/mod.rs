@@ -39,6 +39,7 @@ use crate::config::TripleConfig;
 use crate::status::Status;
 use idl::IdlEntry;
 pub use idl::{IdlInvoker, IdlServerCall};
+use route_select::java_fallback;
 use routing::Router;
 pub use routing::{BoxFuture, IdlService, MethodKind, ServerCall, ServerReply};
 use shutdown::ShutdownSignal;
@@ -113,12 +114,21 @@ impl ServerShared {
             }
             return Box::pin(idl::serve(entry, call));
         }
-        let key = interface::request_service_key(&service, &call.metadata);
-        let invoker = self.exporters.get_with_fallback(&key).or_else(|| {
+        let mut key = interface::request_service_key(&service, &call.metadata);
+        let mut invoker = self.exporters.get_with_fallback(&key).or_else(|| {
             let (_, last) = service.rsplit_once('/')?;
             self.exporters
                 .get_with_fallback(&interface::request_service_key(last, &call.metadata))
         });
+        if invoker.is_none() {
+            // Several exports of the interface and none named exactly: the one Java's Triple
+            // server falls back to (the group's 1.0.0, else the one with neither), as streams
+            // of the same interface choose.
+            if let Some((chosen, found)) = java_fallback(&self.exporters, &key) {
+                key = chosen;
+                invoker = Some(found);
+            }
+        }
         match (invoker, idl_has_method) {
             (Some(invoker), _) => Box::pin(interface::serve(invoker, key, call)),
             (None, Some(false)) => Box::pin(async move {

@@ -26,6 +26,17 @@ pub(crate) fn select<'a, T>(
     group: Option<&str>,
     version: Option<&str>,
 ) -> Option<&'a T> {
+    select_keyed(exports, &key_of, group, version).or_else(|| exports.first())
+}
+
+/// [`select`]'s first three steps, for exports kept in no order (the unary calls' export
+/// table, a hash map): with none of them, no export is chosen rather than an arbitrary one.
+pub(crate) fn select_keyed<'a, T>(
+    exports: &'a [T],
+    key_of: impl Fn(&T) -> &ServiceKey,
+    group: Option<&str>,
+    version: Option<&str>,
+) -> Option<&'a T> {
     // One export answers everything (the common case: no key to compare).
     if let [only] = exports {
         return Some(only);
@@ -42,7 +53,23 @@ pub(crate) fn select<'a, T>(
                 .find(|e| is(key_of(e), group, Some(DEFAULT_VERSION)))
         })
         .or_else(|| exports.iter().find(|e| is(key_of(e), None, None)))
-        .or_else(|| exports.first())
+}
+
+/// The export of `requested`'s interface that [`select_keyed`] picks from `exports` for its
+/// group and version, with its key; `None` when the interface has no export or the choice
+/// would be a guess.
+pub(crate) fn java_fallback(
+    exports: &dubbo_core::ExportTable,
+    requested: &ServiceKey,
+) -> Option<(ServiceKey, std::sync::Arc<dyn dubbo_core::Invoker>)> {
+    let same: Vec<ServiceKey> = exports
+        .keys()
+        .into_iter()
+        .filter(|k| k.interface() == requested.interface())
+        .collect();
+    let chosen = select_keyed(&same, |k| k, requested.group(), requested.version())?;
+    let invoker = exports.get(chosen)?;
+    Some((chosen.clone(), invoker))
 }
 
 #[cfg(test)]
@@ -113,5 +140,16 @@ mod tests {
         let one = keys(&[(Some("g"), Some("2.0.0"))]);
         assert_eq!(pick(&one, None, Some("5")), Some(format!("g/{I}:2.0.0")));
         assert_eq!(pick(&[], None, None), None);
+    }
+
+    #[test]
+    fn in_no_order_no_export_is_guessed() {
+        let e = keys(&[(None, Some("3.0.0")), (None, Some("2.0.0"))]);
+        assert_eq!(select_keyed(&e, |k| k, None, None), None);
+        let e = keys(&[(None, Some("3.0.0")), (None, Some("1.0.0"))]);
+        assert_eq!(
+            select_keyed(&e, |k| k, None, None).map(|k| k.to_string()),
+            Some(format!("{I}:1.0.0"))
+        );
     }
 }
