@@ -154,7 +154,8 @@ admin_local_metadata() {
     start_server admin_local_provider java -Djava.net.preferIPv4Stack=true -cp "$INTEROP_JAVA_DUBBO_JAR" \
     org.apache.dubbo.interop.Provider --dubbo-port "$dubbo" --tri-port "$tri" \
     --app "$ADM_LOCAL_APP" --registry "$ZK_URL?register-mode=instance" || return 1
-  if "$TARGET_DIR/debug/dubbo" ls --registry "$ZK_URL" | grep -q "$ADM_LOCAL_APP"; then
+  if /usr/share/zookeeper/bin/zkCli.sh -server "${ZK_URL#zookeeper://}" ls "/dubbo/$ADM_IFACE/providers" 2>/dev/null |
+    grep -q "$ADM_LOCAL_APP"; then
     echo "$ADM_LOCAL_APP registered at interface level too"
     stop_server admin_local_provider
     return 1
@@ -188,9 +189,36 @@ PY
     cat "$WORK/admin-local-search.json" "$WORK/admin-local-detail.json" "$WORK/admin-local-instances.json"
   else
     admin_invoke "dubbo://127.0.0.1:$dubbo" || rc=1
+    admin_cli_local "$dubbo" "$tri" || rc=1
   fi
   stop_server admin_local_provider || rc=1
   return $rc
+}
+
+# The same provider through the `dubbo` tool, which shares the admin's reading of
+# application-level instances: `ls` lists its services on both protocols with source
+# "application" (its MetadataService asked, as nothing is in the registry's /dubbo tree nor in
+# the report's revisions), and `describe` without --version finds both versions' definitions
+# through the mapping and the instance's metadata.
+admin_cli_local() {
+  local dubbo=$1 tri=$2
+  "$TARGET_DIR/debug/dubbo" ls --registry "$ZK_URL" -o json >"$WORK/admin-cli-local-ls.json" || return 1
+  "$TARGET_DIR/debug/dubbo" describe "$ADM_IFACE" --registry "$ZK_URL" --app "$ADM_LOCAL_APP" -o json \
+    >"$WORK/admin-cli-local-describe.json" || return 1
+  python3 - "$WORK" "$ADM_LOCAL_APP" "$dubbo" "$tri" <<'PY'
+import json, sys
+work, app, dubbo, tri = sys.argv[1:5]
+rows = [r for r in json.load(open(work + "/admin-cli-local-ls.json"))["services"] if r["application"] == app]
+mine = {(r["service"], r["version"], r["protocol"], r["address"].rsplit(":", 1)[1], tuple(r["sources"])) for r in rows}
+iface, a = "org.apache.dubbo.interop.InteropService", ("application",)
+want = {(iface, "1.0.0", "dubbo", dubbo, a), (iface, "1.0.0", "tri", tri, a),
+        (iface, "2.0.0", "dubbo", dubbo, a), (iface, "2.0.0", "tri", tri, a)}
+defs = {(d["application"], d["version"]) for d in json.load(open(work + "/admin-cli-local-describe.json"))["definitions"]}
+print("dubbo ls:", sorted(mine))
+print("dubbo describe:", sorted(defs))
+sys.exit(0 if want <= mine and all(r["sources"] == ["application"] for r in rows)
+         and {(app, "1.0.0"), (app, "2.0.0")} <= defs else 1)
+PY
 }
 
 # Consumers as Java 3.3 leaves them. A Java consumer registers its consumer URL (under
@@ -512,7 +540,7 @@ admin_steps() {
     admin_generated_password
   step "admin API: 401 without a session, wrong password refused, read-only user may not call" admin_login
   step "admin API: service search finds both providers' applications; instances with QoS addresses" admin_search
-  step "admin API: a Java 3.3 provider registered at application level only, metadata behind its MetadataService (local): its services, providers and instance shown, a call answers" \
+  step "admin API and dubbo ls/describe: a Java 3.3 provider registered at application level only, metadata behind its MetadataService (local): its services, providers and instance shown, a call answers" \
     admin_local_metadata
   step "admin API: consumers: a Java 3.3 consumer in APPLICATION_FIRST is listed, one in FORCE_APPLICATION (registered nowhere) is not" \
     admin_consumers

@@ -20,7 +20,6 @@ pub mod console;
 pub mod data_dir;
 pub mod error;
 pub mod html;
-pub mod instance_metadata;
 pub mod interner;
 pub mod page;
 pub mod ports;

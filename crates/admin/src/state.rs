@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::{Duration, Instant};
 
+use dubbo_cli::dubbo::instance_metadata::InstanceMetadata;
 use dubbo_core::Extensions;
 use dubbo_url::Url;
 
@@ -13,7 +14,6 @@ use crate::audit::AuditLog;
 use crate::catalog::Catalog;
 use crate::catalog_read;
 use crate::error::AdminError;
-use crate::instance_metadata::InstanceMetadata;
 use crate::interner::Interner;
 use crate::rules::RuleStore;
 use crate::session::SessionKey;
@@ -76,7 +76,7 @@ impl AdminState {
             reading: tokio::sync::Mutex::new(()),
             refreshing: AtomicBool::new(false),
             texts: Arc::new(Mutex::new(Interner::new())),
-            fetched: InstanceMetadata::new(),
+            fetched: InstanceMetadata::new("dubbo-admin"),
         })
     }
 
