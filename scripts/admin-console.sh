@@ -272,6 +272,45 @@ PY
   return $rc
 }
 
+# What references leave in the metadata report: a Rust consumer (interop-client) calling
+# InteropService 1.0.0 through ZooKeeper writes its reference's URL parameters, a JSON object of
+# strings, at Java's path (/dubbo/metadata/IFACE/1.0.0/consumer/APP, persistent), as the Java
+# 3.3 APPLICATION_FIRST consumer of admin_consumers did at its own: both entries are read from
+# ZooKeeper and compared (side, interface, version, application, and the keys they share).
+# A second Rust consumer with report-definition=false on its registry URL writes none.
+admin_consumer_entry() {
+  local zk="${ZK_URL#zookeeper://}" base="/dubbo/metadata/$ADM_IFACE/1.0.0/consumer" app
+  for app in "admin-consumer-rust:" "admin-consumer-rust-off:?report-definition=false"; do
+    DUBBO_IP_TO_BIND=::ffff:127.0.0.1 rust_client --registry "$ZK_URL${app#*:}" --app "${app%%:*}" \
+      --load 20 --duration 2 --concurrency 1 >"$WORK/${app%%:*}.out" 2>"$WORK/${app%%:*}.err" ||
+      { tail -n 5 "$WORK/${app%%:*}.out" "$WORK/${app%%:*}.err"; return 1; }
+  done
+  for app in admin-consumer-af admin-consumer-rust admin-consumer-rust-off; do
+    /usr/share/zookeeper/bin/zkCli.sh -server "$zk" get "$base/$app" 2>/dev/null | grep '^{' >"$WORK/entry-$app.json"
+  done
+  python3 - "$WORK" <<'PY'
+import json, os, sys
+work = sys.argv[1]
+read = lambda app: open(f"{work}/entry-{app}.json").read().strip()
+java, rust = json.loads(read("admin-consumer-af")), json.loads(read("admin-consumer-rust"))
+ok = True
+for app, entry in (("admin-consumer-af", java), ("admin-consumer-rust", rust)):
+    fine = (all(isinstance(v, str) for v in entry.values()) and entry.get("side") == "consumer"
+            and entry.get("interface") == "org.apache.dubbo.interop.InteropService"
+            and entry.get("version") == "1.0.0" and entry.get("application") == app)
+    print(app, "entry:", "as expected" if fine else "WRONG", json.dumps(entry, sort_keys=True))
+    ok = ok and fine
+shared = sorted(set(java) & set(rust))
+print("keys both write:", shared)
+print("keys only Java's reference writes:", sorted(set(java) - set(rust)))
+print("keys only the Rust reference writes:", sorted(set(rust) - set(java)))
+off = read("admin-consumer-rust-off")
+print("with report-definition=false:", off or "no entry")
+want = {"application", "interface", "version", "side", "release", "dubbo", "timestamp", "protocol", "timeout"}
+sys.exit(0 if ok and want <= set(shared) and not off else 1)
+PY
+}
+
 # The service's methods, from the published definitions: the contract methods are there.
 admin_methods() {
   local out
@@ -544,6 +583,8 @@ admin_steps() {
     admin_local_metadata
   step "admin API: consumers: a Java 3.3 consumer in APPLICATION_FIRST is listed, one in FORCE_APPLICATION (registered nowhere) is not" \
     admin_consumers
+  step "consumer entries in the metadata report: a Rust reference writes its URL parameters at Java's path, as the Java 3.3 consumer does (compared); none with report-definition=false" \
+    admin_consumer_entry
   step "admin API: methods of InteropService from the published definitions" admin_methods
   step "admin API: invoke sayHello at the Java provider (dubbo://)" admin_invoke "dubbo://127.0.0.1:$ADM_JAVA_DUBBO"
   step "admin API: invoke sayHello at the Rust provider (tri://)" admin_invoke "tri://127.0.0.1:$ADM_RUST_TRI"
