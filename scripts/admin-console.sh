@@ -140,6 +140,39 @@ PY
   return 1
 }
 
+# The catalog follows the registry's pushes: a Rust provider started after the admin read the
+# registry (registering both ways) is searchable within 3 s of its READY, and gone within 3 s
+# of its stop, while GET /api/v1/catalog shows the catalog live and no whole re-read made
+# (fullReads unchanged), only updates from the watches.
+admin_live() {
+  local base="http://127.0.0.1:$ADM_PORT" app=admin-live-rust before after t0 seen gone n
+  admin_live_count() {
+    admin_curl "$WORK/admin.jar" -f "$base/api/v1/service?pattern=application&filter=$app&size=100" |
+      python3 -c 'import json,sys; print(sum(sys.argv[1] in s["applications"] for s in json.load(sys.stdin)["content"]))' "$app"
+  }
+  before=$(admin_curl "$WORK/admin.jar" -f "$base/api/v1/catalog") || return 1
+  echo "before: $before"
+  start_server admin_live_provider "$TARGET_DIR/debug/interop-server" --dubbo-port "$(free_port)" \
+    --tri-port "$(free_port)" --registry "$ZK_URL" --app "$app" || return 1
+  t0=$(date +%s%N)
+  for n in $(seq 1 60); do [ "$(admin_live_count)" -gt 0 ] && break; sleep 0.05; done
+  seen=$((($(date +%s%N) - t0) / 1000000))
+  stop_server admin_live_provider || return 1
+  t0=$(date +%s%N)
+  for n in $(seq 1 60); do [ "$(admin_live_count)" -eq 0 ] && break; sleep 0.05; done
+  gone=$((($(date +%s%N) - t0) / 1000000))
+  after=$(admin_curl "$WORK/admin.jar" -f "$base/api/v1/catalog") || return 1
+  echo "after: $after"
+  echo "$app searchable ${seen} ms after READY, gone ${gone} ms after its stop"
+  python3 - "$before" "$after" "$seen" "$gone" <<'PY'
+import json, sys
+before, after = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+seen, gone = int(sys.argv[3]), int(sys.argv[4])
+sys.exit(0 if before["live"] and after["live"] and after["fullReads"] == before["fullReads"]
+         and after["updates"] > before["updates"] and seen <= 3000 and gone <= 3000 else 1)
+PY
+}
+
 # A Java 3.3 provider registered at application level only (register-mode instance) with its
 # metadata kept behind its MetadataService (storage type local, Java's default): nothing of
 # it is under /dubbo/*/providers nor in the metadata report's revisions, so the admin shows its
@@ -579,6 +612,8 @@ admin_steps() {
     admin_generated_password
   step "admin API: 401 without a session, wrong password refused, read-only user may not call" admin_login
   step "admin API: service search finds both providers' applications; instances with QoS addresses" admin_search
+  step "admin API: a provider started and stopped after the admin read the registry is shown and withdrawn within 3 s through the watches (no whole re-read)" \
+    admin_live
   step "admin API and dubbo ls/describe: a Java 3.3 provider registered at application level only, metadata behind its MetadataService (local): its services, providers and instance shown, a call answers" \
     admin_local_metadata
   step "admin API: consumers: a Java 3.3 consumer in APPLICATION_FIRST is listed, one in FORCE_APPLICATION (registered nowhere) is not" \

@@ -299,3 +299,20 @@ pub async fn prometheus_sd(
     let catalog = state.catalog().await?;
     Ok(Json(crate::sd::targets(&catalog.instances)))
 }
+
+/// `GET /api/v1/catalog`: how the catalog is kept: `live` (from the registry's pushes) or
+/// not (re-read), how many whole reads and how many updates from pushes made it, and its size.
+pub async fn catalog_status(
+    State(state): State<Arc<AdminState>>,
+    _user: LoggedIn,
+) -> Result<Json<Value>, AdminError> {
+    let catalog = state.catalog().await?;
+    let (live, full_reads, updates) = state.catalog_counts();
+    Ok(Json(json!({
+        "live": live,
+        "fullReads": full_reads,
+        "updates": updates,
+        "providers": catalog.providers.len(),
+        "instances": catalog.instances.len(),
+    })))
+}

@@ -4,11 +4,12 @@
 //! with many requests in flight, so a registry of tens of thousands of services and instances
 //! is read in seconds rather than one round trip after another.
 
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use dubbo_cli::dubbo::app_level::{self, IN_FLIGHT};
 use dubbo_cli::dubbo::connect;
-use dubbo_cli::dubbo::instance_metadata::InstanceMetadata;
+use dubbo_cli::dubbo::instance_metadata::{InstanceMetadata, RevisionKey};
 use dubbo_core::Extensions;
 use dubbo_registry::{MetadataInfo, RegistryError, ServiceInstance};
 use dubbo_url::Url;
@@ -22,6 +23,20 @@ use crate::error::AdminError;
 use crate::interner::Interner;
 use crate::sources::Sources;
 
+/// What a catalog is made of, as read from the registry: each service's interface-level
+/// providers, each application's instances and the metadata of the revisions they announce.
+/// Kept by the live catalog ([`crate::catalog_live`]), which replaces one service's or one
+/// application's part at a time as the registry pushes changes.
+#[derive(Default)]
+pub struct Parts {
+    /// Interface-level providers, by service (interface) name.
+    pub interface: HashMap<String, Vec<ProviderEntry>>,
+    /// Instances, by application.
+    pub apps: BTreeMap<String, Vec<ServiceInstance>>,
+    /// The metadata of every revision the instances announce that could be read.
+    pub metadata: HashMap<RevisionKey, Arc<MetadataInfo>>,
+}
+
 /// Reads the whole catalog from the registry at `registry_url`; `qos_port` gives the QoS
 /// port of an application's instances.
 ///
@@ -34,31 +49,93 @@ pub async fn read(
     texts: &Arc<Mutex<Interner>>,
     fetched: &InstanceMetadata,
 ) -> Result<Catalog, AdminError> {
-    let providers = interface_providers(ext, registry_url, texts).await?;
+    let parts = read_parts(ext, registry_url, texts, fetched).await?;
+    Ok(build(&parts, qos_port, texts))
+}
+
+/// Reads every part of the catalog from the registry at `registry_url`.
+pub async fn read_parts(
+    ext: &Extensions,
+    registry_url: &Url,
+    texts: &Arc<Mutex<Interner>>,
+    fetched: &InstanceMetadata,
+) -> Result<Parts, AdminError> {
+    let interface = interface_providers(ext, registry_url, texts).await?;
     let apps = app_level::instances(ext, registry_url).await?;
-    let mut entries: Vec<InstanceEntry> =
-        Vec::with_capacity(apps.iter().map(|(_, list)| list.len()).sum());
-    {
-        let mut t = lock(texts);
-        for (app, list) in &apps {
-            for i in list {
-                entries.push(instance_entry(i, qos_port(app), &mut t));
-            }
-        }
-    }
     let report = connect::report(ext, registry_url).await.ok();
     let metadata = app_level::revision_metadata(report, &apps, fetched).await;
+    Ok(Parts {
+        interface,
+        apps: apps.into_iter().collect(),
+        metadata,
+    })
+}
+
+/// The metadata of `parts`' revisions brought up to date: revisions no instance announces any
+/// more dropped, new ones read (the report's, else the instances' MetadataService's).
+pub async fn refresh_metadata(
+    parts: &mut Parts,
+    ext: &Extensions,
+    registry_url: &Url,
+    fetched: &InstanceMetadata,
+) {
+    let announced: HashSet<RevisionKey> = parts
+        .apps
+        .iter()
+        .flat_map(|(app, list)| list.iter().map(|i| (app.clone(), i.revision().to_owned())))
+        .collect();
+    parts.metadata.retain(|k, _| announced.contains(k));
+    let missing: Vec<(String, Vec<ServiceInstance>)> = parts
+        .apps
+        .iter()
+        .filter_map(|(app, list)| {
+            let new: Vec<ServiceInstance> = list
+                .iter()
+                .filter(|i| {
+                    !parts
+                        .metadata
+                        .contains_key(&(app.clone(), i.revision().to_owned()))
+                })
+                .cloned()
+                .collect();
+            (!new.is_empty()).then(|| (app.clone(), new))
+        })
+        .collect();
+    if missing.is_empty() {
+        return;
+    }
+    let report = connect::report(ext, registry_url).await.ok();
+    let found = app_level::revision_metadata(report, &missing, fetched).await;
+    parts.metadata.extend(found);
+}
+
+/// The catalog of `parts`: providers found both ways merged, instances with their QoS
+/// addresses, indexed.
+pub fn build(
+    parts: &Parts,
+    qos_port: &(dyn Fn(&str) -> u16 + Sync),
+    texts: &Arc<Mutex<Interner>>,
+) -> Catalog {
+    let mut t = lock(texts);
+    let mut entries: Vec<InstanceEntry> =
+        Vec::with_capacity(parts.apps.values().map(Vec::len).sum());
+    for (app, list) in &parts.apps {
+        for i in list {
+            entries.push(instance_entry(i, qos_port(app), &mut t));
+        }
+    }
     // The providers instances' metadata names, one at a time: most are the interface-level
     // registrations again, dropped as soon as they are made.
-    let mut t = lock(texts);
-    let mut set = Dedup::with_capacity(providers.len());
-    for p in providers {
-        set.push(p);
+    let mut set = Dedup::with_capacity(parts.interface.values().map(Vec::len).sum());
+    for list in parts.interface.values() {
+        for p in list {
+            set.push(p.clone());
+        }
     }
-    for (app, list) in &apps {
+    for (app, list) in &parts.apps {
         for i in list {
             let key = (app.clone(), i.revision().to_owned());
-            if let Some(info) = metadata.get(&key) {
+            if let Some(info) = parts.metadata.get(&key) {
                 for p in application_providers(app, i, info, &mut t) {
                     set.push(p);
                 }
@@ -66,9 +143,17 @@ pub async fn read(
         }
     }
     let providers = set.finish();
-    drop(metadata);
-    drop(apps);
-    Ok(merge_deduplicated(providers, entries, qos_port, &mut t))
+    merge_deduplicated(providers, entries, qos_port, &mut t)
+}
+
+/// The providers of the registered `urls` (`empty://` left out), their texts shared
+/// through `texts`.
+pub fn providers_of_urls(urls: &[Url], texts: &Mutex<Interner>) -> Vec<ProviderEntry> {
+    let mut t = lock(texts);
+    urls.iter()
+        .filter(|u| u.protocol() != Some("empty"))
+        .map(|u| provider_of_url(u, &mut t))
+        .collect()
 }
 
 /// The provider of the registered `url`, its texts shared through `t`.
@@ -92,22 +177,22 @@ fn provider_of_url(url: &Url, t: &mut Interner) -> ProviderEntry {
     }
 }
 
-/// Every provider registered at interface level; none from a registry that cannot list its
-/// services.
+/// Every provider registered at interface level, by service; none from a registry that
+/// cannot list its services.
 async fn interface_providers(
     ext: &Extensions,
     registry_url: &Url,
     texts: &Arc<Mutex<Interner>>,
-) -> Result<Vec<ProviderEntry>, AdminError> {
+) -> Result<HashMap<String, Vec<ProviderEntry>>, AdminError> {
     let registry = connect::registry(ext, registry_url).await?;
-    let result: Result<Vec<ProviderEntry>, RegistryError> = async {
+    let result: Result<HashMap<String, Vec<ProviderEntry>>, RegistryError> = async {
         let services = match registry.services().await {
             Ok(s) => s,
             // A registry that cannot list its services has no interface-level view to show.
-            Err(RegistryError::Unsupported { .. }) => return Ok(Vec::new()),
+            Err(RegistryError::Unsupported { .. }) => return Ok(HashMap::new()),
             Err(e) => return Err(e),
         };
-        let lists: Vec<Vec<ProviderEntry>> = stream::iter(services)
+        stream::iter(services)
             .map(|service| {
                 let registry = Arc::clone(&registry);
                 let texts = Arc::clone(texts);
@@ -115,20 +200,13 @@ async fn interface_providers(
                     let urls = registry
                         .lookup(&connect::any_provider_of(&service)?)
                         .await?;
-                    let mut t = lock(&texts);
-                    Ok::<_, RegistryError>(
-                        urls.iter().map(|u| provider_of_url(u, &mut t)).collect(),
-                    )
+                    let list = providers_of_urls(&urls, &texts);
+                    Ok::<_, RegistryError>((service, list))
                 }
             })
             .buffer_unordered(IN_FLIGHT)
             .try_collect()
-            .await?;
-        let mut all = Vec::with_capacity(lists.iter().map(Vec::len).sum());
-        for list in lists {
-            all.extend(list);
-        }
-        Ok(all)
+            .await
     }
     .await;
     registry.destroy().await;

@@ -15,6 +15,7 @@ pub mod audit;
 pub mod auth;
 pub mod catalog;
 pub mod catalog_index;
+pub mod catalog_live;
 pub mod catalog_read;
 pub mod console;
 pub mod data_dir;
