@@ -494,6 +494,52 @@ PY
   return 1
 }
 
+# Metrics over time from Prometheus: a second admin started with --prometheus at the Prometheus
+# of admin_prometheus answers GET /api/v1/instance/ID/metrics/range for the Rust provider with
+# Prometheus's query_range series: sayHello's requests/s positive while the admin calls it, and
+# the same methods as Prometheus's own answer to the same query; the first admin, with no
+# Prometheus configured, answers 404.
+admin_prometheus_range() {
+  local port jar="$WORK/admin-prom.jar" id code i rc=1 base
+  port=$(free_port)
+  start_server admin_prom "$TARGET_DIR/debug/dubbo-admin" --registry "$ZK_URL" --port "$port" \
+    --config "$WORK/admin.yaml" --data-dir "$WORK/admin-prom-data" \
+    --prometheus "http://127.0.0.1:$ADM_PROM_PORT" || return 1
+  base="http://127.0.0.1:$port"
+  rm -f "$jar"
+  admin_curl "$jar" -f -H 'Content-Type: application/json' \
+    -d "{\"username\":\"$ADM_USER\",\"password\":\"$ADM_PASSWORD\"}" "$base/api/v1/auth/login" >/dev/null ||
+    { stop_server admin_prom; return 1; }
+  id=$(admin_curl "$jar" -f "$base/api/v1/instances?filter=$ADM_RUST_APP" |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["content"][0]["id"])')
+  code=$(admin_curl "$WORK/admin.jar" -o /dev/null -w '%{http_code}' "http://127.0.0.1:$ADM_PORT/api/v1/instance/$id/metrics/range")
+  echo "without Prometheus configured: HTTP $code"
+  for i in $(seq 1 40); do
+    admin_invoke "dubbo://127.0.0.1:$ADM_RUST_DUBBO" >/dev/null
+    admin_curl "$jar" -f "$base/api/v1/instance/$id/metrics/range?minutes=5" >"$WORK/admin-range.json" &&
+      curl -s --get --data-urlencode "query=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["query"])' "$WORK/admin-range.json")" \
+        "http://127.0.0.1:$ADM_PROM_PORT/api/v1/query" >"$WORK/admin-range-prom.json" &&
+      python3 - "$WORK" "$code" <<'PY' && { rc=0; break; }
+import json, sys
+work, code = sys.argv[1:3]
+r = json.load(open(work + "/admin-range.json"))
+own = {s["metric"].get("method") for s in json.load(open(work + "/admin-range-prom.json"))["data"]["result"]}
+series = {s["method"]: s["points"] for s in r["series"]}
+hello = series.get("sayHello", [])
+ok = (code == "404" and r["source"] == "prometheus" and hello and hello[-1][1] > 0 and set(series) == own)
+if ok:
+    print("query:", r["query"], "step", r["step"], "s")
+    print("sayHello requests/s, last points:", [round(p[1], 3) for p in hello[-5:]])
+    print("methods from the admin:", sorted(series), "= Prometheus's own answer")
+sys.exit(0 if ok else 1)
+PY
+    sleep 1
+  done
+  [ $rc -eq 0 ] || cat "$WORK/admin-range.json" "$WORK/admin-range-prom.json"
+  stop_server admin_prom || rc=1
+  return $rc
+}
+
 # The API checks on another registry ($1: a label, $2: the registry URL): a Rust provider
 # registering there (both ways, its definitions in that registry's metadata report) as
 # admin-provider-rust-$1, and a second admin on that registry. The service search finds it with
@@ -629,6 +675,8 @@ admin_steps() {
   step "admin API: a broken rule is refused; a weight rule is written and rolled back; the audit log has them" admin_rules
   step "admin API: Prometheus service discovery lists both instances' QoS addresses" admin_sd
   step "Prometheus with http_sd_configs at the admin: both instances discovered and scraped, the Rust one up with its calls" admin_prometheus
+  step "metrics over time from Prometheus (query_range) for an instance through a second admin with --prometheus" \
+    admin_prometheus_range
   stop_daemon admin_prometheus >/dev/null 2>&1 || true
   step "start etcd (Debian etcd-server, scripts/etcd.sh) for the admin" admin_etcd_up
   step "admin API on etcd: search, service detail (both ways), instance, methods from the report, invoke through etcd" \

@@ -24,6 +24,7 @@ pub mod html;
 pub mod interner;
 pub mod page;
 pub mod ports;
+pub mod prometheus_range;
 pub mod qos_metrics;
 pub mod rules;
 pub mod sd;

@@ -25,13 +25,15 @@ fn command() -> Command {
         .arg(Arg::new("port").long("port").value_name("P").value_parser(clap::value_parser!(u16))
             .help("the port on 127.0.0.1 (default 38080)"))
         .arg(Arg::new("config").long("config").value_name("FILE")
-            .help("YAML configuration: users, session-key, data-dir, qos-port, qos-ports, config-center"))
+            .help("YAML configuration: users, session-key, data-dir, qos-port, qos-ports, config-center, prometheus"))
         .arg(Arg::new("data-dir").long("data-dir").value_name("DIR")
             .help("where the session key, a generated password and the audit log are kept (default ./dubbo-admin-data)"))
         .arg(Arg::new("qos-port").long("qos-port").value_name("Q").value_parser(clap::value_parser!(u16))
             .help("the QoS port of instances with no port of their own (default 22222)"))
         .arg(Arg::new("qos-port-of").long("qos-port-of").value_name("APP=PORT").action(ArgAction::Append)
             .help("the QoS port of the instances of one application"))
+        .arg(Arg::new("prometheus").long("prometheus").value_name("URL")
+            .help("a Prometheus server scraping the instances (http://host:port): metrics over time"))
 }
 
 fn settings(m: &clap::ArgMatches) -> Result<Settings, AdminError> {
@@ -65,6 +67,10 @@ fn settings(m: &clap::ArgMatches) -> Result<Settings, AdminError> {
             .or(file.qos_port)
             .unwrap_or(DEFAULT_QOS_PORT),
         qos_ports: qos_ports.into_iter().collect::<BTreeMap<_, _>>(),
+        prometheus: m
+            .get_one::<String>("prometheus")
+            .cloned()
+            .or(file.prometheus.clone()),
     })
 }
 

@@ -23,6 +23,10 @@ pub fn router(state: Arc<AdminState>) -> Router {
         .route("/api/v1/instances", get(c::search_instances))
         .route("/api/v1/instance/{id}", get(c::instance_detail))
         .route("/api/v1/instance/{id}/metrics", get(c::instance_metrics))
+        .route(
+            "/api/v1/instance/{id}/metrics/range",
+            get(c::instance_metrics_range),
+        )
         .route("/api/v1/prometheus/sd", get(c::prometheus_sd))
         .route("/api/v1/invoke", post(w::invoke))
         .route(

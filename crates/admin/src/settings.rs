@@ -35,6 +35,8 @@ pub struct Settings {
     pub qos_port: u16,
     /// QoS ports by application.
     pub qos_ports: BTreeMap<String, u16>,
+    /// A Prometheus server scraping the instances (`http://host:port`), for metrics over time.
+    pub prometheus: Option<String>,
 }
 
 /// The configuration file (`--config FILE`, YAML).
@@ -59,6 +61,9 @@ pub struct FileSettings {
     /// `config-center`: a config centre other than the registry.
     #[serde(default)]
     pub config_center: Option<String>,
+    /// `prometheus`: a Prometheus server's base URL (`http://host:port`).
+    #[serde(default)]
+    pub prometheus: Option<String>,
 }
 
 /// One user of the configuration file.
