@@ -50,7 +50,13 @@ pub async fn read(
     fetched: &InstanceMetadata,
 ) -> Result<Catalog, AdminError> {
     let parts = read_parts(ext, registry_url, texts, fetched).await?;
-    Ok(build(&parts, qos_port, texts))
+    Ok(into_catalog(parts, qos_port, texts))
+}
+
+/// How many providers (interface level) and instances `parts` hold.
+pub fn size(parts: &Parts) -> usize {
+    parts.interface.values().map(Vec::len).sum::<usize>()
+        + parts.apps.values().map(Vec::len).sum::<usize>()
 }
 
 /// Reads every part of the catalog from the registry at `registry_url`.
@@ -110,40 +116,77 @@ pub async fn refresh_metadata(
 }
 
 /// The catalog of `parts`: providers found both ways merged, instances with their QoS
-/// addresses, indexed.
+/// addresses, indexed. The parts stay (the live catalog keeps them).
 pub fn build(
     parts: &Parts,
     qos_port: &(dyn Fn(&str) -> u16 + Sync),
     texts: &Arc<Mutex<Interner>>,
 ) -> Catalog {
+    let count = parts.interface.values().map(Vec::len).sum();
+    let interface = parts.interface.values().flatten().cloned();
+    let (providers, entries) = gather(
+        (interface, count),
+        &parts.apps,
+        &parts.metadata,
+        qos_port,
+        texts,
+    );
+    merge_deduplicated(providers, entries, qos_port, &mut lock(texts))
+}
+
+/// [`build`] from parts no longer needed: each provider moved rather than copied, the parts
+/// gone before the catalog is indexed, so a read holds one copy of the registry at a time.
+pub fn into_catalog(
+    parts: Parts,
+    qos_port: &(dyn Fn(&str) -> u16 + Sync),
+    texts: &Arc<Mutex<Interner>>,
+) -> Catalog {
+    let Parts {
+        interface,
+        apps,
+        metadata,
+    } = parts;
+    let count = interface.values().map(Vec::len).sum();
+    let interface = interface.into_values().flatten();
+    let (providers, entries) = gather((interface, count), &apps, &metadata, qos_port, texts);
+    drop(metadata);
+    drop(apps);
+    merge_deduplicated(providers, entries, qos_port, &mut lock(texts))
+}
+
+/// The instances' entries and every provider (`interface`'s, `count` of them, then those the
+/// instances' metadata names), deduplicated.
+fn gather(
+    (interface, count): (impl Iterator<Item = ProviderEntry>, usize),
+    apps: &BTreeMap<String, Vec<ServiceInstance>>,
+    metadata: &HashMap<RevisionKey, Arc<MetadataInfo>>,
+    qos_port: &(dyn Fn(&str) -> u16 + Sync),
+    texts: &Arc<Mutex<Interner>>,
+) -> (Vec<ProviderEntry>, Vec<InstanceEntry>) {
     let mut t = lock(texts);
-    let mut entries: Vec<InstanceEntry> =
-        Vec::with_capacity(parts.apps.values().map(Vec::len).sum());
-    for (app, list) in &parts.apps {
+    let mut entries: Vec<InstanceEntry> = Vec::with_capacity(apps.values().map(Vec::len).sum());
+    for (app, list) in apps {
         for i in list {
             entries.push(instance_entry(i, qos_port(app), &mut t));
         }
     }
     // The providers instances' metadata names, one at a time: most are the interface-level
     // registrations again, dropped as soon as they are made.
-    let mut set = Dedup::with_capacity(parts.interface.values().map(Vec::len).sum());
-    for list in parts.interface.values() {
-        for p in list {
-            set.push(p.clone());
-        }
+    let mut set = Dedup::with_capacity(count);
+    for p in interface {
+        set.push(p);
     }
-    for (app, list) in &parts.apps {
+    for (app, list) in apps {
         for i in list {
             let key = (app.clone(), i.revision().to_owned());
-            if let Some(info) = parts.metadata.get(&key) {
+            if let Some(info) = metadata.get(&key) {
                 for p in application_providers(app, i, info, &mut t) {
                     set.push(p);
                 }
             }
         }
     }
-    let providers = set.finish();
-    merge_deduplicated(providers, entries, qos_port, &mut t)
+    (set.finish(), entries)
 }
 
 /// The providers of the registered `urls` (`empty://` left out), their texts shared

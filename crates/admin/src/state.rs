@@ -58,6 +58,9 @@ pub struct AdminState {
     /// The catalog is kept current from the registry's pushes ([`catalog_live`]): requests
     /// start no re-read.
     live: AtomicBool,
+    /// The first read found more than `watch-limit` providers and instances: re-read, not
+    /// watched.
+    too_big: AtomicBool,
     /// Whole reads of the registry made so far.
     full_reads: AtomicU64,
     /// Catalogs made from the registry's pushes so far.
@@ -86,6 +89,7 @@ impl AdminState {
             reading: tokio::sync::Mutex::new(()),
             refreshing: AtomicBool::new(false),
             live: AtomicBool::new(false),
+            too_big: AtomicBool::new(false),
             full_reads: AtomicU64::new(0),
             updates: AtomicU64::new(0),
             stop: Arc::new(tokio::sync::Notify::new()),
@@ -130,12 +134,8 @@ impl AdminState {
         let parts =
             catalog_read::read_parts(&self.ext, &self.registry_url, &self.texts, &self.fetched)
                 .await;
-        let read = parts.map(|parts| {
-            let catalog = catalog_read::build(&parts, &qos, &self.texts);
-            (catalog, parts)
-        });
-        let (fresh, parts) = match read {
-            Ok((c, parts)) => (Arc::new(c), parts),
+        let parts = match parts {
+            Ok(parts) => parts,
             Err(e) => {
                 self.texts
                     .lock()
@@ -143,6 +143,14 @@ impl AdminState {
                     .prune();
                 return Err(e);
             }
+        };
+        // The parts are kept only to go live; otherwise moved into the catalog.
+        let (fresh, kept) = if self.should_go_live(catalog_read::size(&parts)) {
+            let catalog = catalog_read::build(&parts, &qos, &self.texts);
+            (Arc::new(catalog), Some(parts))
+        } else {
+            let catalog = catalog_read::into_catalog(parts, &qos, &self.texts);
+            (Arc::new(catalog), None)
         };
         let took = started.elapsed();
         self.full_reads.fetch_add(1, Ordering::Relaxed);
@@ -167,10 +175,30 @@ impl AdminState {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .prune();
-        if !self.live.load(Ordering::Acquire) && catalog_live::start(self, parts).await {
-            self.live.store(true, Ordering::Release);
+        if let Some(parts) = kept {
+            if catalog_live::start(self, parts).await {
+                self.live.store(true, Ordering::Release);
+            }
         }
         Ok(fresh)
+    }
+
+    /// Whether a read of `size` providers and instances should make the catalog live: not
+    /// yet live, and within `watch-limit` (else re-read from now on).
+    fn should_go_live(&self, size: usize) -> bool {
+        if self.live.load(Ordering::Acquire) || self.too_big.load(Ordering::Acquire) {
+            return false;
+        }
+        if size > self.settings.watch_limit {
+            self.too_big.store(true, Ordering::Release);
+            tracing::info!(
+                size,
+                limit = self.settings.watch_limit,
+                "more providers and instances than watch-limit: the registry is re-read, not watched"
+            );
+            return false;
+        }
+        true
     }
 
     /// Whether the catalog is live, how many whole reads and how many updates from pushes
