@@ -144,16 +144,19 @@ PY
 # registry (registering both ways) is searchable within 3 s of its READY, and gone within 3 s
 # of its stop, while GET /api/v1/catalog shows the catalog live and no whole re-read made
 # (fullReads unchanged), only updates from the watches.
+# $1, $2, $3: the admin's base URL, its cookie jar and the registry (default: the first admin on
+# ZooKeeper); $4 a label for the provider's application.
 admin_live() {
-  local base="http://127.0.0.1:$ADM_PORT" app=admin-live-rust before after t0 seen gone n
+  local base=${1:-http://127.0.0.1:$ADM_PORT} jar=${2:-$WORK/admin.jar} reg=${3:-$ZK_URL}
+  local app=admin-live-rust${4:+-$4} before after t0 seen gone n
   admin_live_count() {
-    admin_curl "$WORK/admin.jar" -f "$base/api/v1/service?pattern=application&filter=$app&size=100" |
+    admin_curl "$jar" -f "$base/api/v1/service?pattern=application&filter=$app&size=100" |
       python3 -c 'import json,sys; print(sum(sys.argv[1] in s["applications"] for s in json.load(sys.stdin)["content"]))' "$app"
   }
-  before=$(admin_curl "$WORK/admin.jar" -f "$base/api/v1/catalog") || return 1
+  before=$(admin_curl "$jar" -f "$base/api/v1/catalog") || return 1
   echo "before: $before"
   start_server admin_live_provider "$TARGET_DIR/debug/interop-server" --dubbo-port "$(free_port)" \
-    --tri-port "$(free_port)" --registry "$ZK_URL" --app "$app" || return 1
+    --tri-port "$(free_port)" --registry "$reg" --app "$app" || return 1
   t0=$(date +%s%N)
   for n in $(seq 1 60); do [ "$(admin_live_count)" -gt 0 ] && break; sleep 0.05; done
   seen=$((($(date +%s%N) - t0) / 1000000))
@@ -161,7 +164,7 @@ admin_live() {
   t0=$(date +%s%N)
   for n in $(seq 1 60); do [ "$(admin_live_count)" -eq 0 ] && break; sleep 0.05; done
   gone=$((($(date +%s%N) - t0) / 1000000))
-  after=$(admin_curl "$WORK/admin.jar" -f "$base/api/v1/catalog") || return 1
+  after=$(admin_curl "$jar" -f "$base/api/v1/catalog") || return 1
   echo "after: $after"
   echo "$app searchable ${seen} ms after READY, gone ${gone} ms after its stop"
   python3 - "$before" "$after" "$seen" "$gone" <<'PY'
@@ -545,7 +548,9 @@ PY
 # admin-provider-rust-$1, and a second admin on that registry. The service search finds it with
 # both protocols; the service detail lists its dubbo:// and tri:// providers found both ways;
 # the instance has its revision, both ports and its QoS address; the methods come from the
-# report; sayHello called through that registry answers.
+# report; sayHello called through that registry answers; a provider started and stopped after
+# the admin read the registry shows and goes within 3 s through that registry's watches
+# (admin_live).
 admin_other_registry() {
   local label=$1 reg=$2 app="admin-provider-rust-$1" dubbo tri qos port jar="$WORK/admin-$1.jar" i rc=1
   dubbo=$(free_port) tri=$(free_port) qos=$(free_port) port=$(free_port)
@@ -607,6 +612,8 @@ PY
     echo "$label: invoke through the registry: $out"
     python3 -c 'import json,sys; sys.exit(0 if json.loads(sys.argv[1])["result"] == "Hello " + sys.argv[2] else 1)' \
       "$out" "$label" || rc=1
+    echo "$label: a provider started and stopped after the admin read the registry, through its watches:"
+    admin_live "$base" "$jar" "$reg" "$label" || rc=1
   fi
   stop_server "admin_$label" || rc=1
   stop_server "admin_${label}_provider" || rc=1
@@ -679,10 +686,10 @@ admin_steps() {
     admin_prometheus_range
   stop_daemon admin_prometheus >/dev/null 2>&1 || true
   step "start etcd (Debian etcd-server, scripts/etcd.sh) for the admin" admin_etcd_up
-  step "admin API on etcd: search, service detail (both ways), instance, methods from the report, invoke through etcd" \
+  step "admin API on etcd: search, service detail (both ways), instance, methods from the report, invoke through etcd, a provider shown and withdrawn through etcd's watches" \
     admin_other_registry etcd "$ADM_ETCD_URL"
   step "etcd (admin) exits on SIGTERM" stop_server admin_etcd
-  step "admin API on the embedded file registry: search, service detail (both ways), instance, methods from the report, invoke through it" \
+  step "admin API on the embedded file registry: search, service detail (both ways), instance, methods from the report, invoke through it, a provider shown and withdrawn through its notifications" \
     admin_other_registry file "file://$WORK/admin-file-registry"
   step "install Chromium, chromedriver (Debian) and Selenium (PyPI)" admin_browser_setup
   step "console in headless Chromium: log in, search, call sayHello, weight rule changes the traffic share, roll back" \
