@@ -135,7 +135,12 @@ pub async fn application_providers(
     registry_url: &Url,
     tls: &TlsFlags,
 ) -> Result<Vec<ProviderRow>, CliError> {
-    let apps = app_level::instances(ext, registry_url).await?;
+    let apps = match app_level::instances(ext, registry_url).await {
+        Ok(apps) => apps,
+        // A registry with no application-level discovery has no such providers.
+        Err(dubbo_registry::RegistryError::UnknownScheme { .. }) => return Ok(Vec::new()),
+        Err(e) => return Err(e.into()),
+    };
     if apps.is_empty() {
         return Ok(Vec::new());
     }
