@@ -140,6 +140,42 @@ PY
   return 1
 }
 
+# The catalog follows the registry's pushes: a Rust provider started after the admin read the
+# registry (registering both ways) is searchable within 3 s of its READY, and gone within 3 s
+# of its stop, while GET /api/v1/catalog shows the catalog live and no whole re-read made
+# (fullReads unchanged), only updates from the watches.
+# $1, $2, $3: the admin's base URL, its cookie jar and the registry (default: the first admin on
+# ZooKeeper); $4 a label for the provider's application.
+admin_live() {
+  local base=${1:-http://127.0.0.1:$ADM_PORT} jar=${2:-$WORK/admin.jar} reg=${3:-$ZK_URL}
+  local app=admin-live-rust${4:+-$4} before after t0 seen gone n
+  admin_live_count() {
+    admin_curl "$jar" -f "$base/api/v1/service?pattern=application&filter=$app&size=100" |
+      python3 -c 'import json,sys; print(sum(sys.argv[1] in s["applications"] for s in json.load(sys.stdin)["content"]))' "$app"
+  }
+  before=$(admin_curl "$jar" -f "$base/api/v1/catalog") || return 1
+  echo "before: $before"
+  start_server admin_live_provider "$TARGET_DIR/debug/interop-server" --dubbo-port "$(free_port)" \
+    --tri-port "$(free_port)" --registry "$reg" --app "$app" || return 1
+  t0=$(date +%s%N)
+  for n in $(seq 1 60); do [ "$(admin_live_count)" -gt 0 ] && break; sleep 0.05; done
+  seen=$((($(date +%s%N) - t0) / 1000000))
+  stop_server admin_live_provider || return 1
+  t0=$(date +%s%N)
+  for n in $(seq 1 60); do [ "$(admin_live_count)" -eq 0 ] && break; sleep 0.05; done
+  gone=$((($(date +%s%N) - t0) / 1000000))
+  after=$(admin_curl "$jar" -f "$base/api/v1/catalog") || return 1
+  echo "after: $after"
+  echo "$app searchable ${seen} ms after READY, gone ${gone} ms after its stop"
+  python3 - "$before" "$after" "$seen" "$gone" <<'PY'
+import json, sys
+before, after = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+seen, gone = int(sys.argv[3]), int(sys.argv[4])
+sys.exit(0 if before["live"] and after["live"] and after["fullReads"] == before["fullReads"]
+         and after["updates"] > before["updates"] and seen <= 3000 and gone <= 3000 else 1)
+PY
+}
+
 # A Java 3.3 provider registered at application level only (register-mode instance) with its
 # metadata kept behind its MetadataService (storage type local, Java's default): nothing of
 # it is under /dubbo/*/providers nor in the metadata report's revisions, so the admin shows its
@@ -154,7 +190,8 @@ admin_local_metadata() {
     start_server admin_local_provider java -Djava.net.preferIPv4Stack=true -cp "$INTEROP_JAVA_DUBBO_JAR" \
     org.apache.dubbo.interop.Provider --dubbo-port "$dubbo" --tri-port "$tri" \
     --app "$ADM_LOCAL_APP" --registry "$ZK_URL?register-mode=instance" || return 1
-  if "$TARGET_DIR/debug/dubbo" ls --registry "$ZK_URL" | grep -q "$ADM_LOCAL_APP"; then
+  if /usr/share/zookeeper/bin/zkCli.sh -server "${ZK_URL#zookeeper://}" ls "/dubbo/$ADM_IFACE/providers" 2>/dev/null |
+    grep -q "$ADM_LOCAL_APP"; then
     echo "$ADM_LOCAL_APP registered at interface level too"
     stop_server admin_local_provider
     return 1
@@ -188,9 +225,36 @@ PY
     cat "$WORK/admin-local-search.json" "$WORK/admin-local-detail.json" "$WORK/admin-local-instances.json"
   else
     admin_invoke "dubbo://127.0.0.1:$dubbo" || rc=1
+    admin_cli_local "$dubbo" "$tri" || rc=1
   fi
   stop_server admin_local_provider || rc=1
   return $rc
+}
+
+# The same provider through the `dubbo` tool, which shares the admin's reading of
+# application-level instances: `ls` lists its services on both protocols with source
+# "application" (its MetadataService asked, as nothing is in the registry's /dubbo tree nor in
+# the report's revisions), and `describe` without --version finds both versions' definitions
+# through the mapping and the instance's metadata.
+admin_cli_local() {
+  local dubbo=$1 tri=$2
+  "$TARGET_DIR/debug/dubbo" ls --registry "$ZK_URL" -o json >"$WORK/admin-cli-local-ls.json" || return 1
+  "$TARGET_DIR/debug/dubbo" describe "$ADM_IFACE" --registry "$ZK_URL" --app "$ADM_LOCAL_APP" -o json \
+    >"$WORK/admin-cli-local-describe.json" || return 1
+  python3 - "$WORK" "$ADM_LOCAL_APP" "$dubbo" "$tri" <<'PY'
+import json, sys
+work, app, dubbo, tri = sys.argv[1:5]
+rows = [r for r in json.load(open(work + "/admin-cli-local-ls.json"))["services"] if r["application"] == app]
+mine = {(r["service"], r["version"], r["protocol"], r["address"].rsplit(":", 1)[1], tuple(r["sources"])) for r in rows}
+iface, a = "org.apache.dubbo.interop.InteropService", ("application",)
+want = {(iface, "1.0.0", "dubbo", dubbo, a), (iface, "1.0.0", "tri", tri, a),
+        (iface, "2.0.0", "dubbo", dubbo, a), (iface, "2.0.0", "tri", tri, a)}
+defs = {(d["application"], d["version"]) for d in json.load(open(work + "/admin-cli-local-describe.json"))["definitions"]}
+print("dubbo ls:", sorted(mine))
+print("dubbo describe:", sorted(defs))
+sys.exit(0 if want <= mine and all(r["sources"] == ["application"] for r in rows)
+         and {(app, "1.0.0"), (app, "2.0.0")} <= defs else 1)
+PY
 }
 
 # Consumers as Java 3.3 leaves them. A Java consumer registers its consumer URL (under
@@ -242,6 +306,45 @@ PY
   kill "${pids[@]}" 2>/dev/null
   wait "${pids[@]}" 2>/dev/null
   return $rc
+}
+
+# What references leave in the metadata report: a Rust consumer (interop-client) calling
+# InteropService 1.0.0 through ZooKeeper writes its reference's URL parameters, a JSON object of
+# strings, at Java's path (/dubbo/metadata/IFACE/1.0.0/consumer/APP, persistent), as the Java
+# 3.3 APPLICATION_FIRST consumer of admin_consumers did at its own: both entries are read from
+# ZooKeeper and compared (side, interface, version, application, and the keys they share).
+# A second Rust consumer with report-definition=false on its registry URL writes none.
+admin_consumer_entry() {
+  local zk="${ZK_URL#zookeeper://}" base="/dubbo/metadata/$ADM_IFACE/1.0.0/consumer" app
+  for app in "admin-consumer-rust:" "admin-consumer-rust-off:?report-definition=false"; do
+    DUBBO_IP_TO_BIND=::ffff:127.0.0.1 rust_client --registry "$ZK_URL${app#*:}" --app "${app%%:*}" \
+      --load 20 --duration 2 --concurrency 1 >"$WORK/${app%%:*}.out" 2>"$WORK/${app%%:*}.err" ||
+      { tail -n 5 "$WORK/${app%%:*}.out" "$WORK/${app%%:*}.err"; return 1; }
+  done
+  for app in admin-consumer-af admin-consumer-rust admin-consumer-rust-off; do
+    /usr/share/zookeeper/bin/zkCli.sh -server "$zk" get "$base/$app" 2>/dev/null | grep '^{' >"$WORK/entry-$app.json"
+  done
+  python3 - "$WORK" <<'PY'
+import json, os, sys
+work = sys.argv[1]
+read = lambda app: open(f"{work}/entry-{app}.json").read().strip()
+java, rust = json.loads(read("admin-consumer-af")), json.loads(read("admin-consumer-rust"))
+ok = True
+for app, entry in (("admin-consumer-af", java), ("admin-consumer-rust", rust)):
+    fine = (all(isinstance(v, str) for v in entry.values()) and entry.get("side") == "consumer"
+            and entry.get("interface") == "org.apache.dubbo.interop.InteropService"
+            and entry.get("version") == "1.0.0" and entry.get("application") == app)
+    print(app, "entry:", "as expected" if fine else "WRONG", json.dumps(entry, sort_keys=True))
+    ok = ok and fine
+shared = sorted(set(java) & set(rust))
+print("keys both write:", shared)
+print("keys only Java's reference writes:", sorted(set(java) - set(rust)))
+print("keys only the Rust reference writes:", sorted(set(rust) - set(java)))
+off = read("admin-consumer-rust-off")
+print("with report-definition=false:", off or "no entry")
+want = {"application", "interface", "version", "side", "release", "dubbo", "timestamp", "protocol", "timeout"}
+sys.exit(0 if ok and want <= set(shared) and not off else 1)
+PY
 }
 
 # The service's methods, from the published definitions: the contract methods are there.
@@ -394,12 +497,60 @@ PY
   return 1
 }
 
+# Metrics over time from Prometheus: a second admin started with --prometheus at the Prometheus
+# of admin_prometheus answers GET /api/v1/instance/ID/metrics/range for the Rust provider with
+# Prometheus's query_range series: sayHello's requests/s positive while the admin calls it, and
+# the same methods as Prometheus's own answer to the same query; the first admin, with no
+# Prometheus configured, answers 404.
+admin_prometheus_range() {
+  local port jar="$WORK/admin-prom.jar" id code i rc=1 base
+  port=$(free_port)
+  start_server admin_prom "$TARGET_DIR/debug/dubbo-admin" --registry "$ZK_URL" --port "$port" \
+    --config "$WORK/admin.yaml" --data-dir "$WORK/admin-prom-data" \
+    --prometheus "http://127.0.0.1:$ADM_PROM_PORT" || return 1
+  base="http://127.0.0.1:$port"
+  rm -f "$jar"
+  admin_curl "$jar" -f -H 'Content-Type: application/json' \
+    -d "{\"username\":\"$ADM_USER\",\"password\":\"$ADM_PASSWORD\"}" "$base/api/v1/auth/login" >/dev/null ||
+    { stop_server admin_prom; return 1; }
+  id=$(admin_curl "$jar" -f "$base/api/v1/instances?filter=$ADM_RUST_APP" |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["content"][0]["id"])')
+  code=$(admin_curl "$WORK/admin.jar" -o /dev/null -w '%{http_code}' "http://127.0.0.1:$ADM_PORT/api/v1/instance/$id/metrics/range")
+  echo "without Prometheus configured: HTTP $code"
+  for i in $(seq 1 40); do
+    admin_invoke "dubbo://127.0.0.1:$ADM_RUST_DUBBO" >/dev/null
+    admin_curl "$jar" -f "$base/api/v1/instance/$id/metrics/range?minutes=5" >"$WORK/admin-range.json" &&
+      curl -s --get --data-urlencode "query=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["query"])' "$WORK/admin-range.json")" \
+        "http://127.0.0.1:$ADM_PROM_PORT/api/v1/query" >"$WORK/admin-range-prom.json" &&
+      python3 - "$WORK" "$code" <<'PY' && { rc=0; break; }
+import json, sys
+work, code = sys.argv[1:3]
+r = json.load(open(work + "/admin-range.json"))
+own = {s["metric"].get("method") for s in json.load(open(work + "/admin-range-prom.json"))["data"]["result"]}
+series = {s["method"]: s["points"] for s in r["series"]}
+hello = series.get("sayHello", [])
+ok = (code == "404" and r["source"] == "prometheus" and hello and hello[-1][1] > 0 and set(series) == own)
+if ok:
+    print("query:", r["query"], "step", r["step"], "s")
+    print("sayHello requests/s, last points:", [round(p[1], 3) for p in hello[-5:]])
+    print("methods from the admin:", sorted(series), "= Prometheus's own answer")
+sys.exit(0 if ok else 1)
+PY
+    sleep 1
+  done
+  [ $rc -eq 0 ] || cat "$WORK/admin-range.json" "$WORK/admin-range-prom.json"
+  stop_server admin_prom || rc=1
+  return $rc
+}
+
 # The API checks on another registry ($1: a label, $2: the registry URL): a Rust provider
 # registering there (both ways, its definitions in that registry's metadata report) as
 # admin-provider-rust-$1, and a second admin on that registry. The service search finds it with
 # both protocols; the service detail lists its dubbo:// and tri:// providers found both ways;
 # the instance has its revision, both ports and its QoS address; the methods come from the
-# report; sayHello called through that registry answers.
+# report; sayHello called through that registry answers; a provider started and stopped after
+# the admin read the registry shows and goes within 3 s through that registry's watches
+# (admin_live).
 admin_other_registry() {
   local label=$1 reg=$2 app="admin-provider-rust-$1" dubbo tri qos port jar="$WORK/admin-$1.jar" i rc=1
   dubbo=$(free_port) tri=$(free_port) qos=$(free_port) port=$(free_port)
@@ -461,6 +612,8 @@ PY
     echo "$label: invoke through the registry: $out"
     python3 -c 'import json,sys; sys.exit(0 if json.loads(sys.argv[1])["result"] == "Hello " + sys.argv[2] else 1)' \
       "$out" "$label" || rc=1
+    echo "$label: a provider started and stopped after the admin read the registry, through its watches:"
+    admin_live "$base" "$jar" "$reg" "$label" || rc=1
   fi
   stop_server "admin_$label" || rc=1
   stop_server "admin_${label}_provider" || rc=1
@@ -512,10 +665,14 @@ admin_steps() {
     admin_generated_password
   step "admin API: 401 without a session, wrong password refused, read-only user may not call" admin_login
   step "admin API: service search finds both providers' applications; instances with QoS addresses" admin_search
-  step "admin API: a Java 3.3 provider registered at application level only, metadata behind its MetadataService (local): its services, providers and instance shown, a call answers" \
+  step "admin API: a provider started and stopped after the admin read the registry is shown and withdrawn within 3 s through the watches (no whole re-read)" \
+    admin_live
+  step "admin API and dubbo ls/describe: a Java 3.3 provider registered at application level only, metadata behind its MetadataService (local): its services, providers and instance shown, a call answers" \
     admin_local_metadata
   step "admin API: consumers: a Java 3.3 consumer in APPLICATION_FIRST is listed, one in FORCE_APPLICATION (registered nowhere) is not" \
     admin_consumers
+  step "consumer entries in the metadata report: a Rust reference writes its URL parameters at Java's path, as the Java 3.3 consumer does (compared); none with report-definition=false" \
+    admin_consumer_entry
   step "admin API: methods of InteropService from the published definitions" admin_methods
   step "admin API: invoke sayHello at the Java provider (dubbo://)" admin_invoke "dubbo://127.0.0.1:$ADM_JAVA_DUBBO"
   step "admin API: invoke sayHello at the Rust provider (tri://)" admin_invoke "tri://127.0.0.1:$ADM_RUST_TRI"
@@ -525,12 +682,14 @@ admin_steps() {
   step "admin API: a broken rule is refused; a weight rule is written and rolled back; the audit log has them" admin_rules
   step "admin API: Prometheus service discovery lists both instances' QoS addresses" admin_sd
   step "Prometheus with http_sd_configs at the admin: both instances discovered and scraped, the Rust one up with its calls" admin_prometheus
+  step "metrics over time from Prometheus (query_range) for an instance through a second admin with --prometheus" \
+    admin_prometheus_range
   stop_daemon admin_prometheus >/dev/null 2>&1 || true
   step "start etcd (Debian etcd-server, scripts/etcd.sh) for the admin" admin_etcd_up
-  step "admin API on etcd: search, service detail (both ways), instance, methods from the report, invoke through etcd" \
+  step "admin API on etcd: search, service detail (both ways), instance, methods from the report, invoke through etcd, a provider shown and withdrawn through etcd's watches" \
     admin_other_registry etcd "$ADM_ETCD_URL"
   step "etcd (admin) exits on SIGTERM" stop_server admin_etcd
-  step "admin API on the embedded file registry: search, service detail (both ways), instance, methods from the report, invoke through it" \
+  step "admin API on the embedded file registry: search, service detail (both ways), instance, methods from the report, invoke through it, a provider shown and withdrawn through its notifications" \
     admin_other_registry file "file://$WORK/admin-file-registry"
   step "install Chromium, chromedriver (Debian) and Selenium (PyPI)" admin_browser_setup
   step "console in headless Chromium: log in, search, call sayHello, weight rule changes the traffic share, roll back" \

@@ -5,7 +5,7 @@
 #
 #   scripts/bench-admin.sh [--services N] [--apps A] [--per-service P] [--model M]
 #                          [--searches S] [--seconds T] [--profile release|perf] [--runs R]
-#                          [--admin BIN] [--load-timeout SECONDS]
+#                          [--admin BIN] [--load-timeout SECONDS] [--churn N]
 #
 # Defaults: 10,000 services over 1,000 applications, 10 providers a service, each its own
 # instance (100,000 instances), registered both ways (--model both: the provider URLs under
@@ -14,7 +14,10 @@
 # 3,000 searches and 60 s of them (long enough for the admin to re-read the registry in the
 # background while it answers); the release build (scripts/admin.sh's; --profile perf for fat
 # LTO). --admin runs another dubbo-admin binary on the same registry (an older build, to
-# compare); --load-timeout (default 600 s) is how long it may take to show the registry.
+# compare); --load-timeout (default 600 s) is how long it may take to show the registry;
+# --churn N adds N services (their providers and instances, N new applications' worth at most)
+# to the registry 30 s into each run, while the searches go on, so the admin's watches and
+# rebuilds are measured too (the services are left there for the next run).
 #
 # Steps, with progress on stderr:
 #   1. builds dubbo-admin and examples/bench_registry (crates/admin);
@@ -43,6 +46,7 @@ profile=release
 runs=1
 admin_bin=""
 load_timeout=600
+churn=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --services) services=$2; shift ;;
@@ -55,8 +59,9 @@ while [[ $# -gt 0 ]]; do
     --runs) runs=$2; shift ;;
     --admin) admin_bin=$2; shift ;;
     --load-timeout) load_timeout=$2; shift ;;
-    -h|--help) sed -n '2,32p' "$0"; exit 0 ;;
-    *) echo "usage: scripts/bench-admin.sh [--services N] [--apps A] [--per-service P] [--model both|interface|application] [--searches S] [--seconds T] [--profile release|perf] [--runs R] [--admin BIN] [--load-timeout S]" >&2; exit 2 ;;
+    --churn) churn=$2; shift ;;
+    -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
+    *) echo "usage: scripts/bench-admin.sh [--services N] [--apps A] [--per-service P] [--model both|interface|application] [--searches S] [--seconds T] [--profile release|perf] [--runs R] [--admin BIN] [--load-timeout S] [--churn N]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -117,6 +122,12 @@ for run in $(seq 1 "$runs"); do
     kill -0 "$admin_pid" 2>/dev/null || { cat "$work/admin.err" >&2; exit 1; }
     sleep 0.1
   done
+  churn_pid=""
+  if [[ $churn -gt 0 ]]; then
+    (sleep 30 && "$target/examples/bench_registry" "$zk" --services "$((services + churn * run))" \
+      --apps "$apps" --per-service "$per_service" --model "$model" | sed 's/^/bench-admin: churn: /' >&2) &
+    churn_pid=$!
+  fi
   python3 scripts/bench-admin-client.py --base "http://127.0.0.1:$port" --pid "$admin_pid" \
     --started "$started" --services "$services" --instances "$instances" --apps "$apps" \
     --searches "$searches" --seconds "$seconds" --load-timeout "$load_timeout" \
@@ -124,6 +135,12 @@ for run in $(seq 1 "$runs"); do
     log "run $run: the admin was not measured (see above)"
     echo "run $run: not measured (not loaded within ${load_timeout} s, or failed: see above)" >"$work/run-$run.txt"
   }
+  [[ -n $churn_pid ]] && wait "$churn_pid" 2>/dev/null || true
+  if [[ $churn -gt 0 ]]; then
+    log "run $run: after the churn the admin shows $(curl -s -b "$work/churn.jar" -c "$work/churn.jar" \
+      -H 'Content-Type: application/json' -d '{"username":"bench","password":"bench-password"}' \
+      "http://127.0.0.1:$port/api/v1/auth/login" >/dev/null; curl -s -b "$work/churn.jar" "http://127.0.0.1:$port/api/v1/catalog")"
+  fi
   kill "$admin_pid" 2>/dev/null || true
   wait "$admin_pid" 2>/dev/null || true
   admin_pid=""

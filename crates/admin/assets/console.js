@@ -236,6 +236,31 @@ async function setupInstance(box) {
     setTimeout(poll, 1000);
   };
   poll();
+  setupRange(box, id);
+}
+
+// Requests/s by method over the last 15 minutes, from the Prometheus server the admin is
+// configured with (GET .../metrics/range); nothing shown when none is configured.
+async function setupRange(box, id) {
+  const range = el("div", { id: "metrics-range" });
+  const load = async () => {
+    let r;
+    try {
+      r = await api("GET", "/api/v1/instance/" + encodeURIComponent(id) + "/metrics/range?minutes=15");
+    } catch (e) {
+      if (!range.isConnected) return;
+      range.replaceChildren(el("p", { class: "failed" }, e.message));
+      setTimeout(load, 15000);
+      return;
+    }
+    if (!range.isConnected) box.append(el("h2", {}, "Requests/s, last 15 minutes (Prometheus)"), range);
+    const rows = r.series.map((s) => [s.method, el("span", { id: "range-" + s.method },
+      s.points.length ? s.points[s.points.length - 1][1].toFixed(2) : "-"), chart(s.points.map((p) => p[1]))]);
+    range.replaceChildren(table(["method", "requests/s now", "last 15 minutes"], rows),
+      el("p", { id: "range-time" }, "from Prometheus, step " + r.step + " s: " + r.query));
+    setTimeout(load, 15000);
+  };
+  load();
 }
 
 async function setupDetail() {

@@ -292,10 +292,63 @@ pub async fn instance_metrics(
     })))
 }
 
+/// `?minutes=` of a metrics range (default 15).
+#[derive(Debug, Clone, Deserialize)]
+pub struct RangeQuery {
+    /// How many minutes back from now.
+    pub minutes: Option<u64>,
+}
+
+/// `GET /api/v1/instance/{id}/metrics/range?minutes=N`: the instance's requests per second by
+/// method over the last N minutes, from the configured Prometheus server
+/// ([`crate::prometheus_range`]); 404 when none is configured.
+pub async fn instance_metrics_range(
+    State(state): State<Arc<AdminState>>,
+    _user: LoggedIn,
+    Path(id): Path<String>,
+    Query(q): Query<RangeQuery>,
+) -> Result<Json<Value>, AdminError> {
+    let Some(base) = state.settings.prometheus.clone() else {
+        return Err(AdminError::NotFound(
+            "no Prometheus server is configured (prometheus: in the configuration, or --prometheus)"
+                .to_owned(),
+        ));
+    };
+    let catalog = state.catalog().await?;
+    let i = instance(&catalog, &id)?;
+    let mut answer = crate::prometheus_range::request_rates(
+        &base,
+        &i.qos_address,
+        q.minutes.unwrap_or(15),
+        crate::session::now_seconds(),
+    )
+    .await?;
+    answer["instance"] = json!(i.id);
+    answer["qosAddress"] = json!(i.qos_address);
+    Ok(Json(answer))
+}
+
 /// `GET /api/v1/prometheus/sd`: every instance's QoS address in `http_sd_configs` format.
 pub async fn prometheus_sd(
     State(state): State<Arc<AdminState>>,
 ) -> Result<Json<Value>, AdminError> {
     let catalog = state.catalog().await?;
     Ok(Json(crate::sd::targets(&catalog.instances)))
+}
+
+/// `GET /api/v1/catalog`: how the catalog is kept: `live` (from the registry's pushes) or
+/// not (re-read), how many whole reads and how many updates from pushes made it, and its size.
+pub async fn catalog_status(
+    State(state): State<Arc<AdminState>>,
+    _user: LoggedIn,
+) -> Result<Json<Value>, AdminError> {
+    let catalog = state.catalog().await?;
+    let (live, full_reads, updates) = state.catalog_counts();
+    Ok(Json(json!({
+        "live": live,
+        "fullReads": full_reads,
+        "updates": updates,
+        "providers": catalog.providers.len(),
+        "instances": catalog.instances.len(),
+    })))
 }

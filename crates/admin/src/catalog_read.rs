@@ -4,14 +4,14 @@
 //! with many requests in flight, so a registry of tens of thousands of services and instances
 //! is read in seconds rather than one round trip after another.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
+use dubbo_cli::dubbo::app_level::{self, IN_FLIGHT};
 use dubbo_cli::dubbo::connect;
+use dubbo_cli::dubbo::instance_metadata::{InstanceMetadata, RevisionKey};
 use dubbo_core::Extensions;
-use dubbo_registry::{
-    MetadataInfo, MetadataReport, RegistryError, ServiceInstance, EMPTY_REVISION,
-};
+use dubbo_registry::{MetadataInfo, RegistryError, ServiceInstance};
 use dubbo_url::Url;
 use futures::stream::{self, StreamExt, TryStreamExt};
 
@@ -20,13 +20,22 @@ use crate::catalog::{
     ProviderEntry,
 };
 use crate::error::AdminError;
-use crate::instance_metadata::{InstanceMetadata, TRIES_PER_REVISION};
 use crate::interner::Interner;
 use crate::sources::Sources;
 
-/// Registry requests kept in flight while reading: enough to hide the round trips to a
-/// registry on another host, few enough not to flood it.
-pub const IN_FLIGHT: usize = 64;
+/// What a catalog is made of, as read from the registry: each service's interface-level
+/// providers, each application's instances and the metadata of the revisions they announce.
+/// Kept by the live catalog ([`crate::catalog_live`]), which replaces one service's or one
+/// application's part at a time as the registry pushes changes.
+#[derive(Default)]
+pub struct Parts {
+    /// Interface-level providers, by service (interface) name.
+    pub interface: HashMap<String, Vec<ProviderEntry>>,
+    /// Instances, by application.
+    pub apps: BTreeMap<String, Vec<ServiceInstance>>,
+    /// The metadata of every revision the instances announce that could be read.
+    pub metadata: HashMap<RevisionKey, Arc<MetadataInfo>>,
+}
 
 /// Reads the whole catalog from the registry at `registry_url`; `qos_port` gives the QoS
 /// port of an application's instances.
@@ -40,31 +49,134 @@ pub async fn read(
     texts: &Arc<Mutex<Interner>>,
     fetched: &InstanceMetadata,
 ) -> Result<Catalog, AdminError> {
-    let providers = interface_providers(ext, registry_url, texts).await?;
-    let apps = instances(ext, registry_url).await?;
-    let mut entries: Vec<InstanceEntry> =
-        Vec::with_capacity(apps.iter().map(|(_, list)| list.len()).sum());
-    {
-        let mut t = lock(texts);
-        for (app, list) in &apps {
-            for i in list {
-                entries.push(instance_entry(i, qos_port(app), &mut t));
-            }
+    let parts = read_parts(ext, registry_url, texts, fetched).await?;
+    Ok(into_catalog(parts, qos_port, texts))
+}
+
+/// How many providers (interface level) and instances `parts` hold.
+pub fn size(parts: &Parts) -> usize {
+    parts.interface.values().map(Vec::len).sum::<usize>()
+        + parts.apps.values().map(Vec::len).sum::<usize>()
+}
+
+/// Reads every part of the catalog from the registry at `registry_url`.
+pub async fn read_parts(
+    ext: &Extensions,
+    registry_url: &Url,
+    texts: &Arc<Mutex<Interner>>,
+    fetched: &InstanceMetadata,
+) -> Result<Parts, AdminError> {
+    let interface = interface_providers(ext, registry_url, texts).await?;
+    let apps = app_level::instances(ext, registry_url).await?;
+    let report = connect::report(ext, registry_url).await.ok();
+    let metadata = app_level::revision_metadata(report, &apps, fetched).await;
+    Ok(Parts {
+        interface,
+        apps: apps.into_iter().collect(),
+        metadata,
+    })
+}
+
+/// The metadata of `parts`' revisions brought up to date: revisions no instance announces any
+/// more dropped, new ones read (the report's, else the instances' MetadataService's).
+pub async fn refresh_metadata(
+    parts: &mut Parts,
+    ext: &Extensions,
+    registry_url: &Url,
+    fetched: &InstanceMetadata,
+) {
+    let announced: HashSet<RevisionKey> = parts
+        .apps
+        .iter()
+        .flat_map(|(app, list)| list.iter().map(|i| (app.clone(), i.revision().to_owned())))
+        .collect();
+    parts.metadata.retain(|k, _| announced.contains(k));
+    let missing: Vec<(String, Vec<ServiceInstance>)> = parts
+        .apps
+        .iter()
+        .filter_map(|(app, list)| {
+            let new: Vec<ServiceInstance> = list
+                .iter()
+                .filter(|i| {
+                    !parts
+                        .metadata
+                        .contains_key(&(app.clone(), i.revision().to_owned()))
+                })
+                .cloned()
+                .collect();
+            (!new.is_empty()).then(|| (app.clone(), new))
+        })
+        .collect();
+    if missing.is_empty() {
+        return;
+    }
+    let report = connect::report(ext, registry_url).await.ok();
+    let found = app_level::revision_metadata(report, &missing, fetched).await;
+    parts.metadata.extend(found);
+}
+
+/// The catalog of `parts`: providers found both ways merged, instances with their QoS
+/// addresses, indexed. The parts stay (the live catalog keeps them).
+pub fn build(
+    parts: &Parts,
+    qos_port: &(dyn Fn(&str) -> u16 + Sync),
+    texts: &Arc<Mutex<Interner>>,
+) -> Catalog {
+    let count = parts.interface.values().map(Vec::len).sum();
+    let interface = parts.interface.values().flatten().cloned();
+    let (providers, entries) = gather(
+        (interface, count),
+        &parts.apps,
+        &parts.metadata,
+        qos_port,
+        texts,
+    );
+    merge_deduplicated(providers, entries, qos_port, &mut lock(texts))
+}
+
+/// [`build`] from parts no longer needed: each provider moved rather than copied, the parts
+/// gone before the catalog is indexed, so a read holds one copy of the registry at a time.
+pub fn into_catalog(
+    parts: Parts,
+    qos_port: &(dyn Fn(&str) -> u16 + Sync),
+    texts: &Arc<Mutex<Interner>>,
+) -> Catalog {
+    let Parts {
+        interface,
+        apps,
+        metadata,
+    } = parts;
+    let count = interface.values().map(Vec::len).sum();
+    let interface = interface.into_values().flatten();
+    let (providers, entries) = gather((interface, count), &apps, &metadata, qos_port, texts);
+    drop(metadata);
+    drop(apps);
+    merge_deduplicated(providers, entries, qos_port, &mut lock(texts))
+}
+
+/// The instances' entries and every provider (`interface`'s, `count` of them, then those the
+/// instances' metadata names), deduplicated.
+fn gather(
+    (interface, count): (impl Iterator<Item = ProviderEntry>, usize),
+    apps: &BTreeMap<String, Vec<ServiceInstance>>,
+    metadata: &HashMap<RevisionKey, Arc<MetadataInfo>>,
+    qos_port: &(dyn Fn(&str) -> u16 + Sync),
+    texts: &Arc<Mutex<Interner>>,
+) -> (Vec<ProviderEntry>, Vec<InstanceEntry>) {
+    let mut t = lock(texts);
+    let mut entries: Vec<InstanceEntry> = Vec::with_capacity(apps.values().map(Vec::len).sum());
+    for (app, list) in apps {
+        for i in list {
+            entries.push(instance_entry(i, qos_port(app), &mut t));
         }
     }
-    let metadata = match connect::report(ext, registry_url).await {
-        Ok(report) => revisions(report, &apps).await,
-        Err(_) => HashMap::new(),
-    };
-    let metadata = with_fetched(metadata, &apps, fetched).await;
     // The providers instances' metadata names, one at a time: most are the interface-level
     // registrations again, dropped as soon as they are made.
-    let mut t = lock(texts);
-    let mut set = Dedup::with_capacity(providers.len());
-    for p in providers {
+    let mut set = Dedup::with_capacity(count);
+    for p in interface {
         set.push(p);
     }
-    for (app, list) in &apps {
+    for (app, list) in apps {
         for i in list {
             let key = (app.clone(), i.revision().to_owned());
             if let Some(info) = metadata.get(&key) {
@@ -74,10 +186,17 @@ pub async fn read(
             }
         }
     }
-    let providers = set.finish();
-    drop(metadata);
-    drop(apps);
-    Ok(merge_deduplicated(providers, entries, qos_port, &mut t))
+    (set.finish(), entries)
+}
+
+/// The providers of the registered `urls` (`empty://` left out), their texts shared
+/// through `texts`.
+pub fn providers_of_urls(urls: &[Url], texts: &Mutex<Interner>) -> Vec<ProviderEntry> {
+    let mut t = lock(texts);
+    urls.iter()
+        .filter(|u| u.protocol() != Some("empty"))
+        .map(|u| provider_of_url(u, &mut t))
+        .collect()
 }
 
 /// The provider of the registered `url`, its texts shared through `t`.
@@ -101,22 +220,22 @@ fn provider_of_url(url: &Url, t: &mut Interner) -> ProviderEntry {
     }
 }
 
-/// Every provider registered at interface level; none from a registry that cannot list its
-/// services.
+/// Every provider registered at interface level, by service; none from a registry that
+/// cannot list its services.
 async fn interface_providers(
     ext: &Extensions,
     registry_url: &Url,
     texts: &Arc<Mutex<Interner>>,
-) -> Result<Vec<ProviderEntry>, AdminError> {
+) -> Result<HashMap<String, Vec<ProviderEntry>>, AdminError> {
     let registry = connect::registry(ext, registry_url).await?;
-    let result: Result<Vec<ProviderEntry>, RegistryError> = async {
+    let result: Result<HashMap<String, Vec<ProviderEntry>>, RegistryError> = async {
         let services = match registry.services().await {
             Ok(s) => s,
             // A registry that cannot list its services has no interface-level view to show.
-            Err(RegistryError::Unsupported { .. }) => return Ok(Vec::new()),
+            Err(RegistryError::Unsupported { .. }) => return Ok(HashMap::new()),
             Err(e) => return Err(e),
         };
-        let lists: Vec<Vec<ProviderEntry>> = stream::iter(services)
+        stream::iter(services)
             .map(|service| {
                 let registry = Arc::clone(&registry);
                 let texts = Arc::clone(texts);
@@ -124,126 +243,17 @@ async fn interface_providers(
                     let urls = registry
                         .lookup(&connect::any_provider_of(&service)?)
                         .await?;
-                    let mut t = lock(&texts);
-                    Ok::<_, RegistryError>(
-                        urls.iter().map(|u| provider_of_url(u, &mut t)).collect(),
-                    )
+                    let list = providers_of_urls(&urls, &texts);
+                    Ok::<_, RegistryError>((service, list))
                 }
             })
             .buffer_unordered(IN_FLIGHT)
             .try_collect()
-            .await?;
-        let mut all = Vec::with_capacity(lists.iter().map(Vec::len).sum());
-        for list in lists {
-            all.extend(list);
-        }
-        Ok(all)
+            .await
     }
     .await;
     registry.destroy().await;
     Ok(result?)
-}
-
-/// Every application and its instances.
-async fn instances(
-    ext: &Extensions,
-    registry_url: &Url,
-) -> Result<Vec<(String, Vec<ServiceInstance>)>, AdminError> {
-    let discovery = connect::discovery(ext, registry_url).await?;
-    let result: Result<Vec<_>, RegistryError> = async {
-        let names = match discovery.applications().await {
-            Ok(names) => names,
-            // A discovery that cannot list its applications has no application-level view.
-            Err(RegistryError::Unsupported { .. }) => return Ok(Vec::new()),
-            Err(e) => return Err(e),
-        };
-        let mut apps: Vec<(String, Vec<ServiceInstance>)> = stream::iter(names)
-            .map(|app| {
-                let discovery = Arc::clone(&discovery);
-                async move {
-                    let list = discovery.instances(&app).await?;
-                    Ok::<_, RegistryError>((app, list))
-                }
-            })
-            .buffer_unordered(IN_FLIGHT)
-            .try_collect()
-            .await?;
-        apps.sort_by(|a, b| a.0.cmp(&b.0));
-        Ok(apps)
-    }
-    .await;
-    discovery.destroy().await;
-    Ok(result?)
-}
-
-/// The metadata of every revision: the report's, else (storage type `local`, Java's default)
-/// what an instance announcing it answers through its MetadataService, kept by `fetched`.
-async fn with_fetched(
-    report: HashMap<(String, String), Option<MetadataInfo>>,
-    apps: &[(String, Vec<ServiceInstance>)],
-    fetched: &InstanceMetadata,
-) -> HashMap<(String, String), Arc<MetadataInfo>> {
-    let mut out = HashMap::with_capacity(report.len());
-    for (key, info) in report {
-        if let Some(info) = info {
-            out.insert(key, Arc::new(info));
-        }
-    }
-    let local = to_ask(&out, apps);
-    out.extend(fetched.fetch(local).await);
-    out
-}
-
-/// The revisions to ask the instances for, each with the first [`TRIES_PER_REVISION`]
-/// instances announcing it: those with a revision (not Java's empty `0`) the report does not
-/// hold (`known`), kept locally (an instance whose storage type is `remote` has its metadata
-/// in the report only, as Java's consumers read it).
-fn to_ask(
-    known: &HashMap<(String, String), Arc<MetadataInfo>>,
-    apps: &[(String, Vec<ServiceInstance>)],
-) -> Vec<((String, String), Vec<ServiceInstance>)> {
-    let mut local: HashMap<(String, String), Vec<ServiceInstance>> = HashMap::new();
-    for (app, list) in apps {
-        for i in list {
-            let revision = i.revision();
-            if revision.is_empty() || revision == EMPTY_REVISION || i.is_remote_storage() {
-                continue;
-            }
-            let key = (app.clone(), revision.to_owned());
-            if !known.contains_key(&key) {
-                let tried = local.entry(key).or_default();
-                if tried.len() < TRIES_PER_REVISION {
-                    tried.push(i.clone());
-                }
-            }
-        }
-    }
-    let mut local: Vec<_> = local.into_iter().collect();
-    local.sort_by(|a, b| a.0.cmp(&b.0));
-    local
-}
-
-/// The metadata of every (application, revision) the instances announce, read once each
-/// from the report; `None` where the report has none.
-async fn revisions(
-    report: Arc<dyn MetadataReport>,
-    apps: &[(String, Vec<ServiceInstance>)],
-) -> HashMap<(String, String), Option<MetadataInfo>> {
-    let wanted: BTreeSet<(String, String)> = apps
-        .iter()
-        .flat_map(|(app, list)| list.iter().map(|i| (app.clone(), i.revision().to_owned())))
-        .collect();
-    stream::iter(wanted)
-        .map(|(app, revision)| {
-            let report = Arc::clone(&report);
-            async move {
-                let info = report.app_metadata(&app, &revision).await.ok().flatten();
-                ((app, revision), info)
-            }
-        })
-        .buffer_unordered(IN_FLIGHT)
-        .collect()
-        .await
 }
 
 /// The providers instance `i` of `app` serves according to its metadata `info`, their texts
@@ -284,59 +294,4 @@ fn application_providers<'a>(
 /// The interner, whoever panicked while holding it (its texts stay valid).
 fn lock(texts: &Mutex<Interner>) -> MutexGuard<'_, Interner> {
     texts.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-#[cfg(test)]
-mod tests {
-    use dubbo_registry::{REVISION_KEY, STORAGE_TYPE_KEY};
-
-    use super::*;
-
-    fn instance(app: &str, port: u16, revision: &str, storage: Option<&str>) -> ServiceInstance {
-        let mut i = ServiceInstance::new(app, "127.0.0.1", port);
-        i.metadata.insert(REVISION_KEY.into(), revision.into());
-        if let Some(s) = storage {
-            i.metadata.insert(STORAGE_TYPE_KEY.into(), s.into());
-        }
-        i
-    }
-
-    /// Each revision the report lacks is asked once, of at most three of its instances; the
-    /// report's revisions, `remote` storage, Java's empty revision and no revision are not.
-    #[test]
-    fn revisions_missing_from_the_report_are_asked_of_a_few_instances() {
-        let apps = vec![
-            (
-                "a".to_owned(),
-                (0..5)
-                    .map(|n| instance("a", 20880 + n, "r1", None))
-                    .chain([instance("a", 20900, "r2", Some("local"))])
-                    .collect(),
-            ),
-            (
-                "b".to_owned(),
-                vec![
-                    instance("b", 1, "in-report", None),
-                    instance("b", 2, "remote", Some("remote")),
-                    instance("b", 3, EMPTY_REVISION, None),
-                    ServiceInstance::new("b", "127.0.0.1", 4),
-                ],
-            ),
-        ];
-        let known = HashMap::from([(
-            ("b".to_owned(), "in-report".to_owned()),
-            Arc::new(MetadataInfo::new("b")),
-        )]);
-        let asked: Vec<((String, String), Vec<u16>)> = to_ask(&known, &apps)
-            .into_iter()
-            .map(|(k, list)| (k, list.iter().map(|i| i.port).collect()))
-            .collect();
-        assert_eq!(
-            asked,
-            vec![
-                (("a".into(), "r1".into()), vec![20880, 20881, 20882]),
-                (("a".into(), "r2".into()), vec![20900]),
-            ]
-        );
-    }
 }

@@ -14,7 +14,7 @@ use clap::{Arg, ArgAction, Command};
 // (docs/performance.md, "The admin at scale").
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-use dubbo_admin::settings::{FileSettings, DEFAULT_PORT, DEFAULT_QOS_PORT};
+use dubbo_admin::settings::{FileSettings, DEFAULT_PORT, DEFAULT_QOS_PORT, DEFAULT_WATCH_LIMIT};
 use dubbo_admin::{data_dir, AdminError, AdminState, Settings};
 
 fn command() -> Command {
@@ -25,13 +25,17 @@ fn command() -> Command {
         .arg(Arg::new("port").long("port").value_name("P").value_parser(clap::value_parser!(u16))
             .help("the port on 127.0.0.1 (default 38080)"))
         .arg(Arg::new("config").long("config").value_name("FILE")
-            .help("YAML configuration: users, session-key, data-dir, qos-port, qos-ports, config-center"))
+            .help("YAML configuration: users, session-key, data-dir, qos-port, qos-ports, config-center, prometheus, watch-limit"))
         .arg(Arg::new("data-dir").long("data-dir").value_name("DIR")
             .help("where the session key, a generated password and the audit log are kept (default ./dubbo-admin-data)"))
         .arg(Arg::new("qos-port").long("qos-port").value_name("Q").value_parser(clap::value_parser!(u16))
             .help("the QoS port of instances with no port of their own (default 22222)"))
         .arg(Arg::new("qos-port-of").long("qos-port-of").value_name("APP=PORT").action(ArgAction::Append)
             .help("the QoS port of the instances of one application"))
+        .arg(Arg::new("watch-limit").long("watch-limit").value_name("N").value_parser(clap::value_parser!(usize))
+            .help("keep the catalog live through watches up to N providers and instances (default 20000); re-read above"))
+        .arg(Arg::new("prometheus").long("prometheus").value_name("URL")
+            .help("a Prometheus server scraping the instances (http://host:port): metrics over time"))
 }
 
 fn settings(m: &clap::ArgMatches) -> Result<Settings, AdminError> {
@@ -65,6 +69,15 @@ fn settings(m: &clap::ArgMatches) -> Result<Settings, AdminError> {
             .or(file.qos_port)
             .unwrap_or(DEFAULT_QOS_PORT),
         qos_ports: qos_ports.into_iter().collect::<BTreeMap<_, _>>(),
+        prometheus: m
+            .get_one::<String>("prometheus")
+            .cloned()
+            .or(file.prometheus.clone()),
+        watch_limit: m
+            .get_one::<usize>("watch-limit")
+            .copied()
+            .or(file.watch_limit)
+            .unwrap_or(DEFAULT_WATCH_LIMIT),
     })
 }
 

@@ -28,13 +28,19 @@ pub struct Sample {
 
 /// `GET http://{address}/metrics` over HTTP/1.0 (so the answer comes whole, not chunked).
 pub async fn fetch(address: &str) -> Result<String, AdminError> {
-    let fail = |e: &dyn std::fmt::Display| AdminError::io(format!("http://{address}/metrics"), e);
+    http_get(address, "/metrics", "text/plain").await
+}
+
+/// `GET http://{address}{target}` over HTTP/1.0, accepting `accept`: the body of a 200 answer
+/// (at most 8 MiB, within 3 s).
+pub async fn http_get(address: &str, target: &str, accept: &str) -> Result<String, AdminError> {
+    let fail = |e: &dyn std::fmt::Display| AdminError::io(format!("http://{address}{target}"), e);
     let read = async {
         let mut stream = tokio::net::TcpStream::connect(address)
             .await
             .map_err(|e| fail(&e))?;
         let request =
-            format!("GET /metrics HTTP/1.0\r\nHost: {address}\r\nAccept: text/plain\r\n\r\n");
+            format!("GET {target} HTTP/1.0\r\nHost: {address}\r\nAccept: {accept}\r\n\r\n");
         stream
             .write_all(request.as_bytes())
             .await

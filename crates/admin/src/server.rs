@@ -14,6 +14,7 @@ pub fn router(state: Arc<AdminState>) -> Router {
         .route("/api/v1/auth/login", post(auth::login))
         .route("/api/v1/auth/logout", post(auth::logout))
         .route("/api/v1/auth/me", get(auth::me))
+        .route("/api/v1/catalog", get(c::catalog_status))
         .route("/api/v1/service", get(c::search_services))
         .route("/api/v1/service/{key}", get(c::service_detail))
         .route("/api/v1/service/{key}/methods", get(c::service_methods))
@@ -22,6 +23,10 @@ pub fn router(state: Arc<AdminState>) -> Router {
         .route("/api/v1/instances", get(c::search_instances))
         .route("/api/v1/instance/{id}", get(c::instance_detail))
         .route("/api/v1/instance/{id}/metrics", get(c::instance_metrics))
+        .route(
+            "/api/v1/instance/{id}/metrics/range",
+            get(c::instance_metrics_range),
+        )
         .route("/api/v1/prometheus/sd", get(c::prometheus_sd))
         .route("/api/v1/invoke", post(w::invoke))
         .route(

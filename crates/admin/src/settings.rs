@@ -35,7 +35,17 @@ pub struct Settings {
     pub qos_port: u16,
     /// QoS ports by application.
     pub qos_ports: BTreeMap<String, u16>,
+    /// A Prometheus server scraping the instances (`http://host:port`), for metrics over time.
+    pub prometheus: Option<String>,
+    /// The most providers and instances the catalog is kept live for (through watches); a
+    /// registry holding more is re-read instead.
+    pub watch_limit: usize,
 }
+
+/// The default of [`Settings::watch_limit`]: the registries' watches keep a copy of every
+/// provider URL and instance, and a data watch per instance, which at 100,000 instances costs
+/// ~290 MB more than the catalog itself.
+pub const DEFAULT_WATCH_LIMIT: usize = 20_000;
 
 /// The configuration file (`--config FILE`, YAML).
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -59,6 +69,12 @@ pub struct FileSettings {
     /// `config-center`: a config centre other than the registry.
     #[serde(default)]
     pub config_center: Option<String>,
+    /// `prometheus`: a Prometheus server's base URL (`http://host:port`).
+    #[serde(default)]
+    pub prometheus: Option<String>,
+    /// `watch-limit`: the most providers and instances kept live through watches.
+    #[serde(default)]
+    pub watch_limit: Option<usize>,
 }
 
 /// One user of the configuration file.

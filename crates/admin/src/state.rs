@@ -2,18 +2,19 @@
 //! (no global state): settings, users, the session key, the audit log, the registry's
 //! extension table and the catalog last read.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::{Duration, Instant};
 
+use dubbo_cli::dubbo::instance_metadata::InstanceMetadata;
 use dubbo_core::Extensions;
 use dubbo_url::Url;
 
 use crate::audit::AuditLog;
 use crate::catalog::Catalog;
+use crate::catalog_live;
 use crate::catalog_read;
 use crate::error::AdminError;
-use crate::instance_metadata::InstanceMetadata;
 use crate::interner::Interner;
 use crate::rules::RuleStore;
 use crate::session::SessionKey;
@@ -54,10 +55,22 @@ pub struct AdminState {
     reading: tokio::sync::Mutex<()>,
     /// A background read is under way or about to start.
     refreshing: AtomicBool,
+    /// The catalog is kept current from the registry's pushes ([`catalog_live`]): requests
+    /// start no re-read.
+    live: AtomicBool,
+    /// The first read found more than `watch-limit` providers and instances: re-read, not
+    /// watched.
+    too_big: AtomicBool,
+    /// Whole reads of the registry made so far.
+    full_reads: AtomicU64,
+    /// Catalogs made from the registry's pushes so far.
+    updates: AtomicU64,
+    /// Told when the admin stops (the live catalog's task ends).
+    stop: Arc<tokio::sync::Notify>,
     /// The catalog's texts, shared from one read to the next.
-    texts: Arc<Mutex<Interner>>,
+    pub(crate) texts: Arc<Mutex<Interner>>,
     /// Metadata fetched from instances' MetadataService, by application and revision.
-    fetched: InstanceMetadata,
+    pub(crate) fetched: InstanceMetadata,
 }
 
 impl AdminState {
@@ -75,8 +88,13 @@ impl AdminState {
             cache: RwLock::new(None),
             reading: tokio::sync::Mutex::new(()),
             refreshing: AtomicBool::new(false),
+            live: AtomicBool::new(false),
+            too_big: AtomicBool::new(false),
+            full_reads: AtomicU64::new(0),
+            updates: AtomicU64::new(0),
+            stop: Arc::new(tokio::sync::Notify::new()),
             texts: Arc::new(Mutex::new(Interner::new())),
-            fetched: InstanceMetadata::new(),
+            fetched: InstanceMetadata::new("dubbo-admin"),
         })
     }
 
@@ -98,29 +116,26 @@ impl AdminState {
         self.read().await
     }
 
-    /// The cached catalog and whether a new read is due.
+    /// The cached catalog and whether a new read is due (never while the catalog is live).
     fn cached(&self) -> Option<(Arc<Catalog>, bool)> {
         let cache = self.cache.read().unwrap_or_else(PoisonError::into_inner);
         let c = cache.as_ref()?;
         let spacing = CATALOG_TTL.max(c.took * READ_SPACING);
-        Some((c.catalog.clone(), c.started.elapsed() >= spacing))
+        let due = !self.live.load(Ordering::Acquire) && c.started.elapsed() >= spacing;
+        Some((c.catalog.clone(), due))
     }
 
-    /// Reads the catalog and caches it (the caller holds `reading`).
-    async fn read(&self) -> Result<Arc<Catalog>, AdminError> {
+    /// Reads the catalog and caches it (the caller holds `reading`); after the first read,
+    /// keeps it current from the registry's pushes.
+    async fn read(self: &Arc<Self>) -> Result<Arc<Catalog>, AdminError> {
         let started = Instant::now();
         let settings = &self.settings;
         let qos = |app: &str| settings.qos_port_of(app);
-        let read = catalog_read::read(
-            &self.ext,
-            &self.registry_url,
-            &qos,
-            &self.texts,
-            &self.fetched,
-        )
-        .await;
-        let fresh = match read {
-            Ok(c) => Arc::new(c),
+        let parts =
+            catalog_read::read_parts(&self.ext, &self.registry_url, &self.texts, &self.fetched)
+                .await;
+        let parts = match parts {
+            Ok(parts) => parts,
             Err(e) => {
                 self.texts
                     .lock()
@@ -129,7 +144,16 @@ impl AdminState {
                 return Err(e);
             }
         };
+        // The parts are kept only to go live; otherwise moved into the catalog.
+        let (fresh, kept) = if self.should_go_live(catalog_read::size(&parts)) {
+            let catalog = catalog_read::build(&parts, &qos, &self.texts);
+            (Arc::new(catalog), Some(parts))
+        } else {
+            let catalog = catalog_read::into_catalog(parts, &qos, &self.texts);
+            (Arc::new(catalog), None)
+        };
         let took = started.elapsed();
+        self.full_reads.fetch_add(1, Ordering::Relaxed);
         tracing::debug!(
             providers = fresh.providers.len(),
             instances = fresh.instances.len(),
@@ -151,7 +175,70 @@ impl AdminState {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .prune();
+        if let Some(parts) = kept {
+            if catalog_live::start(self, parts).await {
+                self.live.store(true, Ordering::Release);
+            }
+        }
         Ok(fresh)
+    }
+
+    /// Whether a read of `size` providers and instances should make the catalog live: not
+    /// yet live, and within `watch-limit` (else re-read from now on).
+    fn should_go_live(&self, size: usize) -> bool {
+        if self.live.load(Ordering::Acquire) || self.too_big.load(Ordering::Acquire) {
+            return false;
+        }
+        if size > self.settings.watch_limit {
+            self.too_big.store(true, Ordering::Release);
+            tracing::info!(
+                size,
+                limit = self.settings.watch_limit,
+                "more providers and instances than watch-limit: the registry is re-read, not watched"
+            );
+            return false;
+        }
+        true
+    }
+
+    /// Whether the catalog is live, how many whole reads and how many updates from pushes
+    /// made it.
+    pub fn catalog_counts(&self) -> (bool, u64, u64) {
+        (
+            self.live.load(Ordering::Acquire),
+            self.full_reads.load(Ordering::Relaxed),
+            self.updates.load(Ordering::Relaxed),
+        )
+    }
+
+    /// Counts a whole read made by the live catalog.
+    pub(crate) fn count_full_read(&self) {
+        self.full_reads.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Puts `catalog`, made from the registry's pushes from `started` on, in place of the
+    /// catalog there is.
+    pub(crate) fn install(&self, catalog: Arc<Catalog>, started: Instant) {
+        self.updates.fetch_add(1, Ordering::Relaxed);
+        let before = self
+            .cache
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .replace(Cached {
+                catalog,
+                started,
+                took: started.elapsed(),
+            });
+        drop(before);
+        self.texts
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .prune();
+    }
+
+    /// What the live catalog's task waits on to stop.
+    pub(crate) fn stopping(&self) -> Arc<tokio::sync::Notify> {
+        Arc::clone(&self.stop)
     }
 
     /// Starts a read in the background unless one is under way. A failed read keeps the
@@ -180,6 +267,7 @@ impl AdminState {
 
     /// Closes the connections made to instances' MetadataService.
     pub async fn shutdown(&self) {
+        self.stop.notify_one();
         self.fetched.shutdown().await;
     }
 

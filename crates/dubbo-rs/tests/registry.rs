@@ -583,3 +583,36 @@ async fn qos_offline_withdraws_the_registrations_and_online_restores_them() {
     assert!(client.echo("c".into()).await.is_err());
     direct.shutdown().await;
 }
+
+/// A reference leaves its URL's parameters in the metadata report (the registry's) at Java's
+/// consumer path, as Java 3.3's references do: a JSON object of strings naming the consumer's
+/// application, interface and version; `report-definition=false` leaves nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reference_publishes_its_parameters_as_the_consumer_entry() {
+    let (_dir, registry) = registry_dir();
+    let p = provider(&registry, "entry-provider", "all").await;
+    let entry = |app: &str| {
+        std::fs::read_to_string(format!(
+            "{}/dubbo/metadata/{ECHO}/1.0.0/consumer/{app}",
+            registry.trim_start_matches("file://")
+        ))
+    };
+    let c = consumer(&registry, "APPLICATION_FIRST");
+    assert_eq!(call(&c, "dubbo").await.unwrap(), "entry-provider:hi");
+    let text = entry("registry-consumer").unwrap();
+    let params: std::collections::BTreeMap<String, String> = serde_json::from_str(&text).unwrap();
+    assert_eq!(params["side"], "consumer");
+    assert_eq!(params["interface"], ECHO);
+    assert_eq!(params["version"], "1.0.0");
+    assert_eq!(params["application"], "registry-consumer");
+    c.shutdown().await;
+
+    let off = Application::builder("entry-off-consumer")
+        .registry(&format!("{registry}?report-definition=false"))
+        .build()
+        .unwrap();
+    assert_eq!(call(&off, "dubbo").await.unwrap(), "entry-provider:hi");
+    assert!(entry("entry-off-consumer").is_err());
+    off.shutdown().await;
+    p.shutdown().await;
+}

@@ -28,6 +28,15 @@ impl DefinitionId {
         }
     }
 
+    /// The entry `application` publishes as a consumer of `interface` (Java stores the
+    /// reference's URL parameters there, not a definition).
+    pub fn consumer(interface: &str, version: &str, group: &str, application: &str) -> Self {
+        Self {
+            side: "consumer".to_owned(),
+            ..Self::provider(interface, version, group, application)
+        }
+    }
+
     /// Java's path key below the report's root: `metadata/{URL-encoded interface}/{version}/
     /// {group}/{side}/{application}`, empty segments left out (Java's `KeyTypeEnum.PATH`).
     pub fn path_key(&self) -> String {
@@ -71,5 +80,7 @@ mod tests {
         let id = DefinitionId::provider("org.foo.Svc", "", "g", "app");
         assert_eq!(id.path_key(), "metadata/org.foo.Svc/g/provider/app");
         assert_eq!(id.unique_key(), "org.foo.Svc::g:provider:app");
+        let id = DefinitionId::consumer("org.foo.Svc", "1.0.0", "", "app");
+        assert_eq!(id.path_key(), "metadata/org.foo.Svc/1.0.0/consumer/app");
     }
 }

@@ -61,7 +61,7 @@ fn run(parsed: cli::Parsed) -> Result<Outcome, CliError> {
                 ..
             } => {
                 let url = connect::registry_url(&registry)?;
-                ls::run(&ext, &url, what, format).await?;
+                ls::run_with(&ext, &url, what, &tls, format).await?;
             }
             Command::Ls {
                 source: Where::Url(target),

@@ -8,8 +8,10 @@ use dubbo_registry::DefinitionId;
 use dubbo_url::Url;
 use serde_json::json;
 
+use crate::dubbo::app_level;
 use crate::dubbo::connect;
-use crate::dubbo::ls::providers;
+use crate::dubbo::instance_metadata::InstanceMetadata;
+use crate::dubbo::ls::interface_providers;
 use crate::dubbo::output::{self, Format, Table};
 use crate::dubbo::tls::TlsFlags;
 use crate::dubbo::CliError;
@@ -37,20 +39,41 @@ pub struct Found {
 }
 
 /// The definitions of `wanted` published by its providers' applications: those registered at
-/// interface level and those the service-name mapping names.
+/// interface level and those the service-name mapping names. Without `--version` and
+/// `--group`, the versions and groups a mapped application provides are those its instances'
+/// metadata names (so a provider registered at application level only is found whatever its
+/// version).
 pub async fn definitions(
     ext: &Extensions,
     registry_url: &Url,
     wanted: &Wanted,
 ) -> Result<Vec<Found>, CliError> {
     let mut candidates: BTreeSet<(String, String, String)> = BTreeSet::new();
-    for p in providers(ext, registry_url).await? {
+    for p in interface_providers(ext, registry_url).await? {
         if p.service == wanted.service {
             candidates.insert((p.version, p.group, p.application));
         }
     }
     let report = connect::report(ext, registry_url).await?;
-    for app in report.mapping(&wanted.service).await.unwrap_or_default() {
+    let mapped: Vec<String> = report
+        .mapping(&wanted.service)
+        .await
+        .unwrap_or_default()
+        .into_iter()
+        .collect();
+    let mut resolved = BTreeSet::new();
+    if (wanted.version.is_none() || wanted.group.is_none()) && !mapped.is_empty() {
+        for (version, group, app) in
+            mapped_services(ext, registry_url, &report, mapped.clone(), &wanted.service).await
+        {
+            resolved.insert(app.clone());
+            candidates.insert((version, group, app));
+        }
+    }
+    for app in mapped {
+        if resolved.contains(&app) {
+            continue;
+        }
         let version = wanted.version.clone().unwrap_or_default();
         let group = wanted.group.clone().unwrap_or_default();
         candidates.insert((version, group, app));
@@ -86,6 +109,39 @@ pub async fn definitions(
         )));
     }
     Ok(found)
+}
+
+/// The (version, group, application) of every provider of `service` among the instances of
+/// the applications `apps`, from their revisions' metadata (the report's, else the instances'
+/// MetadataService); nothing where it cannot be read.
+async fn mapped_services(
+    ext: &Extensions,
+    registry_url: &Url,
+    report: &std::sync::Arc<dyn dubbo_registry::MetadataReport>,
+    apps: Vec<String>,
+    service: &str,
+) -> BTreeSet<(String, String, String)> {
+    let Ok(apps) = app_level::instances_of(ext, registry_url, Some(apps)).await else {
+        return BTreeSet::new();
+    };
+    let fetched = InstanceMetadata::new("dubbo-cli");
+    let metadata = app_level::revision_metadata(Some(report.clone()), &apps, &fetched).await;
+    fetched.shutdown().await;
+    metadata
+        .iter()
+        .flat_map(|((app, _), info)| {
+            info.services
+                .values()
+                .filter(|s| s.name == service)
+                .map(move |s| {
+                    (
+                        s.version.clone().unwrap_or_default(),
+                        s.group.clone().unwrap_or_default(),
+                        app.clone(),
+                    )
+                })
+        })
+        .collect()
 }
 
 /// Names without the package: `java.util.List<java.lang.String>` → `List<String>`.

@@ -1,11 +1,13 @@
 //! `dubbo ls`: the services, applications and instances a registry holds.
 
 use dubbo_core::Extensions;
-use dubbo_registry::{RegistryError, ServiceInstance};
+use dubbo_registry::ServiceInstance;
 use dubbo_url::Url;
 use serde_json::json;
 
+use crate::dubbo::app_level;
 use crate::dubbo::connect;
+use crate::dubbo::instance_metadata::InstanceMetadata;
 use crate::dubbo::output::{self, Format, Table};
 use crate::dubbo::tls::TlsFlags;
 use crate::dubbo::CliError;
@@ -13,7 +15,8 @@ use crate::dubbo::CliError;
 /// What `ls` lists.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum What {
-    /// Interface-level registrations: one row per provider URL.
+    /// Providers: one row per service, application, protocol and address, registered at
+    /// interface level, found through an instance's metadata (application level), or both.
     Services,
     /// Applications registered at instance level, with their instance counts.
     Apps,
@@ -48,9 +51,18 @@ pub struct ProviderRow {
     pub protocol: String,
     /// `host:port` as registered.
     pub address: String,
-    /// The whole registered URL.
+    /// The whole registered URL (interface level), else the one an application-level
+    /// consumer resolves from the instance's metadata.
     pub url: Url,
+    /// Where it was found: [`INTERFACE`] (a registered provider URL) and/or [`APPLICATION`]
+    /// (an instance's metadata); empty when neither (a MetadataService's exported URLs).
+    pub sources: Vec<&'static str>,
 }
+
+/// The source of a provider registered at interface level.
+pub const INTERFACE: &str = "interface";
+/// The source of a provider found through an application instance's metadata.
+pub const APPLICATION: &str = "application";
 
 impl ProviderRow {
     /// The row of a registered (or exported) URL.
@@ -64,12 +76,89 @@ impl ProviderRow {
             protocol: text(url.protocol()),
             address: url.address(),
             url,
+            sources: Vec::new(),
         }
+    }
+
+    /// The row of a provider URL found in `source`.
+    pub fn found_in(url: Url, source: &'static str) -> Self {
+        let mut row = Self::from_url(url);
+        row.sources.push(source);
+        row
+    }
+
+    fn key(&self) -> (&str, &str, &str, &str, &str, &str) {
+        (
+            &self.service,
+            &self.version,
+            &self.group,
+            &self.application,
+            &self.protocol,
+            &self.address,
+        )
     }
 }
 
+/// Every provider, registered at interface level or found through application instances'
+/// metadata (the report's, else the instance's MetadataService, dialled with `tls`), one row
+/// per service, version, group, application, protocol and address, sorted.
+pub async fn providers(
+    ext: &Extensions,
+    registry_url: &Url,
+    tls: &TlsFlags,
+) -> Result<Vec<ProviderRow>, CliError> {
+    let mut rows = interface_providers(ext, registry_url).await?;
+    rows.extend(application_providers(ext, registry_url, tls).await?);
+    Ok(merge(rows))
+}
+
+/// Rows sorted, those of one provider found both ways made one with both sources.
+fn merge(mut rows: Vec<ProviderRow>) -> Vec<ProviderRow> {
+    rows.sort_by(|a, b| a.key().cmp(&b.key()));
+    rows.dedup_by(|later, kept| {
+        let same = later.key() == kept.key();
+        if same {
+            for s in later.sources.drain(..) {
+                if !kept.sources.contains(&s) {
+                    kept.sources.push(s);
+                }
+            }
+        }
+        same
+    });
+    rows
+}
+
+/// The providers application instances announce through their metadata revision.
+pub async fn application_providers(
+    ext: &Extensions,
+    registry_url: &Url,
+    tls: &TlsFlags,
+) -> Result<Vec<ProviderRow>, CliError> {
+    let apps = match app_level::instances(ext, registry_url).await {
+        Ok(apps) => apps,
+        // A registry with no application-level discovery has no such providers.
+        Err(dubbo_registry::RegistryError::UnknownScheme { .. }) => return Ok(Vec::new()),
+        Err(e) => return Err(e.into()),
+    };
+    if apps.is_empty() {
+        return Ok(Vec::new());
+    }
+    let report = connect::report(ext, registry_url).await.ok();
+    let fetched = InstanceMetadata::new("dubbo-cli").with_ssl(tls.ssl());
+    let metadata = app_level::revision_metadata(report, &apps, &fetched).await;
+    fetched.shutdown().await;
+    Ok(app_level::provider_urls(&apps, &metadata)
+        .into_iter()
+        .map(|url| ProviderRow::found_in(url, APPLICATION))
+        .collect())
+}
+
 /// Every provider registered at interface level, service by service.
-pub async fn providers(ext: &Extensions, registry_url: &Url) -> Result<Vec<ProviderRow>, CliError> {
+pub async fn interface_providers(
+    ext: &Extensions,
+    registry_url: &Url,
+) -> Result<Vec<ProviderRow>, CliError> {
     let registry = connect::registry(ext, registry_url).await?;
     let mut rows = Vec::new();
     let services = registry.services().await;
@@ -84,18 +173,14 @@ pub async fn providers(ext: &Extensions, registry_url: &Url) -> Result<Vec<Provi
         let urls = registry
             .lookup(&connect::any_provider_of(&service)?)
             .await?;
-        rows.extend(urls.into_iter().map(ProviderRow::from_url));
+        rows.extend(
+            urls.into_iter()
+                .filter(|u| u.protocol() != Some("empty"))
+                .map(|u| ProviderRow::found_in(u, INTERFACE)),
+        );
     }
     registry.destroy().await;
-    rows.sort_by(|a, b| {
-        (&a.service, &a.application, &a.protocol, &a.address).cmp(&(
-            &b.service,
-            &b.application,
-            &b.protocol,
-            &b.address,
-        ))
-    });
-    Ok(rows)
+    Ok(merge(rows))
 }
 
 /// Every application and its instances.
@@ -103,18 +188,7 @@ pub async fn instances(
     ext: &Extensions,
     registry_url: &Url,
 ) -> Result<Vec<(String, Vec<ServiceInstance>)>, CliError> {
-    let discovery = connect::discovery(ext, registry_url).await?;
-    let result: Result<Vec<_>, RegistryError> = async {
-        let mut out = Vec::new();
-        for app in discovery.applications().await? {
-            let instances = discovery.instances(&app).await?;
-            out.push((app, instances));
-        }
-        Ok(out)
-    }
-    .await;
-    discovery.destroy().await;
-    Ok(result?)
+    Ok(app_level::instances(ext, registry_url).await?)
 }
 
 fn endpoints(instance: &ServiceInstance) -> String {
@@ -129,38 +203,54 @@ fn endpoints(instance: &ServiceInstance) -> String {
     endpoints.join(",")
 }
 
-/// Prints provider rows: a table, or `{"services": [...]}` with each whole URL.
+/// Prints provider rows: a table, or `{"services": [...]}` with each whole URL; rows with
+/// sources have a `SOURCES` column (`sources` in JSON).
 pub fn print_providers(rows: Vec<ProviderRow>, format: Format) -> Result<(), CliError> {
+    let with_sources = rows.iter().any(|r| !r.sources.is_empty());
     match format {
         Format::Json => output::print_json(&json!({
-            "services": rows.iter().map(|r| json!({
-                "service": r.service,
-                "version": r.version,
-                "group": r.group,
-                "application": r.application,
-                "protocol": r.protocol,
-                "address": r.address,
-                "url": r.url.to_full_string(),
-            })).collect::<Vec<_>>()
+            "services": rows.iter().map(|r| {
+                let mut row = json!({
+                    "service": r.service,
+                    "version": r.version,
+                    "group": r.group,
+                    "application": r.application,
+                    "protocol": r.protocol,
+                    "address": r.address,
+                    "url": r.url.to_full_string(),
+                });
+                if with_sources {
+                    row["sources"] = json!(r.sources);
+                }
+                row
+            }).collect::<Vec<_>>()
         })),
         Format::Table => {
-            let mut t = Table::new(&[
+            let mut header = vec![
                 "SERVICE",
                 "VERSION",
                 "GROUP",
                 "APPLICATION",
                 "PROTOCOL",
                 "ADDRESS",
-            ]);
+            ];
+            if with_sources {
+                header.push("SOURCES");
+            }
+            let mut t = Table::new(&header);
             for r in rows {
-                t.row(vec![
+                let mut row = vec![
                     r.service,
                     r.version,
                     r.group,
                     r.application,
                     r.protocol,
                     r.address,
-                ]);
+                ];
+                if with_sources {
+                    row.push(r.sources.join(","));
+                }
+                t.row(row);
             }
             output::print(&t.render())
         }
@@ -220,8 +310,19 @@ pub async fn run(
     what: What,
     format: Format,
 ) -> Result<(), CliError> {
+    run_with(ext, registry_url, what, &TlsFlags::default(), format).await
+}
+
+/// Runs `dubbo ls`, dialling instances' MetadataService with `tls`.
+pub async fn run_with(
+    ext: &Extensions,
+    registry_url: &Url,
+    what: What,
+    tls: &TlsFlags,
+    format: Format,
+) -> Result<(), CliError> {
     match what {
-        What::Services => print_providers(providers(ext, registry_url).await?, format),
+        What::Services => print_providers(providers(ext, registry_url, tls).await?, format),
         What::Apps => {
             let apps = instances(ext, registry_url).await?;
             match format {

@@ -17,6 +17,7 @@
 //!
 //! Errors print as `dubbo: error [CODE]: message` and exit 1; usage mistakes exit 2.
 
+pub mod app_level;
 pub mod call;
 pub mod cli;
 pub mod connect;
@@ -24,6 +25,7 @@ pub mod describe;
 pub mod error;
 pub mod exported;
 pub mod idl;
+pub mod instance_metadata;
 pub mod ls;
 pub mod output;
 pub mod reflection;

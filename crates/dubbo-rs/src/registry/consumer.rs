@@ -320,6 +320,12 @@ impl Shared {
         conn: super::registries::Connected,
     ) {
         lock(&self.connected).push((i, r.clone(), conn.clone()));
+        // What Java's references leave in the metadata report, whatever the step (Java's
+        // ReferenceConfig publishes once the invoker is made).
+        if let Some(report) = &conn.report {
+            let consumer = super::without_credentials(&self.ctx.consumer);
+            super::definitions::publish_consumer(report, &consumer).await;
+        }
         let step = lock(&self.sources.mode).step;
         self.subscribe_models(i, r, conn, step).await;
     }

@@ -1,11 +1,14 @@
 //! Publishing service definitions to the metadata reports, as Java's `MetadataUtils.
 //! publishServiceDefinition` does for every export of a provider: the definition with the
 //! exported URL's parameters, as JSON, under `metadata/{interface}/{version}/{group}/provider/
-//! {application}`, unless the report's URL says `report-definition=false`.
+//! {application}`; and for every reference: the reference's URL parameters (a JSON object of
+//! strings, no definition) under `…/consumer/{application}`. Neither is written when the
+//! report's URL says `report-definition=false`.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use dubbo_registry::DefinitionId;
+use dubbo_registry::{DefinitionId, MetadataReport};
 use dubbo_url::Url;
 
 use super::metadata_service::{java_service_key, MetadataState};
@@ -56,5 +59,36 @@ pub(crate) async fn publish(
         if let Err(e) = report.store_definition(&id, &json).await {
             tracing::warn!(registry = %r.url, service = %key, error = %e, "cannot publish the service definition");
         }
+    }
+}
+
+/// Publishes what a reference of `consumer` (its URL, as the registries see it: without
+/// credentials) leaves in the metadata `report`, as Java 3.3's `publishServiceDefinition` does
+/// for the consumer side: the URL's parameters as a JSON object, under
+/// `metadata/{interface}/{version}/{group}/consumer/{application}` (one entry per application
+/// and service, each reference overwriting it). A report that cannot be written is logged.
+pub(crate) async fn publish_consumer(report: &Arc<dyn MetadataReport>, consumer: &Url) {
+    if report.url().parameter(REPORT_DEFINITION) == Some("false") {
+        return;
+    }
+    let Some(interface) = consumer.service_interface() else {
+        return;
+    };
+    let (group, version) = (
+        consumer.group().unwrap_or(""),
+        consumer.version().unwrap_or(""),
+    );
+    let app = consumer.parameter("application").unwrap_or("");
+    let params: BTreeMap<&str, &str> = consumer.params().iter().collect();
+    let json = match serde_json::to_string(&params) {
+        Ok(json) => json,
+        Err(e) => {
+            tracing::warn!(service = %interface, error = %e, "cannot write the consumer's parameters");
+            return;
+        }
+    };
+    let id = DefinitionId::consumer(interface, version, group, app);
+    if let Err(e) = report.store_definition(&id, &json).await {
+        tracing::warn!(report = %report.url(), service = %interface, error = %e, "cannot publish the consumer's parameters");
     }
 }

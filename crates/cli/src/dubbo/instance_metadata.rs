@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use dubbo_registry::{MetadataInfo, ServiceInstance};
+use dubbo_rs::config::SslConfig;
 use dubbo_rs::Application;
 use futures::stream::{self, StreamExt};
 
@@ -34,24 +35,30 @@ enum Fetched {
 
 /// Metadata fetched from instances, by application and revision.
 pub struct InstanceMetadata {
-    /// The application the MetadataService references are made in, made at the first fetch.
+    /// The name of the application the MetadataService references are made in.
+    name: String,
+    /// Its TLS client settings, if instances are dialled with TLS.
+    ssl: Option<SslConfig>,
+    /// That application, made at the first fetch.
     client: Mutex<Option<Application>>,
     cache: Mutex<HashMap<RevisionKey, Fetched>>,
 }
 
-impl Default for InstanceMetadata {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 impl InstanceMetadata {
-    /// Nothing fetched yet.
-    pub fn new() -> Self {
+    /// Nothing fetched yet; the references will be made in an application named `name`.
+    pub fn new(name: impl Into<String>) -> Self {
         Self {
+            name: name.into(),
+            ssl: None,
             client: Mutex::new(None),
             cache: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// Instances dialled with these TLS client settings.
+    pub fn with_ssl(mut self, ssl: Option<SslConfig>) -> Self {
+        self.ssl = ssl;
+        self
     }
 
     /// The metadata of each revision in `wanted` (with some of the instances announcing it:
@@ -115,7 +122,11 @@ impl InstanceMetadata {
     fn client(&self) -> Option<Application> {
         let mut client = lock(&self.client);
         if client.is_none() {
-            match Application::builder("dubbo-admin").build() {
+            let mut builder = Application::builder(self.name.as_str());
+            if let Some(ssl) = &self.ssl {
+                builder = builder.ssl(ssl.clone());
+            }
+            match builder.build() {
                 Ok(app) => *client = Some(app),
                 Err(e) => {
                     tracing::warn!(error = %e, "cannot make the MetadataService client");
@@ -184,7 +195,7 @@ mod tests {
         let mut i = ServiceInstance::new("gone", "127.0.0.1", port);
         i.metadata.insert(REVISION_KEY.into(), "r1".into());
         let key = ("gone".to_owned(), "r1".to_owned());
-        let fetched = InstanceMetadata::new();
+        let fetched = InstanceMetadata::new("test");
         let found = fetched.fetch(vec![(key.clone(), vec![i.clone()])]).await;
         assert!(found.is_empty());
         assert!(matches!(
