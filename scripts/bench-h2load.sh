@@ -5,10 +5,10 @@
 #                  Payload) on one connection, 1/32/100 streams: dubbo-rs bench-server against
 #                  tonic-server.
 #   rest           GET /users/{id} and POST /users (JSON): dubbo-rs REST on the Triple port of
-#                  bench-server (through the provider's filter chain) against axum-server and
-#                  against Java Dubbo 3.3's triple rest (the interop RestProvider: the same
-#                  resource with Spring MVC annotations, left out with --no-java or without
-#                  java/mvn); HTTP/1.1 (h2load --h1, one connection per concurrent request) and
+#                  bench-server (through the provider's filter chain) against axum-server
+#                  (side by side), then Java Dubbo 3.3's triple rest alone at normal priority
+#                  (the interop RestProvider: the same resource with Spring MVC annotations,
+#                  left out with --no-java or without java/mvn); HTTP/1.1 (h2load --h1, one connection per concurrent request) and
 #                  h2c (one connection, that many streams), concurrency 32 and 100.
 #   tls            dubbo-rs over TLS against plaintext: dubbo:// echo128 c=32 at a fixed rate
 #                  (dubbo-bench, consumer + provider CPU per call) and Triple Echo over h2/TLS
@@ -214,50 +214,68 @@ triple_h2load_row() {
   h2_table triple-h2load "Triple unary under h2load: dubbo-rs against tonic" "dubbo-rs/tonic"
 }
 
-# The REST row: dubbo-rs REST and axum, GET /users/7 and POST /users, h1 and h2c, c=32 and 100.
+# The REST row: dubbo-rs REST and axum (side by side, points alternating), then Java 3.3's
+# triple rest alone; GET /users/7 and POST /users, h1 and h2c, c=32 and 100.
 rest_row() {
   h2load_ready
   h2_bodies
   : > "$work/rest.csv"; : > "$work/rest.cmds"
   h2_start rest-dubbo-rs "$bin/bench-server" --dubbo-port "$h2_rs_dubbo" --tri-port "$h2_rs_tri"
-  local rs_pid=$h2_pid
+  rest_pid_dubbo_rs=$h2_pid
   h2_start rest-axum "$bin/axum-server" --port "$h2_axum"
-  local axum_pid=$h2_pid
-  local servers=(dubbo-rs axum) java_pid="" rest_jar="${INTEROP_JAVA_REST_JAR:-}"
+  rest_pid_axum=$h2_pid
+  log "rest row: GET /users/7 and POST /users, HTTP/1.1 and h2c, c=32 and 100, ${h2_runs} run(s) of ${h2_duration} s"
+  rest_points dubbo-rs axum
+  h2_stop_all
+  local rest_jar="${INTEROP_JAVA_REST_JAR:-}"
   if [[ -z "$rest_jar" && ${java:-1} -eq 1 ]] && command -v java >/dev/null && command -v mvn >/dev/null; then
     local vars
     vars="$(bash interop/java/build.sh)" && eval "$vars"
     rest_jar="${INTEROP_JAVA_REST_JAR:-}"
   fi
   if [[ -n "$rest_jar" && ${java:-1} -eq 1 ]]; then
+    # Alone on the server core and at normal priority: under SCHED_RR its busy threads (GC,
+    # the HTTP/1.1 connections' event loops) starve the core's softirq thread, which carries
+    # loopback traffic, and every server on the core stops answering.
+    local prio_row=$prio
+    prio=""
     DUBBO_IP_TO_BIND=::ffff:127.0.0.1 DUBBO_IP_TO_REGISTRY=::ffff:127.0.0.1 \
       h2_start rest-java java -cp "$rest_jar" org.apache.dubbo.interop.rest.RestProvider --tri-port "$h2_java_rest_tri"
-    java_pid=$h2_pid
-    servers+=(java)
+    rest_pid_java=$h2_pid
+    prio=$prio_row
     # Java's JIT compiles the paths measured first: every request shape for a while.
-    local java_warmup=15
+    local java_warmup=15 url="http://127.0.0.1:$h2_java_rest_tri/users"
     [[ ${quick:-0} -eq 1 ]] && java_warmup=8
-    log "rest row: Java's JIT warm-up, ${java_warmup} s of each request"
-    local url="http://127.0.0.1:$h2_java_rest_tri/users"
+    log "rest row: Java 3.3's triple rest, JIT warm-up of ${java_warmup} s of each request, then its points"
     $prio taskset -c "$load_core" h2load -D "$java_warmup" --h1 -c 32 -m 1 "$url/7" >/dev/null 2>&1 || true
     $prio taskset -c "$load_core" h2load -D "$java_warmup" -c 1 -m 32 "$url/7" >/dev/null 2>&1 || true
     $prio taskset -c "$load_core" h2load -D "$java_warmup" --h1 -c 32 -m 1 \
       -H 'content-type: application/json' -d "$work/user.json" "$url" >/dev/null 2>&1 || true
     $prio taskset -c "$load_core" h2load -D "$java_warmup" -c 1 -m 32 \
       -H 'content-type: application/json' -d "$work/user.json" "$url" >/dev/null 2>&1 || true
+    rest_points java
+    h2_stop_all
   else
     log "rest row: Java 3.3's triple rest is left out (java or mvn missing, or --no-java)"
   fi
-  log "rest row: GET /users/7 and POST /users, HTTP/1.1 and h2c, c=32 and 100, ${h2_runs} run(s) of ${h2_duration} s (${servers[*]})"
+  h2_table rest "REST under h2load: dubbo-rs REST (filter chain included) against axum and Java 3.3's triple rest" \
+    "dubbo-rs/axum" "dubbo-rs/java"
+}
+
+# rest_points SERVER...: every point of the rest row for each server (rest_pid_SERVER, its
+# port), $h2_runs runs, the servers alternating within each point.
+rest_points() {
   local run c proto server pid port shape req conns streams
   for run in $(seq 1 "$h2_runs"); do
     for c in 32 100; do
       for req in get post; do
         for proto in h1 h2c; do
-          for server in "${servers[@]}"; do
-            pid=$rs_pid; port=$h2_rs_tri
-            [[ $server == axum ]] && { pid=$axum_pid; port=$h2_axum; }
-            [[ $server == java ]] && { pid=$java_pid; port=$h2_java_rest_tri; }
+          for server in "$@"; do
+            case $server in
+              dubbo-rs) pid=$rest_pid_dubbo_rs; port=$h2_rs_tri ;;
+              axum) pid=$rest_pid_axum; port=$h2_axum ;;
+              java) pid=$rest_pid_java; port=$h2_java_rest_tri ;;
+            esac
             # h1: one connection per concurrent request (no pipelining); h2c: one connection.
             if [[ $proto == h1 ]]; then
               conns=$c; streams=1; shape=(--h1 -c "$c" -m 1)
@@ -277,9 +295,6 @@ rest_row() {
       done
     done
   done
-  h2_stop_all
-  h2_table rest "REST under h2load: dubbo-rs REST (filter chain included) against axum and Java 3.3's triple rest" \
-    "dubbo-rs/axum" "dubbo-rs/java"
 }
 
 # Certificates for the TLS row: a CA and a P-256 server certificate for 127.0.0.1 (openssl).
