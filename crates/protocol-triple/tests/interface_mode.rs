@@ -98,10 +98,16 @@ async fn wrapper_calls_exceptions_attachments() {
     assert_eq!(r.value, Value::String("t-42".into()));
     assert_eq!(r.attachments.get_str("served-by"), Some("rust"));
 
-    // The service key (version) is part of routing: another version is not found.
-    let mut wrong = call("sayHello", &["java.lang.String"], vec!["x".into()]);
-    wrong.set_service(ServiceKey::new(IFACE, None, Some("2.0.0")));
-    let err = invoker.invoke(wrong).await.unwrap_err();
+    // A version nobody exports reaches the interface's only export, as Java's Triple server
+    // falls back (`TriplePathResolver`): the key is read, and no export is missed for it.
+    let mut other = call("sayHello", &["java.lang.String"], vec!["x".into()]);
+    other.set_service(ServiceKey::new(IFACE, None, Some("2.0.0")));
+    let r = invoker.invoke(other).await.unwrap();
+    assert_eq!(r.value, Value::String("Hello x".into()));
+    // An interface nobody exports is not found.
+    let mut missing = call("sayHello", &["java.lang.String"], vec!["x".into()]);
+    missing.set_service(ServiceKey::new("org.example.Nobody", None, Some("1.0.0")));
+    let err = invoker.invoke(missing).await.unwrap_err();
     assert_eq!(err.code(), Some(ErrorCode::ServiceNotFound), "{err}");
 
     // Timeout from the URL/context.
