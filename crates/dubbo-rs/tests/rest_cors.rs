@@ -372,3 +372,22 @@ async fn settings_that_cannot_apply_stop_the_export() {
         "{e}"
     );
 }
+
+/// The server bound for a refused export is shut down with the application, even when its
+/// accept loop was never polled before the shutdown (it once waited forever).
+#[tokio::test]
+async fn shutdown_after_a_refused_export_finishes() {
+    let app = Application::builder("rest-cors-bad-2")
+        .protocol("tri", 0)
+        .host("127.0.0.1")
+        .build()
+        .unwrap();
+    let _ = app
+        .default_module()
+        .export(VaultServer::new(Safe), ServiceOptions::new())
+        .await
+        .unwrap_err();
+    tokio::time::timeout(std::time::Duration::from_secs(5), app.shutdown())
+        .await
+        .expect("the application shut down within 5 s");
+}

@@ -208,6 +208,7 @@ impl TripleServer {
             listener,
             shared.clone(),
             signal.clone(),
+            signal.subscribe(),
             grace.clone(),
         ));
         TripleServer {
@@ -358,14 +359,17 @@ impl Drop for TripleServer {
     }
 }
 
+/// `stop` is subscribed before the loop is spawned: a receiver made inside it, after a
+/// shutdown that came before its first poll, would take that shutdown as already seen and
+/// wait for another (a server shut down right after it was bound never stopped).
 async fn accept_loop(
     listener: TcpListener,
     shared: Arc<ServerShared>,
     signal: ShutdownSignal,
+    mut stop: tokio::sync::watch::Receiver<bool>,
     grace: Arc<Mutex<Duration>>,
 ) {
     let mut connections = JoinSet::new();
-    let mut stop = signal.subscribe();
     loop {
         tokio::select! {
             accepted = listener.accept() => match accepted {
