@@ -29,6 +29,20 @@ rest_expect() {
   fi
 }
 
+# rest_refused_at_start KEY FLAGS...: the provider started with FLAGS must stop at start with
+# an error naming the configuration key KEY.
+rest_refused_at_start() {
+  local key=$1 out
+  shift
+  out=$(timeout 60 "$TARGET_DIR/debug/interop-server" --dubbo-port "$(free_port)" --tri-port "$(free_port)" \
+    "$@" 2>&1)
+  if [ $? -eq 0 ] || ! grep -qF "$key" <<<"$out"; then
+    echo "  $* was not refused at start naming $key: $out"
+    return 1
+  fi
+  echo "  refused at start: $out"
+}
+
 # Every row of the table, and the default mapping of InteropService.
 rest_rows() {
   local b=$REST_BASE rc=0
@@ -268,13 +282,8 @@ rest_cors() {
   rest_expect 204 '' '^access-control-allow-methods: PUT$' -- -X OPTIONS "${editor[@]}" \
     -H 'Access-Control-Request-Method: PUT' "$REST_BASE/notes/1" || rc=1
   # A bad setting stops the provider at start, naming the full key.
-  out=$(timeout 60 "$TARGET_DIR/debug/interop-server" --dubbo-port "$(free_port)" --tri-port "$(free_port)" \
-    --cors allowed-methods=GET,FETCH 2>&1)
-  if [ $? -eq 0 ] || ! grep -q 'dubbo.protocols.tri.triple.rest.cors.allowed-methods' <<<"$out"; then
-    echo "  a bad allowed-methods was not refused at start naming its key: $out"; rc=1
-  else
-    echo "  refused at start: $out"
-  fi
+  rest_refused_at_start dubbo.protocols.tri.triple.rest.cors.allowed-methods \
+    --cors allowed-methods=GET,FETCH || rc=1
   return $rc
 }
 
@@ -319,13 +328,8 @@ rest_swagger_ui() {
   # Without settings the page loads Swagger UI from Java's default CDN.
   rest_expect 200 'src="https://unpkg.com/swagger-ui-dist@5.18.2/swagger-ui-bundle.js"' -- \
     "$REST_BASE/dubbo/openapi/swagger-ui/index.html" || rc=1
-  out=$(timeout 60 "$TARGET_DIR/debug/interop-server" --dubbo-port "$(free_port)" --tri-port "$(free_port)" \
-    --swagger-ui "assets=$WORK" 2>&1)
-  if [ $? -eq 0 ] || ! grep -q 'dubbo.protocols.tri.triple.rest.openapi.settings.swagger-ui.assets' <<<"$out"; then
-    echo "  an assets directory without Swagger UI was not refused at start naming its key: $out"; rc=1
-  else
-    echo "  refused at start: $out"
-  fi
+  rest_refused_at_start dubbo.protocols.tri.triple.rest.openapi.settings.swagger-ui.assets \
+    --swagger-ui "assets=$WORK" || rc=1
   return $rc
 }
 

@@ -14,19 +14,13 @@ import argparse
 import os
 import sys
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
+from browser import driver
+
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
 
-def driver():
-    options = webdriver.ChromeOptions()
-    options.binary_location = "/usr/bin/chromium"
-    for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,2000"):
-        options.add_argument(flag)
-    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
 
 
 def operation(d, method, path):
@@ -44,7 +38,7 @@ def main():
     p.add_argument("--screenshots", required=True)
     a = p.parse_args()
     os.makedirs(a.screenshots, exist_ok=True)
-    d = driver()
+    d = driver(height=2000)
     wait = WebDriverWait(d, 30)
     failures = []
     try:

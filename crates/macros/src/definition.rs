@@ -37,19 +37,13 @@ pub fn service_definition(
             .iter()
             .map(|p| define_expr(hessian, &p.ty, p.java_type.as_ref()));
         let ret = define_expr(hessian, &m.ok_ty, m.return_java_type.as_ref());
-        quote! {
-            #(#cfgs)*
-            {
-                let parameter_types = ::std::vec![#(#params),*];
-                let return_type = #ret;
-                definition.methods.push(#core::MethodDefinition {
-                    name: ::std::string::String::from(#java_name),
-                    parameter_types,
-                    return_type,
-                    ..::std::default::Default::default()
-                });
-            }
-        }
+        push_method(
+            core,
+            cfgs,
+            java_name,
+            quote!(::std::vec![#(#params),*]),
+            ret,
+        )
     });
     // Streaming methods as Java's `ServiceDefinitionBuilder` reads a `StreamObserver` method:
     // `void m(Req, StreamObserver)` and `StreamObserver m(StreamObserver)`, the observer a type
@@ -71,19 +65,7 @@ pub fn service_definition(
                 (quote!(::std::vec![#observer]), observer.clone())
             }
         };
-        Some(quote! {
-            #(#cfgs)*
-            {
-                let parameter_types = #params;
-                let return_type = #ret;
-                definition.methods.push(#core::MethodDefinition {
-                    name: ::std::string::String::from(#java_name),
-                    parameter_types,
-                    return_type,
-                    ..::std::default::Default::default()
-                });
-            }
-        })
+        Some(push_method(core, cfgs, java_name, params, ret))
     });
     quote! {
         impl #client {
@@ -115,6 +97,31 @@ pub fn service_definition(
 }
 
 /// The arguments of the derive: `#[java(crate = "path")]`.
+/// The statements adding one method to the definition under construction (`definition`),
+/// behind the method's `#[cfg]`s.
+fn push_method<'a>(
+    core: &TokenStream,
+    cfgs: impl Iterator<Item = &'a syn::Attribute>,
+    java_name: &impl quote::ToTokens,
+    parameter_types: TokenStream,
+    return_type: TokenStream,
+) -> TokenStream {
+    let cfgs = cfgs.collect::<Vec<_>>();
+    quote! {
+        #(#cfgs)*
+        {
+            let parameter_types = #parameter_types;
+            let return_type = #return_type;
+            definition.methods.push(#core::MethodDefinition {
+                name: ::std::string::String::from(#java_name),
+                parameter_types,
+                return_type,
+                ..::std::default::Default::default()
+            });
+        }
+    }
+}
+
 fn krate(input: &DeriveInput) -> syn::Result<Path> {
     let mut krate: Path = syn::parse_quote!(::dubbo_rs);
     for attr in &input.attrs {

@@ -169,19 +169,8 @@ impl TripleProtocol {
     /// says `ssl-enabled=false`; `ssl-enabled=true` without client TLS is an error.
     fn client_config(&self, url: &Url) -> Result<TripleConfig, RpcError> {
         let mut config = self.config.clone();
-        match url.parameter(SSL_ENABLED) {
-            Some("false") => config.client_tls = None,
-            Some("true") if config.client_tls.is_none() => {
-                return Err(RpcError::framework(
-                    ErrorCode::Config,
-                    format!(
-                    "{} asks for TLS ({SSL_ENABLED}=true) but no client TLS is configured (set {})",
-                    url.address(),
-                    dubbo_tls::keys::CLIENT_TRUST_CERT_COLLECTION_PATH
-                ),
-                ))
-            }
-            _ => {}
+        if !client_uses_tls(url, config.client_tls.is_some())? {
+            config.client_tls = None;
         }
         Ok(config)
     }
@@ -192,6 +181,26 @@ impl TripleProtocol {
             .lock()
             .map(|c| c.values().filter(|w| w.strong_count() > 0).count())
             .unwrap_or(0)
+    }
+}
+
+/// Whether a reference to `url` dials TLS, by its `ssl-enabled`: `false` plaintext, `true`
+/// TLS (an error without client TLS configured), unset whether client TLS is configured
+/// (every connection of an application with it uses TLS). Triple and `rest://` references
+/// decide alike.
+pub(crate) fn client_uses_tls(url: &Url, configured: bool) -> Result<bool, RpcError> {
+    match url.parameter(SSL_ENABLED).map(str::trim) {
+        Some("false") => Ok(false),
+        Some("true") if !configured => Err(RpcError::framework(
+            ErrorCode::Config,
+            format!(
+                "{} asks for TLS ({SSL_ENABLED}=true) but no client TLS is configured (set {})",
+                url.address(),
+                dubbo_tls::keys::CLIENT_TRUST_CERT_COLLECTION_PATH
+            ),
+        )),
+        Some("true") => Ok(true),
+        _ => Ok(configured),
     }
 }
 

@@ -115,21 +115,9 @@ impl RestProtocol {
         }
     }
 
-    /// Whether a reference to `url` dials `https`: its `ssl-enabled`, else whether the
-    /// protocol has client TLS. `ssl-enabled=true` without client TLS is an error.
+    /// Whether a reference to `url` dials `https` (the Triple client's `ssl-enabled` rule).
     fn https(&self, url: &Url) -> Result<bool, RpcError> {
-        match url.parameter(SSL_ENABLED).map(str::trim) {
-            Some("false") => Ok(false),
-            Some("true") if !self.tls => Err(RpcError::framework(
-                ErrorCode::Config,
-                format!(
-                    "{url}: {SSL_ENABLED}=true but no client TLS is configured (set {})",
-                    dubbo_tls::keys::CLIENT_TRUST_CERT_COLLECTION_PATH
-                ),
-            )),
-            Some("true") => Ok(true),
-            _ => Ok(self.tls),
-        }
+        crate::protocol::client_uses_tls(url, self.tls)
     }
 }
 

@@ -130,6 +130,9 @@ async fn route(
     cors: &mut HeaderMap,
 ) -> Result<Reply, HttpError> {
     let path = parts.uri.path().to_owned();
+    if let Some(page) = crate::swagger_ui::page(&path) {
+        return swagger_page(shared, &parts.method, page).await;
+    }
     let query = form::parse_pairs(parts.uri.query().unwrap_or(""));
     let group = header(&parts.headers, &GROUP_HEADERS);
     let version = header(&parts.headers, &VERSION_HEADERS);
@@ -155,9 +158,6 @@ async fn route(
             && version.as_deref().is_none_or(|v| k.version() == Some(v))
     };
 
-    if let Some(page) = crate::swagger_ui::page(&path) {
-        return swagger_page(shared, &parts.method, page).await;
-    }
     let global = shared.config.rest_cors.as_deref();
     let is_api_docs = path.trim_end_matches('/') == openapi::PATH;
     if cors::is_preflight(&parts) {

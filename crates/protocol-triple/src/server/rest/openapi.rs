@@ -31,10 +31,8 @@ pub(crate) fn wants_yaml(query: &[(String, String)], headers: &http::HeaderMap) 
         .and_then(|v| v.to_str().ok())
         .unwrap_or("")
         .to_ascii_lowercase();
-    let first = accept.split(',').next().unwrap_or("").trim();
-    first.starts_with("application/yaml")
-        || first.starts_with("application/x-yaml")
-        || first.starts_with("text/yaml")
+    let first = accept.split(',').next().unwrap_or("");
+    crate::yaml_body::is_yaml(first.split(';').next().unwrap_or("").trim())
 }
 
 /// The document for `services` (the live exports with a mapping), in export order.
