@@ -16,6 +16,7 @@ use crate::catalog::{self, Catalog, InstanceEntry, ProviderEntry};
 pub use crate::catalog_index::{AppSummary, ServiceSummary};
 use crate::error::AdminError;
 use crate::page::{Page, PageRequest};
+use crate::provider_urls;
 use crate::state::AdminState;
 
 /// Search parameters: `pattern` (`service`, `application` or `ip`), `filter` (a substring,
@@ -139,6 +140,7 @@ pub async fn service_detail(
         .await
         .unwrap_or_default();
     let definitions = definitions(&state, &key).await;
+    let providers = provider_urls::with_urls(&state, &providers).await;
     Ok(Json(json!({
         "serviceKey": key,
         "service": service,
@@ -218,11 +220,11 @@ pub async fn application_detail(
         )));
     };
     let instances: &[InstanceEntry] = &catalog.instances[index.app_instances(a)];
-    let providers: Vec<&ProviderEntry> = index
+    let providers = index
         .app_providers(a)
         .iter()
-        .map(|&p| &catalog.providers[p as usize])
-        .collect();
+        .map(|&p| &catalog.providers[p as usize]);
+    let providers = provider_urls::with_urls(&state, providers).await;
     Ok(Json(
         json!({ "application": name, "instances": instances, "providers": providers }),
     ))
@@ -261,7 +263,7 @@ pub async fn instance_detail(
     let i = instance(&catalog, &id)?;
     let index = catalog.index();
     let of_app = index.application(&i.application).unwrap_or(usize::MAX);
-    let providers: Vec<&ProviderEntry> = index
+    let providers = index
         .app_providers(of_app)
         .iter()
         .map(|&p| &catalog.providers[p as usize])
@@ -269,8 +271,8 @@ pub async fn instance_detail(
             i.ports
                 .values()
                 .any(|port| *p.address == catalog::address(&i.host, port))
-        })
-        .collect();
+        });
+    let providers = provider_urls::with_urls(&state, providers).await;
     Ok(Json(json!({ "instance": i, "providers": providers })))
 }
 

@@ -38,8 +38,6 @@ pub struct ProviderEntry {
     /// Where it was found: `interface` (a provider URL), `application` (an instance's
     /// metadata), or both.
     pub sources: Sources,
-    /// The registered URL (interface level) or the one rebuilt from the metadata.
-    pub url: Text,
     /// The provider's weight (`weight` parameter, default 100).
     pub weight: u32,
 }
@@ -365,7 +363,6 @@ mod tests {
             address: address.into(),
             registered_address: address.into(),
             sources: source,
-            url: "".into(),
             weight: 100,
         }
     }

@@ -285,7 +285,6 @@ mod tests {
             address: address.into(),
             registered_address: address.into(),
             sources: crate::sources::Sources::INTERFACE,
-            url: "".into(),
             weight: 100,
         }
     }

@@ -176,6 +176,7 @@ impl Live {
             &mut self.parts,
             &state.ext,
             &state.registry_url,
+            &state.texts,
             &state.fetched,
         )
         .await;

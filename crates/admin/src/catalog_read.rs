@@ -20,7 +20,7 @@ use crate::catalog::{
     ProviderEntry,
 };
 use crate::error::AdminError;
-use crate::interner::Interner;
+use crate::interner::{Interner, Text};
 use crate::sources::Sources;
 
 /// What a catalog is made of, as read from the registry: each service's interface-level
@@ -33,8 +33,58 @@ pub struct Parts {
     pub interface: HashMap<String, Vec<ProviderEntry>>,
     /// Instances, by application.
     pub apps: BTreeMap<String, Vec<ServiceInstance>>,
-    /// The metadata of every revision the instances announce that could be read.
-    pub metadata: HashMap<RevisionKey, Arc<MetadataInfo>>,
+    /// The services of every revision the instances announce whose metadata could be read.
+    pub metadata: HashMap<RevisionKey, RevisionServices>,
+}
+
+/// One service a metadata revision lists, with what the catalog shows of it.
+#[derive(Debug, Clone)]
+pub struct ServedService {
+    /// The interface.
+    pub name: Text,
+    /// Its version, empty for none.
+    pub version: Text,
+    /// Its group, empty for none.
+    pub group: Text,
+    /// The protocol it is served over.
+    pub protocol: Text,
+    /// Its port; 0 for the instance's port of the protocol.
+    pub port: u16,
+    /// The `weight` parameter, 100 without one.
+    pub weight: u32,
+}
+
+/// The services of one metadata revision. Kept instead of the [`MetadataInfo`] read: its
+/// maps (a B-tree node of eleven entries for one service and its parameters) cost some 2 KB a
+/// revision, 20 MB on a registry of 10,000 revisions, where these cost a small vector of
+/// shared texts.
+pub type RevisionServices = Arc<[ServedService]>;
+
+/// The services of `info`, their texts shared through `t`.
+fn revision_services(info: &MetadataInfo, t: &mut Interner) -> RevisionServices {
+    info.services
+        .values()
+        .map(|s| ServedService {
+            name: t.get(&s.name),
+            version: t.get(s.version.as_deref().unwrap_or_default()),
+            group: t.get(s.group.as_deref().unwrap_or_default()),
+            protocol: t.get(&s.protocol),
+            port: s.port,
+            weight: s
+                .params
+                .get("weight")
+                .and_then(|w| w.parse().ok())
+                .unwrap_or(100),
+        })
+        .collect()
+}
+
+/// What the catalog keeps of each revision's metadata: its services, the texts shared
+/// through `texts`.
+fn keep_services(
+    texts: &Mutex<Interner>,
+) -> impl Fn(Arc<MetadataInfo>) -> RevisionServices + Sync + '_ {
+    move |info| revision_services(&info, &mut lock(texts))
 }
 
 /// Reads the whole catalog from the registry at `registry_url`; `qos_port` gives the QoS
@@ -69,7 +119,8 @@ pub async fn read_parts(
     let interface = interface_providers(ext, registry_url, texts).await?;
     let apps = app_level::instances(ext, registry_url).await?;
     let report = connect::report(ext, registry_url).await.ok();
-    let metadata = app_level::revision_metadata(report, &apps, fetched).await;
+    let metadata =
+        app_level::revision_metadata_as(report, &apps, fetched, &keep_services(texts)).await;
     Ok(Parts {
         interface,
         apps: apps.into_iter().collect(),
@@ -83,6 +134,7 @@ pub async fn refresh_metadata(
     parts: &mut Parts,
     ext: &Extensions,
     registry_url: &Url,
+    texts: &Mutex<Interner>,
     fetched: &InstanceMetadata,
 ) {
     let announced: HashSet<RevisionKey> = parts
@@ -111,7 +163,8 @@ pub async fn refresh_metadata(
         return;
     }
     let report = connect::report(ext, registry_url).await.ok();
-    let found = app_level::revision_metadata(report, &missing, fetched).await;
+    let found =
+        app_level::revision_metadata_as(report, &missing, fetched, &keep_services(texts)).await;
     parts.metadata.extend(found);
 }
 
@@ -159,7 +212,7 @@ pub fn into_catalog(
 fn gather(
     (interface, count): (impl Iterator<Item = ProviderEntry>, usize),
     apps: &BTreeMap<String, Vec<ServiceInstance>>,
-    metadata: &HashMap<RevisionKey, Arc<MetadataInfo>>,
+    metadata: &HashMap<RevisionKey, RevisionServices>,
     qos_port: &(dyn Fn(&str) -> u16 + Sync),
     texts: &Arc<Mutex<Interner>>,
 ) -> (Vec<ProviderEntry>, Vec<InstanceEntry>) {
@@ -179,8 +232,8 @@ fn gather(
     for (app, list) in apps {
         for i in list {
             let key = (app.clone(), i.revision().to_owned());
-            if let Some(info) = metadata.get(&key) {
-                for p in application_providers(app, i, info, &mut t) {
+            if let Some(services) = metadata.get(&key) {
+                for p in application_providers(app, i, services, &mut t) {
                     set.push(p);
                 }
             }
@@ -193,10 +246,15 @@ fn gather(
 /// through `texts`.
 pub fn providers_of_urls(urls: &[Url], texts: &Mutex<Interner>) -> Vec<ProviderEntry> {
     let mut t = lock(texts);
-    urls.iter()
+    let mut list: Vec<ProviderEntry> = urls
+        .iter()
         .filter(|u| u.protocol() != Some("empty"))
         .map(|u| provider_of_url(u, &mut t))
-        .collect()
+        .collect();
+    // Collected from a filter, the vector has room for up to twice its entries: 6 MB over
+    // 100,000 providers kept until the catalog is made.
+    list.shrink_to_fit();
+    list
 }
 
 /// The provider of the registered `url`, its texts shared through `t`.
@@ -212,7 +270,6 @@ fn provider_of_url(url: &Url, t: &mut Interner) -> ProviderEntry {
         address: text(Some(&address(&host, url.port()))),
         registered_address: text(Some(&url.address())),
         sources: Sources::INTERFACE,
-        url: text(Some(&url.to_full_string())),
         weight: url
             .parameter("weight")
             .and_then(|w| w.parse().ok())
@@ -256,16 +313,16 @@ async fn interface_providers(
     Ok(result?)
 }
 
-/// The providers instance `i` of `app` serves according to its metadata `info`, their texts
-/// shared through `t`.
+/// The providers instance `i` of `app` serves according to its revision's `services`,
+/// their texts shared through `t`.
 fn application_providers<'a>(
     app: &'a str,
     i: &'a ServiceInstance,
-    info: &'a MetadataInfo,
+    services: &'a [ServedService],
     t: &'a mut Interner,
 ) -> impl Iterator<Item = ProviderEntry> + 'a {
     let host = plain_host(&i.host);
-    info.services.values().map(move |s| {
+    services.iter().map(move |s| {
         let port = if s.port != 0 {
             s.port
         } else {
@@ -273,20 +330,15 @@ fn application_providers<'a>(
         };
         let address = address(&host, port);
         ProviderEntry {
-            service: t.get(&s.name),
-            version: t.get(s.version.as_deref().unwrap_or_default()),
-            group: t.get(s.group.as_deref().unwrap_or_default()),
+            service: s.name.clone(),
+            version: s.version.clone(),
+            group: s.group.clone(),
             application: t.get(app),
-            protocol: t.get(&s.protocol),
-            url: t.get(&format!("{}://{}/{}", s.protocol, address, s.path)),
+            protocol: s.protocol.clone(),
             registered_address: t.get(&crate::catalog::address(&i.host, port)),
             address: t.get(&address),
             sources: Sources::APPLICATION,
-            weight: s
-                .params
-                .get("weight")
-                .and_then(|w| w.parse().ok())
-                .unwrap_or(100),
+            weight: s.weight,
         }
     })
 }

@@ -25,6 +25,7 @@ pub mod interner;
 pub mod page;
 pub mod ports;
 pub mod prometheus_range;
+pub mod provider_urls;
 pub mod qos_metrics;
 pub mod rules;
 pub mod sd;

@@ -31,6 +31,11 @@ impl Sources {
             .map(|(_, name)| name)
     }
 
+    /// Whether every source of `other` is one of these.
+    pub fn contains(&self, other: Sources) -> bool {
+        self.0 & other.0 == other.0
+    }
+
     /// How many sources.
     pub fn len(&self) -> usize {
         self.0.count_ones() as usize

@@ -76,25 +76,40 @@ pub async fn revision_metadata(
     apps: &[(String, Vec<ServiceInstance>)],
     fetched: &InstanceMetadata,
 ) -> HashMap<RevisionKey, Arc<MetadataInfo>> {
+    revision_metadata_as(report, apps, fetched, &|info| info).await
+}
+
+/// [`revision_metadata`], each revision's metadata turned by `keep` into what the caller keeps
+/// as soon as it is read, so a caller that keeps a little of each does not hold every
+/// revision's whole metadata at once.
+pub async fn revision_metadata_as<T: Send>(
+    report: Option<Arc<dyn MetadataReport>>,
+    apps: &[(String, Vec<ServiceInstance>)],
+    fetched: &InstanceMetadata,
+    keep: &(dyn Fn(Arc<MetadataInfo>) -> T + Sync),
+) -> HashMap<RevisionKey, T> {
     let mut out = HashMap::new();
     if let Some(report) = report {
-        for (key, info) in from_report(report, apps).await {
-            if let Some(info) = info {
-                out.insert(key, Arc::new(info));
-            }
-        }
+        out.extend(from_report(report, apps, keep).await);
     }
     let local = to_ask(&out, apps);
-    out.extend(fetched.fetch(local).await);
+    out.extend(
+        fetched
+            .fetch(local)
+            .await
+            .into_iter()
+            .map(|(key, info)| (key, keep(info))),
+    );
     out
 }
 
 /// The metadata of every (application, revision) the instances announce, read once each
-/// from the report; `None` where the report has none.
-async fn from_report(
+/// from the report and turned by `keep`; those the report has none of left out.
+async fn from_report<T: Send>(
     report: Arc<dyn MetadataReport>,
     apps: &[(String, Vec<ServiceInstance>)],
-) -> HashMap<RevisionKey, Option<MetadataInfo>> {
+    keep: &(dyn Fn(Arc<MetadataInfo>) -> T + Sync),
+) -> Vec<(RevisionKey, T)> {
     let wanted: BTreeSet<RevisionKey> = apps
         .iter()
         .flat_map(|(app, list)| list.iter().map(|i| (app.clone(), i.revision().to_owned())))
@@ -104,10 +119,11 @@ async fn from_report(
             let report = Arc::clone(&report);
             async move {
                 let info = report.app_metadata(&app, &revision).await.ok().flatten();
-                ((app, revision), info)
+                info.map(|info| ((app, revision), keep(Arc::new(info))))
             }
         })
         .buffer_unordered(IN_FLIGHT)
+        .filter_map(std::future::ready)
         .collect()
         .await
 }
@@ -116,8 +132,8 @@ async fn from_report(
 /// instances announcing it: those with a revision (not Java's empty `0`) the report does not
 /// hold (`known`), kept locally (an instance whose storage type is `remote` has its metadata
 /// in the report only, as Java's consumers read it).
-fn to_ask(
-    known: &HashMap<RevisionKey, Arc<MetadataInfo>>,
+fn to_ask<T>(
+    known: &HashMap<RevisionKey, T>,
     apps: &[(String, Vec<ServiceInstance>)],
 ) -> Vec<(RevisionKey, Vec<ServiceInstance>)> {
     let mut local: HashMap<RevisionKey, Vec<ServiceInstance>> = HashMap::new();
