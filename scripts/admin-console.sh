@@ -261,16 +261,18 @@ PY
 # /dubbo/IFACE/consumers) for its interface-level invoker only, which APPLICATION_FIRST (its
 # default) makes beside application-level discovery; in FORCE_APPLICATION it registers nothing
 # (Java's ServiceDiscoveryRegistry registers providers only) and its only trace is its
-# reference's parameters in the metadata report (/dubbo/metadata/IFACE/VERSION/consumer/APP).
-# Two Java 3.3 consumers calling InteropService, one per step: the service detail lists the
-# APPLICATION_FIRST one; the FORCE_APPLICATION one is running (its report entry is there) and
-# is not listed (docs/admin.md, "Consumers").
+# reference's parameters in the metadata report (/dubbo/metadata/IFACE/VERSION/consumer/APP),
+# which dubbo-rs references write too. Three consumers calling InteropService 1.0.0: Java 3.3 in
+# APPLICATION_FIRST and in FORCE_APPLICATION, and a Rust one (interop-client) in
+# FORCE_APPLICATION. The service detail (API and console page) lists all three: the first
+# found both ways (interface, metadata-report), the other two in the metadata report only, with
+# the host their entry names (docs/admin.md, "Consumers").
 admin_consumers() {
-  local base="http://127.0.0.1:$ADM_PORT" af=admin-consumer-af fa=admin-consumer-fa pids=() i rc=1 step app
-  local zk="${ZK_URL#zookeeper://}" entry="/dubbo/metadata/$ADM_IFACE/1.0.0/consumer/admin-consumer-fa"
+  local base="http://127.0.0.1:$ADM_PORT" af=admin-consumer-af fa=admin-consumer-fa rfa=admin-consumer-rust-fa
+  local pids=() i rc=1 step app
   # A consumer registers its address with no port: with DUBBO_IP_TO_REGISTRY=::ffff:127.0.0.1
   # that is dubbo://::ffff:127.0.0.1/IFACE?..., which neither Java's URL parser nor dubbo-url
-  # reads (the last ':' starts the port), so these consumers register 192.0.2.1 (RFC 5737's
+  # reads (the last ':' starts the port), so the Java consumers register 192.0.2.1 (RFC 5737's
   # documentation address): only data in ZooKeeper, nothing is dialled or bound there.
   for step in "APPLICATION_FIRST:$af" "FORCE_APPLICATION:$fa"; do
     app=${step#*:}
@@ -281,28 +283,34 @@ admin_consumers() {
     pids+=("$!")
     PIDS+=("$!")
   done
+  DUBBO_IP_TO_BIND=::ffff:127.0.0.1 rust_client --registry "$ZK_URL" --migration FORCE_APPLICATION --app "$rfa" \
+    --load 100000000 --duration 90 --concurrency 1 >"$WORK/$rfa.out" 2>"$WORK/$rfa.err" &
+  pids+=("$!")
+  PIDS+=("$!")
   for i in $(seq 1 60); do
     admin_curl "$WORK/admin.jar" -f "$base/api/v1/service/$ADM_KEY" >"$WORK/admin-consumers.json" &&
-      grep -q "application=$af" "$WORK/admin-consumers.json" && break
-    sleep 1
-  done
-  for i in $(seq 1 20); do
-    if /usr/share/zookeeper/bin/zkCli.sh -server "$zk" get "$entry" 2>/dev/null | grep -q "$fa"; then
-      admin_curl "$WORK/admin.jar" -f "$base/api/v1/service/$ADM_KEY" >"$WORK/admin-consumers.json" &&
-        python3 - "$WORK/admin-consumers.json" "$af" "$fa" <<'PY' && rc=0
-import json, sys
-path, af, fa = sys.argv[1:4]
+      admin_curl "$WORK/admin.jar" -f "$base/service/$ADM_KEY" >"$WORK/admin-consumers.html" &&
+      python3 - "$WORK/admin-consumers.json" "$WORK/admin-consumers.html" "$af" "$fa" "$rfa" <<'PY' && { rc=0; break; }
+import json, re, sys
+path, html, af, fa, rfa = sys.argv[1:6]
 consumers = json.load(open(path))["consumers"]
-apps = sorted({p.split("=", 1)[1] for c in consumers for p in c.split("?", 1)[-1].split("&") if p.startswith("application=")})
-print("consumers listed, by application:", apps)
-print(fa, "(FORCE_APPLICATION): running, its metadata-report entry there, not in the registry")
-sys.exit(0 if af in apps and fa not in apps else 1)
+rows = {(c["application"], c["address"], tuple(c["sources"])) for c in consumers}
+want = {(af, "192.0.2.1", ("interface", "metadata-report")),
+        (fa, "192.0.2.1", ("metadata-report",)),
+        (rfa, "127.0.0.1", ("metadata-report",))}
+page = {(a, s) for a, s in re.findall(r'<tr class="consumer" data-application="([^"]*)" data-sources="([^"]*)"', open(html).read())}
+shown = {(af, "interface,metadata-report"), (fa, "metadata-report"), (rfa, "metadata-report")}
+urls = [c["url"] for c in consumers if c["application"] == af]
+ok = want <= rows and shown <= page and urls and urls[0].startswith("consumer://192.0.2.1/")
+if ok:
+    for r in sorted(rows):
+        print("consumer:", r)
+    print("console page rows:", sorted(page))
+sys.exit(0 if ok else 1)
 PY
-      break
-    fi
     sleep 1
   done
-  [ $rc -eq 0 ] || { cat "$WORK/admin-consumers.json"; tail -n 5 "$WORK/$af.err" "$WORK/$fa.err"; }
+  [ $rc -eq 0 ] || { cat "$WORK/admin-consumers.json"; tail -n 5 "$WORK/$af.err" "$WORK/$fa.err" "$WORK/$rfa.err"; }
   kill "${pids[@]}" 2>/dev/null
   wait "${pids[@]}" 2>/dev/null
   return $rc
@@ -669,7 +677,7 @@ admin_steps() {
     admin_live
   step "admin API and dubbo ls/describe: a Java 3.3 provider registered at application level only, metadata behind its MetadataService (local): its services, providers and instance shown, a call answers" \
     admin_local_metadata
-  step "admin API: consumers: a Java 3.3 consumer in APPLICATION_FIRST is listed, one in FORCE_APPLICATION (registered nowhere) is not" \
+  step "admin API and console: consumers: Java 3.3 in APPLICATION_FIRST (registered and in the metadata report), Java 3.3 and Rust in FORCE_APPLICATION (registered nowhere, in the metadata report) all listed" \
     admin_consumers
   step "consumer entries in the metadata report: a Rust reference writes its URL parameters at Java's path, as the Java 3.3 consumer does (compared); none with report-definition=false" \
     admin_consumer_entry

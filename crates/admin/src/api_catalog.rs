@@ -14,6 +14,7 @@ use serde_json::{json, Value};
 use crate::auth::LoggedIn;
 use crate::catalog::{self, Catalog, InstanceEntry, ProviderEntry};
 pub use crate::catalog_index::{AppSummary, ServiceSummary};
+use crate::consumers;
 use crate::error::AdminError;
 use crate::page::{Page, PageRequest};
 use crate::state::AdminState;
@@ -135,9 +136,8 @@ pub async fn service_detail(
     let catalog = state.catalog().await?;
     let providers = providers_of(&catalog, &key)?;
     let (service, version, group) = catalog::split_service_key(&key);
-    let consumers = catalog::consumers(&state.ext, &state.registry_url, &service)
-        .await
-        .unwrap_or_default();
+    let consumers =
+        consumers::consumers(&state.ext, &state.registry_url, &service, &version, &group).await;
     let definitions = definitions(&state, &key).await;
     Ok(Json(json!({
         "serviceKey": key,
