@@ -328,6 +328,39 @@ pub async fn instance_metrics_range(
     Ok(Json(answer))
 }
 
+/// `GET /api/v1/service/{key}/metrics/range?minutes=N`: the service's requests/s, failed
+/// requests/s and average response time summed over its providers over the last N minutes,
+/// from the configured Prometheus server ([`crate::prometheus_range::service_rates`]); 404
+/// when none is configured or nobody provides the service.
+pub async fn service_metrics_range(
+    State(state): State<Arc<AdminState>>,
+    _user: LoggedIn,
+    Path(key): Path<String>,
+    Query(q): Query<RangeQuery>,
+) -> Result<Json<Value>, AdminError> {
+    let Some(base) = state.settings.prometheus.clone() else {
+        return Err(AdminError::NotFound(
+            "no Prometheus server is configured (prometheus: in the configuration, or --prometheus)"
+                .to_owned(),
+        ));
+    };
+    let catalog = state.catalog().await?;
+    let providers = providers_of(&catalog, &key)?;
+    let (service, version, group) = catalog::split_service_key(&key);
+    let mut answer = crate::prometheus_range::service_rates(
+        &base,
+        &service,
+        &version,
+        &group,
+        q.minutes.unwrap_or(15),
+        crate::session::now_seconds(),
+    )
+    .await?;
+    answer["serviceKey"] = json!(key);
+    answer["providers"] = json!(providers.len());
+    Ok(Json(answer))
+}
+
 /// `GET /api/v1/prometheus/sd`: every instance's QoS address in `http_sd_configs` format.
 pub async fn prometheus_sd(
     State(state): State<Arc<AdminState>>,

@@ -235,12 +235,19 @@ pub async fn service_page(
     }
     body.push_str("</table><h2>Consumers</h2>");
     body.push_str(&consumers_section(&consumers));
+    if state.settings.prometheus.is_some() {
+        // Filled by the console's script from GET /api/v1/service/{key}/metrics/range.
+        body.push_str(&format!(
+            "<h2>Over time (Prometheus)</h2><div id=\"service-range\" data-key=\"{}\"></div>",
+            escape(&key)
+        ));
+    }
     body.push_str(&methods_section(&definitions, &providers));
     body.push_str(&rules_section(&service, &version, &group, &providers));
     Html(page(&key, user(&s), &body)).into_response()
 }
 
-/// The consumers table: application, address and where each was found (the registered URL
+/// The consumers table: application, address and where each was found (the registered URLs
 /// as the row's title).
 fn consumers_section(consumers: &[ConsumerEntry]) -> String {
     if consumers.is_empty() {
@@ -255,7 +262,7 @@ fn consumers_section(consumers: &[ConsumerEntry]) -> String {
             "<tr class=\"consumer\" data-application=\"{}\" data-sources=\"{}\" title=\"{}\"><td>{}</td><td>{}</td><td>{}</td></tr>",
             escape(&c.application),
             escape(&c.sources.join(",")),
-            escape(&c.url),
+            escape(&c.urls.join("\n")),
             escape(&c.application),
             escape(&c.address),
             escape(&c.sources.join(", ")),

@@ -30,8 +30,9 @@ pub struct ConsumerEntry {
     pub address: String,
     /// Where it was found: [`FROM_INTERFACE`], [`FROM_METADATA_REPORT`], or both.
     pub sources: Vec<&'static str>,
-    /// The registered consumer URL, empty when it was not registered.
-    pub url: String,
+    /// The consumer URLs it registered (one per reference; Java registers one for each
+    /// reference of the service with other settings), none when it registered nothing.
+    pub urls: Vec<String>,
 }
 
 /// The consumers of `interface` at `version` and `group` (empty for none): those registered
@@ -119,26 +120,34 @@ fn matches_service(url: &Url, version: &str, group: &str) -> bool {
 }
 
 /// The consumers of registered URLs and report entries, one per application and address:
-/// an entry whose application and address match a registered URL's adds its source to it.
+/// the URLs of one application at one address are one consumer, and an entry whose
+/// application and address match a registered consumer's adds its source to it.
 fn merge<'a>(
     registered: impl IntoIterator<Item = &'a Url>,
     reported: &[DefinitionEntry],
 ) -> Vec<ConsumerEntry> {
-    let mut out: Vec<ConsumerEntry> = registered
-        .into_iter()
-        .map(|u| ConsumerEntry {
-            application: u.parameter("application").unwrap_or_default().to_owned(),
-            address: u.host().map(plain_host).unwrap_or_default(),
-            sources: vec![FROM_INTERFACE],
-            url: u.to_full_string(),
-        })
-        .collect();
+    let mut out: Vec<ConsumerEntry> = Vec::new();
+    for u in registered {
+        let application = u.parameter("application").unwrap_or_default();
+        let address = u.host().map(plain_host).unwrap_or_default();
+        let url = u.to_full_string();
+        match out
+            .iter_mut()
+            .find(|c| c.application == application && c.address == address)
+        {
+            Some(c) => c.urls.push(url),
+            None => out.push(ConsumerEntry {
+                application: application.to_owned(),
+                address,
+                sources: vec![FROM_INTERFACE],
+                urls: vec![url],
+            }),
+        }
+    }
     for entry in reported {
         let address = report_address(&entry.content);
         let same = out.iter_mut().find(|c| {
-            c.application == entry.application
-                && (c.address == address || address.is_empty())
-                && !c.sources.contains(&FROM_METADATA_REPORT)
+            c.application == entry.application && (c.address == address || address.is_empty())
         });
         match same {
             Some(c) => c.sources.push(FROM_METADATA_REPORT),
@@ -146,7 +155,7 @@ fn merge<'a>(
                 application: entry.application.clone(),
                 address,
                 sources: vec![FROM_METADATA_REPORT],
-                url: String::new(),
+                urls: Vec::new(),
             }),
         }
     }
@@ -180,9 +189,10 @@ mod tests {
 
     #[test]
     fn report_entries_join_registered_consumers_or_stand_alone() {
-        let registered = [url(
-            "consumer://10.0.0.1/org.Svc?application=web&interface=org.Svc&version=1.0.0&side=consumer",
-        )];
+        let registered = [
+            url("consumer://10.0.0.1/org.Svc?application=web&interface=org.Svc&version=1.0.0&side=consumer"),
+            url("consumer://10.0.0.1/org.Svc?application=web&interface=org.Svc&version=1.0.0&side=consumer&retries=0"),
+        ];
         let reported = [
             entry("web", r#"{"register.ip":"10.0.0.1","side":"consumer"}"#),
             entry(
@@ -214,8 +224,9 @@ mod tests {
                 ),
             ]
         );
-        assert!(out[2].url.starts_with("consumer://10.0.0.1/org.Svc?"));
-        assert!(out[0].url.is_empty());
+        assert_eq!(out[2].urls.len(), 2, "one consumer, two references");
+        assert!(out[2].urls[1].ends_with("retries=0"));
+        assert!(out[0].urls.is_empty());
     }
 
     #[test]
