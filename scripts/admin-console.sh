@@ -261,16 +261,18 @@ PY
 # /dubbo/IFACE/consumers) for its interface-level invoker only, which APPLICATION_FIRST (its
 # default) makes beside application-level discovery; in FORCE_APPLICATION it registers nothing
 # (Java's ServiceDiscoveryRegistry registers providers only) and its only trace is its
-# reference's parameters in the metadata report (/dubbo/metadata/IFACE/VERSION/consumer/APP).
-# Two Java 3.3 consumers calling InteropService, one per step: the service detail lists the
-# APPLICATION_FIRST one; the FORCE_APPLICATION one is running (its report entry is there) and
-# is not listed (docs/admin.md, "Consumers").
+# reference's parameters in the metadata report (/dubbo/metadata/IFACE/VERSION/consumer/APP),
+# which dubbo-rs references write too. Three consumers calling InteropService 1.0.0: Java 3.3 in
+# APPLICATION_FIRST and in FORCE_APPLICATION, and a Rust one (interop-client) in
+# FORCE_APPLICATION. The service detail (API and console page) lists all three: the first
+# found both ways (interface, metadata-report), the other two in the metadata report only, with
+# the host their entry names (docs/admin.md, "Consumers").
 admin_consumers() {
-  local base="http://127.0.0.1:$ADM_PORT" af=admin-consumer-af fa=admin-consumer-fa pids=() i rc=1 step app
-  local zk="${ZK_URL#zookeeper://}" entry="/dubbo/metadata/$ADM_IFACE/1.0.0/consumer/admin-consumer-fa"
+  local base="http://127.0.0.1:$ADM_PORT" af=admin-consumer-af fa=admin-consumer-fa rfa=admin-consumer-rust-fa
+  local pids=() i rc=1 step app
   # A consumer registers its address with no port: with DUBBO_IP_TO_REGISTRY=::ffff:127.0.0.1
   # that is dubbo://::ffff:127.0.0.1/IFACE?..., which neither Java's URL parser nor dubbo-url
-  # reads (the last ':' starts the port), so these consumers register 192.0.2.1 (RFC 5737's
+  # reads (the last ':' starts the port), so the Java consumers register 192.0.2.1 (RFC 5737's
   # documentation address): only data in ZooKeeper, nothing is dialled or bound there.
   for step in "APPLICATION_FIRST:$af" "FORCE_APPLICATION:$fa"; do
     app=${step#*:}
@@ -281,28 +283,36 @@ admin_consumers() {
     pids+=("$!")
     PIDS+=("$!")
   done
+  # The binary itself (not the rust_client function, whose subshell a kill would leave it behind).
+  DUBBO_IP_TO_BIND=::ffff:127.0.0.1 "$TARGET_DIR/debug/interop-client" --registry "$ZK_URL" --migration FORCE_APPLICATION --app "$rfa" \
+    --load 100000000 --duration 90 --concurrency 1 >"$WORK/$rfa.out" 2>"$WORK/$rfa.err" &
+  pids+=("$!")
+  PIDS+=("$!")
   for i in $(seq 1 60); do
     admin_curl "$WORK/admin.jar" -f "$base/api/v1/service/$ADM_KEY" >"$WORK/admin-consumers.json" &&
-      grep -q "application=$af" "$WORK/admin-consumers.json" && break
-    sleep 1
-  done
-  for i in $(seq 1 20); do
-    if /usr/share/zookeeper/bin/zkCli.sh -server "$zk" get "$entry" 2>/dev/null | grep -q "$fa"; then
-      admin_curl "$WORK/admin.jar" -f "$base/api/v1/service/$ADM_KEY" >"$WORK/admin-consumers.json" &&
-        python3 - "$WORK/admin-consumers.json" "$af" "$fa" <<'PY' && rc=0
-import json, sys
-path, af, fa = sys.argv[1:4]
+      admin_curl "$WORK/admin.jar" -f "$base/service/$ADM_KEY" >"$WORK/admin-consumers.html" &&
+      python3 - "$WORK/admin-consumers.json" "$WORK/admin-consumers.html" "$af" "$fa" "$rfa" <<'PY' && { rc=0; break; }
+import json, re, sys
+path, html, af, fa, rfa = sys.argv[1:6]
 consumers = json.load(open(path))["consumers"]
-apps = sorted({p.split("=", 1)[1] for c in consumers for p in c.split("?", 1)[-1].split("&") if p.startswith("application=")})
-print("consumers listed, by application:", apps)
-print(fa, "(FORCE_APPLICATION): running, its metadata-report entry there, not in the registry")
-sys.exit(0 if af in apps and fa not in apps else 1)
+rows = {(c["application"], c["address"], tuple(c["sources"])) for c in consumers}
+want = {(af, "192.0.2.1", ("interface", "metadata-report")),
+        (fa, "192.0.2.1", ("metadata-report",)),
+        (rfa, "127.0.0.1", ("metadata-report",))}
+page = {(a, s) for a, s in re.findall(r'<tr class="consumer" data-application="([^"]*)" data-sources="([^"]*)"', open(html).read())}
+shown = {(af, "interface,metadata-report"), (fa, "metadata-report"), (rfa, "metadata-report")}
+urls = [u for c in consumers if c["application"] == af for u in c["urls"]]
+ok = (want <= rows and shown <= page and len(consumers) == len(rows) and urls
+      and all("://192.0.2.1/" in u and "application=" + af in u for u in urls))
+if ok:
+    for r in sorted(rows):
+        print("consumer:", r)
+    print("console page rows:", sorted(page))
+sys.exit(0 if ok else 1)
 PY
-      break
-    fi
     sleep 1
   done
-  [ $rc -eq 0 ] || { cat "$WORK/admin-consumers.json"; tail -n 5 "$WORK/$af.err" "$WORK/$fa.err"; }
+  [ $rc -eq 0 ] || { cat "$WORK/admin-consumers.json"; tail -n 5 "$WORK/$af.err" "$WORK/$fa.err" "$WORK/$rfa.err"; }
   kill "${pids[@]}" 2>/dev/null
   wait "${pids[@]}" 2>/dev/null
   return $rc
@@ -312,7 +322,8 @@ PY
 # InteropService 1.0.0 through ZooKeeper writes its reference's URL parameters, a JSON object of
 # strings, at Java's path (/dubbo/metadata/IFACE/1.0.0/consumer/APP, persistent), as the Java
 # 3.3 APPLICATION_FIRST consumer of admin_consumers did at its own: both entries are read from
-# ZooKeeper and compared (side, interface, version, application, and the keys they share).
+# ZooKeeper and compared (side, interface, version, application, and the keys they share, pid
+# and register.ip among them).
 # A second Rust consumer with report-definition=false on its registry URL writes none.
 admin_consumer_entry() {
   local zk="${ZK_URL#zookeeper://}" base="/dubbo/metadata/$ADM_IFACE/1.0.0/consumer" app
@@ -342,7 +353,8 @@ print("keys only Java's reference writes:", sorted(set(java) - set(rust)))
 print("keys only the Rust reference writes:", sorted(set(rust) - set(java)))
 off = read("admin-consumer-rust-off")
 print("with report-definition=false:", off or "no entry")
-want = {"application", "interface", "version", "side", "release", "dubbo", "timestamp", "protocol", "timeout"}
+want = {"application", "interface", "version", "side", "release", "dubbo", "timestamp", "protocol", "timeout",
+        "pid", "register.ip"}
 sys.exit(0 if ok and want <= set(shared) and not off else 1)
 PY
 }
@@ -539,7 +551,63 @@ PY
     sleep 1
   done
   [ $rc -eq 0 ] || cat "$WORK/admin-range.json" "$WORK/admin-range-prom.json"
+  [ $rc -eq 0 ] && { admin_service_range "$base" "$jar" || rc=1; }
   stop_server admin_prom || rc=1
+  return $rc
+}
+
+# The service page's charts from the same Prometheus (called by admin_prometheus_range with the
+# second admin's base URL and cookie jar): GET /api/v1/service/KEY/metrics/range answers 404 on
+# the admin without Prometheus, and on the one with it requests/s, failed requests/s and the
+# average response time of InteropService 1.0.0 summed over its providers while the Rust
+# provider is called (sayHello, and fail, which throws): requests/s and failed requests/s are
+# above 0 and equal to Prometheus's own answer to the same query, the response time has
+# points; the console's service page has the charts' box only on the admin with Prometheus.
+admin_service_range() {
+  local base=$1 jar=$2 code i rc=1 fail
+  fail="{\"service\":\"$ADM_IFACE\",\"version\":\"1.0.0\",\"method\":\"fail\",\"args\":[\"admin\"],\"address\":\"dubbo://127.0.0.1:$ADM_RUST_DUBBO\"}"
+  code=$(admin_curl "$WORK/admin.jar" -o /dev/null -w '%{http_code}' "http://127.0.0.1:$ADM_PORT/api/v1/service/$ADM_KEY/metrics/range")
+  echo "service charts without Prometheus configured: HTTP $code"
+  [ "$code" = 404 ] || return 1
+  admin_curl "$WORK/admin.jar" -f "http://127.0.0.1:$ADM_PORT/service/$ADM_KEY" >"$WORK/admin-service-noprom.html" &&
+    admin_curl "$jar" -f "$base/service/$ADM_KEY" >"$WORK/admin-service-prom.html" || return 1
+  grep -q 'id="service-range"' "$WORK/admin-service-noprom.html" &&
+    { echo "the service page has a Prometheus chart without Prometheus"; return 1; }
+  grep -q "id=\"service-range\" data-key=\"$ADM_KEY\"" "$WORK/admin-service-prom.html" ||
+    { echo "no chart box on the service page with Prometheus"; return 1; }
+  for i in $(seq 1 40); do
+    admin_invoke "dubbo://127.0.0.1:$ADM_RUST_DUBBO" >/dev/null
+    admin_curl "$jar" -s -H 'Content-Type: application/json' -d "$fail" "$base/api/v1/invoke" >/dev/null
+    admin_curl "$jar" -f "$base/api/v1/service/$ADM_KEY/metrics/range?minutes=5" >"$WORK/admin-service-range.json" || break
+    for n in 0 1; do
+      curl -s --get --data-urlencode "query=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["charts"][int(sys.argv[2])]["query"])' "$WORK/admin-service-range.json" $n)" \
+        "http://127.0.0.1:$ADM_PROM_PORT/api/v1/query_range?start=$(date -d '-5 min' +%s)&end=$(date +%s)&step=1" \
+        >"$WORK/admin-service-range-prom-$n.json"
+    done
+    python3 - "$WORK" <<'PY' && { rc=0; break; }
+import json, sys
+work = sys.argv[1]
+r = json.load(open(work + "/admin-service-range.json"))
+charts = {c["name"]: c for c in r["charts"]}
+own = [json.load(open(f"{work}/admin-service-range-prom-{n}.json"))["data"]["result"] for n in (0, 1)]
+rps, failed, rt = (charts.get(n, {}).get("points", []) for n in ("requests/s", "failed requests/s", "average response time (ms)"))
+def matches(points, result):
+    # Points of the last seconds may still change as scrapes land: the settled ones compared.
+    theirs = {round(t): float(v) for t, v in result[0]["values"]} if result else {}
+    shared = [p for p in points if round(p[0]) in theirs and p[0] < r["end"] - 5]
+    return shared and all(abs(p[1] - theirs[round(p[0])]) < 1e-9 for p in shared)
+ok = (r["source"] == "prometheus" and r["providers"] >= 2 and rps and rps[-1][1] > 0 and failed
+      and failed[-1][1] > 0 and rt and matches(rps, own[0]) and matches(failed, own[1]))
+if ok:
+    print("service", r["serviceKey"], "over", r["providers"], "providers, step", r["step"], "s")
+    for name, c in charts.items():
+        print(f"  {name}: {c['query']}\n    last points:", [round(p[1], 3) for p in c["points"][-4:]])
+    print("requests/s and failed requests/s = Prometheus's own answer to the same queries at the same times")
+sys.exit(0 if ok else 1)
+PY
+    sleep 1
+  done
+  [ $rc -eq 0 ] || cat "$WORK/admin-service-range.json"
   return $rc
 }
 
@@ -669,7 +737,7 @@ admin_steps() {
     admin_live
   step "admin API and dubbo ls/describe: a Java 3.3 provider registered at application level only, metadata behind its MetadataService (local): its services, providers and instance shown, a call answers" \
     admin_local_metadata
-  step "admin API: consumers: a Java 3.3 consumer in APPLICATION_FIRST is listed, one in FORCE_APPLICATION (registered nowhere) is not" \
+  step "admin API and console: consumers: Java 3.3 in APPLICATION_FIRST (registered and in the metadata report), Java 3.3 and Rust in FORCE_APPLICATION (registered nowhere, in the metadata report) all listed" \
     admin_consumers
   step "consumer entries in the metadata report: a Rust reference writes its URL parameters at Java's path, as the Java 3.3 consumer does (compared); none with report-definition=false" \
     admin_consumer_entry
@@ -682,7 +750,7 @@ admin_steps() {
   step "admin API: a broken rule is refused; a weight rule is written and rolled back; the audit log has them" admin_rules
   step "admin API: Prometheus service discovery lists both instances' QoS addresses" admin_sd
   step "Prometheus with http_sd_configs at the admin: both instances discovered and scraped, the Rust one up with its calls" admin_prometheus
-  step "metrics over time from Prometheus (query_range) for an instance through a second admin with --prometheus" \
+  step "metrics over time from Prometheus (query_range) for an instance and a service (requests/s, failed requests/s, response time over its providers) through a second admin with --prometheus" \
     admin_prometheus_range
   stop_daemon admin_prometheus >/dev/null 2>&1 || true
   step "start etcd (Debian etcd-server, scripts/etcd.sh) for the admin" admin_etcd_up

@@ -444,6 +444,41 @@ sys.exit(0 if "org.apache.dubbo.interop.tri.Greeter" in names else 1)' || { echo
   done
 }
 
+# `dubbo describe` through a registry over TLS (called from tls_steps with the CA): a Rust
+# provider serving TLS on both ports registers in a ZooKeeper of its own at application level
+# only (register-mode=instance), its metadata behind its MetadataService (local), so which
+# versions it provides is known only by asking that service. With --tls-ca describe finds the
+# definitions of both versions; then, without it, none (the MetadataService cannot be asked in
+# plaintext).
+cli_tls_describe() {
+  local ca=$1 dubbo tri out rc=1 app=tls-describe-provider
+  dubbo=$(free_port) tri=$(free_port)
+  zookeeper_up tls-zookeeper-data || return 1
+  start_server tls_describe_provider "$TARGET_DIR/debug/interop-server" --dubbo-port "$dubbo" --tri-port "$tri" \
+    --registry "$ZK_URL?register-mode=instance" --app "$app" $(tls_server_args) || { stop_server zookeeper; return 1; }
+  for _ in $(seq 1 20); do
+    dubbo_tool describe "$CLI_IFACE" --registry "$ZK_URL" --tls-ca "$ca" -o json >"$WORK/tls-describe.json" 2>"$WORK/tls-describe.err" &&
+      python3 - "$WORK/tls-describe.json" "$app" <<'PY' && { rc=0; break; }
+import json, sys
+found = {(d["application"], d["version"]) for d in json.load(open(sys.argv[1]))["definitions"]}
+print("with --tls-ca:", sorted(found))
+sys.exit(0 if {(sys.argv[2], "1.0.0"), (sys.argv[2], "2.0.0")} <= found else 1)
+PY
+    sleep 0.5
+  done
+  [ $rc -eq 0 ] || cat "$WORK/tls-describe.err"
+  # Then, the provider known to be there, the same without --tls-ca.
+  if [ $rc -eq 0 ] && out=$(dubbo_tool describe "$CLI_IFACE" --registry "$ZK_URL" -o json 2>&1); then
+    echo "described without --tls-ca: $out"
+    rc=1
+  elif [ $rc -eq 0 ]; then
+    echo "without --tls-ca: $(head -n 1 <<<"$out")"
+  fi
+  stop_server tls_describe_provider || rc=1
+  stop_server zookeeper || rc=1
+  return $rc
+}
+
 # The same server refuses the tool without TLS flags: the call fails (exit 1) with an error.
 cli_tls_refused() {
   local out

@@ -303,6 +303,8 @@ tls_steps() {
   step "TLS optional: TLS Rust client on the same port, dubbo://" rust_client --url "dubbo://127.0.0.1:$OPT_RUST_DUBBO" --tls-ca "$ca"
   step "TLS optional: plaintext and TLS grpcio on the tri port" eval "tls_grpcio 127.0.0.1:$OPT_RUST_TRI && tls_grpcio 127.0.0.1:$OPT_RUST_TRI --ca $ca"
   step "TLS optional: Rust server exits cleanly on SIGTERM" stop_server rust_opt_server
+  step "TLS: dubbo describe through ZooKeeper asks an application-level TLS provider's MetadataService with --tls-ca (nothing found without it)" \
+    cli_tls_describe "$ca"
 
   # A certificate replaced on disk while calls run.
   step "rotation: start Rust interop server on certificate files to be replaced" start_server rust_rot_server \

@@ -263,6 +263,26 @@ async function setupRange(box, id) {
   load();
 }
 
+// The service page's charts over the last 15 minutes, summed over its providers (requests/s,
+// failed requests/s, average response time), from the configured Prometheus server.
+async function setupServiceRange() {
+  const box = document.getElementById("service-range");
+  if (!box) return;
+  const load = async () => {
+    try {
+      const r = await api("GET", "/api/v1/service/" + encodeURIComponent(box.dataset.key) + "/metrics/range?minutes=15");
+      const rows = r.charts.map((c, n) => [c.name, el("span", { id: "service-range-" + n },
+        c.points.length ? c.points[c.points.length - 1][1].toFixed(2) : "-"), chart(c.points.map((p) => p[1]))]);
+      box.replaceChildren(table(["", "now", "last 15 minutes"], rows),
+        el("p", {}, "from Prometheus, step " + r.step + " s, " + r.providers + " providers"));
+    } catch (e) {
+      box.replaceChildren(el("p", { class: "failed" }, e.message));
+    }
+    setTimeout(load, 15000);
+  };
+  load();
+}
+
 async function setupDetail() {
   const box = document.querySelector(".detail");
   if (!box) return;
@@ -287,4 +307,5 @@ document.addEventListener("DOMContentLoaded", () => {
   renderAll();
   setupLists();
   setupDetail();
+  setupServiceRange();
 });

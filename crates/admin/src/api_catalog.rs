@@ -14,6 +14,7 @@ use serde_json::{json, Value};
 use crate::auth::LoggedIn;
 use crate::catalog::{self, Catalog, InstanceEntry, ProviderEntry};
 pub use crate::catalog_index::{AppSummary, ServiceSummary};
+use crate::consumers;
 use crate::error::AdminError;
 use crate::page::{Page, PageRequest};
 use crate::provider_urls;
@@ -136,9 +137,8 @@ pub async fn service_detail(
     let catalog = state.catalog().await?;
     let providers = providers_of(&catalog, &key)?;
     let (service, version, group) = catalog::split_service_key(&key);
-    let consumers = catalog::consumers(&state.ext, &state.registry_url, &service)
-        .await
-        .unwrap_or_default();
+    let consumers =
+        consumers::consumers(&state.ext, &state.registry_url, &service, &version, &group).await;
     let definitions = definitions(&state, &key).await;
     let providers = provider_urls::with_urls(&state, &providers).await;
     Ok(Json(json!({
@@ -327,6 +327,39 @@ pub async fn instance_metrics_range(
     .await?;
     answer["instance"] = json!(i.id);
     answer["qosAddress"] = json!(i.qos_address);
+    Ok(Json(answer))
+}
+
+/// `GET /api/v1/service/{key}/metrics/range?minutes=N`: the service's requests/s, failed
+/// requests/s and average response time summed over its providers over the last N minutes,
+/// from the configured Prometheus server ([`crate::prometheus_range::service_rates`]); 404
+/// when none is configured or nobody provides the service.
+pub async fn service_metrics_range(
+    State(state): State<Arc<AdminState>>,
+    _user: LoggedIn,
+    Path(key): Path<String>,
+    Query(q): Query<RangeQuery>,
+) -> Result<Json<Value>, AdminError> {
+    let Some(base) = state.settings.prometheus.clone() else {
+        return Err(AdminError::NotFound(
+            "no Prometheus server is configured (prometheus: in the configuration, or --prometheus)"
+                .to_owned(),
+        ));
+    };
+    let catalog = state.catalog().await?;
+    let providers = providers_of(&catalog, &key)?;
+    let (service, version, group) = catalog::split_service_key(&key);
+    let mut answer = crate::prometheus_range::service_rates(
+        &base,
+        &service,
+        &version,
+        &group,
+        q.minutes.unwrap_or(15),
+        crate::session::now_seconds(),
+    )
+    .await?;
+    answer["serviceKey"] = json!(key);
+    answer["providers"] = json!(providers.len());
     Ok(Json(answer))
 }
 

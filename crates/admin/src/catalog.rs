@@ -6,13 +6,9 @@ use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
 
-use dubbo_cli::dubbo::connect;
-use dubbo_core::Extensions;
-use dubbo_url::Url;
 use serde::Serialize;
 
 use crate::catalog_index::CatalogIndex;
-use crate::error::AdminError;
 use crate::interner::{Interner, Text};
 use crate::ports::Ports;
 use crate::sources::Sources;
@@ -328,25 +324,6 @@ pub(crate) fn instance_entry(
         sources: Sources::APPLICATION,
         qos_address: texts.get(&address(&host, qos_port)),
     }
-}
-
-/// The consumers of `service` registered at interface level, as URLs.
-pub async fn consumers(
-    ext: &Extensions,
-    registry_url: &Url,
-    service: &str,
-) -> Result<Vec<String>, AdminError> {
-    let registry = connect::registry(ext, registry_url).await?;
-    let lookup = match connect::any_of(service, "consumers") {
-        Ok(url) => registry.lookup(&url).await,
-        Err(e) => Err(e),
-    };
-    registry.destroy().await;
-    Ok(lookup?
-        .into_iter()
-        .filter(|u| u.protocol() != Some("empty"))
-        .map(|u| u.to_full_string())
-        .collect())
 }
 
 #[cfg(test)]

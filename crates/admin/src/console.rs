@@ -13,6 +13,7 @@ use serde_json::Value;
 use crate::api_catalog::{self, Search};
 use crate::auth::session;
 use crate::catalog;
+use crate::consumers::{self, ConsumerEntry};
 use crate::error::AdminError;
 use crate::html::{escape, page, path_segment};
 use crate::session::Session;
@@ -207,9 +208,8 @@ pub async fn service_page(
         Err(e) => return error_page(&s, &e),
     };
     let (service, version, group) = catalog::split_service_key(&key);
-    let consumers = catalog::consumers(&state.ext, &state.registry_url, &service)
-        .await
-        .unwrap_or_default();
+    let consumers =
+        consumers::consumers(&state.ext, &state.registry_url, &service, &version, &group).await;
     let definitions = api_catalog::definitions(&state, &key).await;
     let mut body = format!(
         "<h1 id=\"service-name\" data-service=\"{}\" data-version=\"{}\" data-group=\"{}\">{}</h1>",
@@ -234,18 +234,42 @@ pub async fn service_page(
         ));
     }
     body.push_str("</table><h2>Consumers</h2>");
-    if consumers.is_empty() {
-        body.push_str("<p>No consumer registered at interface level.</p>");
-    } else {
-        body.push_str("<ul id=\"consumers\">");
-        for c in &consumers {
-            body.push_str(&format!("<li><code>{}</code></li>", escape(c)));
-        }
-        body.push_str("</ul>");
+    body.push_str(&consumers_section(&consumers));
+    if state.settings.prometheus.is_some() {
+        // Filled by the console's script from GET /api/v1/service/{key}/metrics/range.
+        body.push_str(&format!(
+            "<h2>Over time (Prometheus)</h2><div id=\"service-range\" data-key=\"{}\"></div>",
+            escape(&key)
+        ));
     }
     body.push_str(&methods_section(&definitions, &providers));
     body.push_str(&rules_section(&service, &version, &group, &providers));
     Html(page(&key, user(&s), &body)).into_response()
+}
+
+/// The consumers table: application, address and where each was found (the registered URLs
+/// as the row's title).
+fn consumers_section(consumers: &[ConsumerEntry]) -> String {
+    if consumers.is_empty() {
+        return "<p>No consumer registered at interface level nor in the metadata report.</p>"
+            .to_owned();
+    }
+    let mut out = String::from(
+        "<table id=\"consumers\"><tr><th>Application</th><th>Address</th><th>Found by</th></tr>",
+    );
+    for c in consumers {
+        out.push_str(&format!(
+            "<tr class=\"consumer\" data-application=\"{}\" data-sources=\"{}\" title=\"{}\"><td>{}</td><td>{}</td><td>{}</td></tr>",
+            escape(&c.application),
+            escape(&c.sources.join(",")),
+            escape(&c.urls.join("\n")),
+            escape(&c.application),
+            escape(&c.address),
+            escape(&c.sources.join(", ")),
+        ));
+    }
+    out.push_str("</table>");
+    out
 }
 
 fn methods_section(definitions: &[Value], providers: &[catalog::ProviderEntry]) -> String {

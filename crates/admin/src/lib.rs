@@ -18,6 +18,7 @@ pub mod catalog_index;
 pub mod catalog_live;
 pub mod catalog_read;
 pub mod console;
+pub mod consumers;
 pub mod data_dir;
 pub mod error;
 pub mod html;

@@ -18,6 +18,10 @@ pub fn router(state: Arc<AdminState>) -> Router {
         .route("/api/v1/service", get(c::search_services))
         .route("/api/v1/service/{key}", get(c::service_detail))
         .route("/api/v1/service/{key}/methods", get(c::service_methods))
+        .route(
+            "/api/v1/service/{key}/metrics/range",
+            get(c::service_metrics_range),
+        )
         .route("/api/v1/applications", get(c::search_applications))
         .route("/api/v1/application/{name}", get(c::application_detail))
         .route("/api/v1/instances", get(c::search_instances))

@@ -586,7 +586,7 @@ async fn qos_offline_withdraws_the_registrations_and_online_restores_them() {
 
 /// A reference leaves its URL's parameters in the metadata report (the registry's) at Java's
 /// consumer path, as Java 3.3's references do: a JSON object of strings naming the consumer's
-/// application, interface and version; `report-definition=false` leaves nothing.
+/// application, interface, version and process; `report-definition=false` leaves nothing.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_reference_publishes_its_parameters_as_the_consumer_entry() {
     let (_dir, registry) = registry_dir();
@@ -605,6 +605,8 @@ async fn a_reference_publishes_its_parameters_as_the_consumer_entry() {
     assert_eq!(params["interface"], ECHO);
     assert_eq!(params["version"], "1.0.0");
     assert_eq!(params["application"], "registry-consumer");
+    // The process id, as Java's consumer URLs carry it.
+    assert_eq!(params["pid"], std::process::id().to_string());
     c.shutdown().await;
 
     let off = Application::builder("entry-off-consumer")

@@ -7,8 +7,8 @@ use std::sync::{Arc, Mutex, Weak};
 use dubbo_config_center::{ConfigCenterError, DynamicConfiguration, DynamicConfigurationFactory};
 use dubbo_core::{BoxFuture, Extensions};
 use dubbo_registry::{
-    MetadataReport, MetadataReportFactory, Registry, RegistryError, RegistryFactory,
-    ServiceDiscovery, ServiceDiscoveryFactory,
+    DefinitionListing, DefinitionListingFactory, MetadataReport, MetadataReportFactory, Registry,
+    RegistryError, RegistryFactory, ServiceDiscovery, ServiceDiscoveryFactory,
 };
 use dubbo_url::Url;
 
@@ -127,6 +127,19 @@ impl MetadataReportFactory for EtcdMetadataReportFactory {
     }
 }
 
+impl DefinitionListingFactory for EtcdMetadataReportFactory {
+    fn create_listing(
+        &self,
+        url: &Url,
+    ) -> BoxFuture<'_, Result<Arc<dyn DefinitionListing>, RegistryError>> {
+        let url = url.clone();
+        Box::pin(async move {
+            let client = self.connections.client(&url).await?;
+            Ok(Arc::new(EtcdMetadataReport::new(&url, client)) as Arc<dyn DefinitionListing>)
+        })
+    }
+}
+
 /// Creates [`EtcdDynamicConfiguration`]s.
 #[derive(Clone, Default)]
 pub struct EtcdDynamicConfigurationFactory {
@@ -172,12 +185,15 @@ pub fn register_etcd(ext: &Extensions) {
         Arc::new(EtcdServiceDiscoveryFactory::new(connections.clone()));
     let report: Arc<dyn MetadataReportFactory> =
         Arc::new(EtcdMetadataReportFactory::new(connections.clone()));
+    let listing: Arc<dyn DefinitionListingFactory> =
+        Arc::new(EtcdMetadataReportFactory::new(connections.clone()));
     let config: Arc<dyn DynamicConfigurationFactory> =
         Arc::new(EtcdDynamicConfigurationFactory::new(connections));
     for scheme in [SCHEME, SCHEME_ALIAS] {
         ext.register(scheme, Arc::clone(&registry));
         ext.register(scheme, Arc::clone(&discovery));
         ext.register(scheme, Arc::clone(&report));
+        ext.register(scheme, Arc::clone(&listing));
         ext.register(scheme, Arc::clone(&config));
     }
 }

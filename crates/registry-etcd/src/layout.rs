@@ -94,6 +94,12 @@ pub(crate) fn definition_key(root: &str, id: &dubbo_registry::DefinitionId) -> S
     format!("{}/{}", root.trim_end_matches('/'), id.path_key())
 }
 
+/// The key prefix of every application's entry of one service and side (the parent of
+/// [`definition_key`]).
+pub(crate) fn definition_dir_key(root: &str, id: &dubbo_registry::DefinitionId) -> String {
+    format!("{}/{}", root.trim_end_matches('/'), id.side_path_key())
+}
+
 /// The direct child of `parent` that `key` names, if it is one (one segment, no deeper
 /// path), as Java's `getChildren` filters prefix reads.
 pub(crate) fn child<'a>(parent: &str, key: &'a str) -> Option<&'a str> {

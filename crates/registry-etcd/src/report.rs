@@ -6,12 +6,15 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use dubbo_core::BoxFuture;
-use dubbo_registry::{DefinitionId, MappingListener, MetadataInfo, MetadataReport, RegistryError};
+use dubbo_registry::{
+    DefinitionEntry, DefinitionId, DefinitionListing, MappingListener, MetadataInfo,
+    MetadataReport, RegistryError,
+};
 use dubbo_url::Url;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
 use crate::client::{EtcdClient, PutGuard};
-use crate::layout::{definition_key, mapping_key, metadata_key, root};
+use crate::layout::{child, definition_dir_key, definition_key, mapping_key, metadata_key, root};
 use crate::watch::{spawn_watch, Delivery, Snapshot};
 
 /// How many times a mapping update re-reads and retries after losing a compare-and-set.
@@ -253,6 +256,36 @@ impl MetadataReport for EtcdMetadataReport {
                 .await
                 .map_err(|s| self.client.error(&format!("read {key}"), &s))?;
             Ok(kv.map(|kv| String::from_utf8_lossy(&kv.value).into_owned()))
+        })
+    }
+}
+
+impl DefinitionListing for EtcdMetadataReport {
+    fn definition_entries(
+        &self,
+        service: &DefinitionId,
+    ) -> BoxFuture<'_, Result<Vec<DefinitionEntry>, RegistryError>> {
+        let dir = definition_dir_key(&self.root, service);
+        Box::pin(async move {
+            // Every key under `{dir}/`: the prefix's range ends at `{dir}0` ('0' follows '/').
+            let (kvs, _) = self
+                .client
+                .range(format!("{dir}/").as_bytes(), format!("{dir}0").as_bytes())
+                .await
+                .map_err(|s| self.client.error(&format!("list {dir}"), &s))?;
+            let mut out: Vec<DefinitionEntry> = kvs
+                .iter()
+                .filter_map(|kv| {
+                    let key = String::from_utf8_lossy(&kv.key);
+                    let application = child(&dir, &key)?.to_owned();
+                    Some(DefinitionEntry {
+                        application,
+                        content: String::from_utf8_lossy(&kv.value).into_owned(),
+                    })
+                })
+                .collect();
+            out.sort_by(|a, b| a.application.cmp(&b.application));
+            Ok(out)
         })
     }
 }

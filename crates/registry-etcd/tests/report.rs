@@ -105,3 +105,44 @@ async fn concurrent_mapping_writers_both_land() {
     assert!(a.mapping("org.foo.None").await.unwrap().is_empty());
     a.unwatch_mapping("org.foo.I0", &listener).await.unwrap();
 }
+
+/// The consumer entries of one service are listed by application from the prefix of Java's
+/// path, without entries of other versions or deeper keys.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn definition_entries_of_one_service_and_side() {
+    let Some(etcd) = etcd() else { return };
+    let ext = Extensions::new();
+    register_etcd(&ext);
+    let url = etcd.url("etcd", "");
+    let r = ext
+        .get::<dyn MetadataReportFactory>("etcd")
+        .unwrap()
+        .create(&url)
+        .await
+        .unwrap();
+    let listing = ext
+        .get::<dyn dubbo_registry::DefinitionListingFactory>("etcd")
+        .unwrap()
+        .create_listing(&url)
+        .await
+        .unwrap();
+    let id = |app: &str| dubbo_registry::DefinitionId::consumer("org.Svc", "1.0.0", "", app);
+    assert!(listing
+        .definition_entries(&id(""))
+        .await
+        .unwrap()
+        .is_empty());
+    r.store_definition(&id("b-app"), "{\"b\":\"1\"}")
+        .await
+        .unwrap();
+    r.store_definition(&id("a-app"), "{\"a\":\"1\"}")
+        .await
+        .unwrap();
+    let other = dubbo_registry::DefinitionId::consumer("org.Svc", "2.0.0", "", "c-app");
+    r.store_definition(&other, "{}").await.unwrap();
+    etcd.put("/dubbo/metadata/org.Svc/1.0.0/consumer/a-app/deeper", "{}");
+    let entries = listing.definition_entries(&id("ignored")).await.unwrap();
+    let apps: Vec<_> = entries.iter().map(|e| e.application.as_str()).collect();
+    assert_eq!(apps, ["a-app", "b-app"]);
+    assert_eq!(entries[0].content, "{\"a\":\"1\"}");
+}

@@ -7,8 +7,8 @@ use std::sync::{Arc, Weak};
 use dubbo_config_center::{ConfigCenterError, DynamicConfiguration, DynamicConfigurationFactory};
 use dubbo_core::{BoxFuture, Extensions};
 use dubbo_registry::{
-    MetadataReport, MetadataReportFactory, Registry, RegistryError, RegistryFactory,
-    ServiceDiscovery, ServiceDiscoveryFactory,
+    DefinitionListing, DefinitionListingFactory, MetadataReport, MetadataReportFactory, Registry,
+    RegistryError, RegistryFactory, ServiceDiscovery, ServiceDiscoveryFactory,
 };
 use dubbo_url::Url;
 use tokio::sync::Mutex;
@@ -127,6 +127,19 @@ impl MetadataReportFactory for ZookeeperMetadataReportFactory {
     }
 }
 
+impl DefinitionListingFactory for ZookeeperMetadataReportFactory {
+    fn create_listing(
+        &self,
+        url: &Url,
+    ) -> BoxFuture<'_, Result<Arc<dyn DefinitionListing>, RegistryError>> {
+        let url = url.clone();
+        Box::pin(async move {
+            let client = self.clients.get(&url).await?;
+            Ok(Arc::new(ZookeeperMetadataReport::new(&url, client)) as Arc<dyn DefinitionListing>)
+        })
+    }
+}
+
 /// Creates [`ZookeeperDynamicConfiguration`] values.
 #[derive(Debug, Clone)]
 pub struct ZookeeperDynamicConfigurationFactory {
@@ -173,6 +186,10 @@ pub fn register_zookeeper(ext: &Extensions) {
         Arc::new(ZookeeperServiceDiscoveryFactory::new(clients.clone())),
     );
     ext.register::<dyn MetadataReportFactory>(
+        SCHEME,
+        Arc::new(ZookeeperMetadataReportFactory::new(clients.clone())),
+    );
+    ext.register::<dyn DefinitionListingFactory>(
         SCHEME,
         Arc::new(ZookeeperMetadataReportFactory::new(clients.clone())),
     );

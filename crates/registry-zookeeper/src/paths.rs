@@ -94,6 +94,12 @@ pub fn definition_path(root: &str, id: &dubbo_registry::DefinitionId) -> String 
     format!("{}{}", root_dir(root), id.path_key())
 }
 
+/// The node holding every application's entry of one service and side (the parent of
+/// [`definition_path`]).
+pub fn definition_dir(root: &str, id: &dubbo_registry::DefinitionId) -> String {
+    format!("{}{}", root_dir(root), id.side_path_key())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

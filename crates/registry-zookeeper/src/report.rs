@@ -4,13 +4,16 @@
 use std::sync::{Arc, Mutex, PoisonError};
 
 use dubbo_core::BoxFuture;
-use dubbo_registry::{DefinitionId, MappingListener, MetadataInfo, MetadataReport, RegistryError};
+use dubbo_registry::{
+    DefinitionEntry, DefinitionId, DefinitionListing, MappingListener, MetadataInfo,
+    MetadataReport, RegistryError,
+};
 use dubbo_url::Url;
 use tokio_util::sync::{CancellationToken, DropGuard};
 use zookeeper_client as zk;
 
 use crate::client::{create_node, ZookeeperClient};
-use crate::paths::{definition_path, mapping_path, metadata_path, root_of};
+use crate::paths::{definition_dir, definition_path, mapping_path, metadata_path, root_of};
 use crate::watch::{spawn_watch, Changed, Watched};
 
 /// How often a mapping update is tried against concurrent writers.
@@ -322,6 +325,30 @@ impl MetadataReport for ZookeeperMetadataReport {
                 .data(&path)
                 .await?
                 .map(|(data, _)| String::from_utf8_lossy(&data).into_owned()))
+        })
+    }
+}
+
+impl DefinitionListing for ZookeeperMetadataReport {
+    fn definition_entries(
+        &self,
+        service: &DefinitionId,
+    ) -> BoxFuture<'_, Result<Vec<DefinitionEntry>, RegistryError>> {
+        let dir = definition_dir(&self.root, service);
+        Box::pin(async move {
+            let mut apps = self.client.children(&dir).await?;
+            apps.sort();
+            let mut out = Vec::with_capacity(apps.len());
+            for application in apps {
+                // A node deleted between the listing and the read is left out.
+                if let Some((data, _)) = self.client.data(&format!("{dir}/{application}")).await? {
+                    out.push(DefinitionEntry {
+                        application,
+                        content: String::from_utf8_lossy(&data).into_owned(),
+                    });
+                }
+            }
+            Ok(out)
         })
     }
 }

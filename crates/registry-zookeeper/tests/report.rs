@@ -221,6 +221,50 @@ async fn definitions_at_javas_path_and_listings() {
     // under /services.
     let ext = Extensions::new();
     register_zookeeper(&ext);
+
+    // The consumer entries of one service, by application, from the report's listing; a
+    // version-less service's entries sit one level up (`metadata/org.Svc/consumer/app`).
+    let listing = ext
+        .get::<dyn dubbo_registry::DefinitionListingFactory>("zookeeper")
+        .unwrap()
+        .create_listing(&url)
+        .await
+        .unwrap();
+    let consumer =
+        |v: &str, app: &str| dubbo_registry::DefinitionId::consumer("org.Svc", v, "", app);
+    assert!(listing
+        .definition_entries(&consumer("1.0.0", ""))
+        .await
+        .unwrap()
+        .is_empty());
+    report
+        .store_definition(&consumer("1.0.0", "b"), "{\"x\":\"b\"}")
+        .await
+        .unwrap();
+    report
+        .store_definition(&consumer("1.0.0", "a"), "{\"x\":\"a\"}")
+        .await
+        .unwrap();
+    report
+        .store_definition(&consumer("", "c"), "{}")
+        .await
+        .unwrap();
+    assert!(zk
+        .get_data("/dubbo/metadata/org.Svc/consumer/c")
+        .await
+        .is_ok());
+    let entries = listing
+        .definition_entries(&consumer("1.0.0", ""))
+        .await
+        .unwrap();
+    let apps: Vec<_> = entries
+        .iter()
+        .map(|e| (e.application.as_str(), e.content.as_str()))
+        .collect();
+    assert_eq!(apps, [("a", "{\"x\":\"a\"}"), ("b", "{\"x\":\"b\"}")]);
+    let entries = listing.definition_entries(&consumer("", "")).await.unwrap();
+    assert_eq!(entries.len(), 1);
+    assert_eq!(entries[0].application, "c");
     let registry = ext
         .get::<dyn RegistryFactory>("zookeeper")
         .unwrap()

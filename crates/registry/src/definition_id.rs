@@ -56,6 +56,16 @@ impl DefinitionId {
         .join("/")
     }
 
+    /// The path key of the directory holding every application's entry of this service and
+    /// side: [`path_key`](Self::path_key) without the application.
+    pub fn side_path_key(&self) -> String {
+        Self {
+            application: String::new(),
+            ..self.clone()
+        }
+        .path_key()
+    }
+
     /// Java's unique key: `interface:version:group:side:application` (empty parts kept).
     pub fn unique_key(&self) -> String {
         [
@@ -82,5 +92,8 @@ mod tests {
         assert_eq!(id.unique_key(), "org.foo.Svc::g:provider:app");
         let id = DefinitionId::consumer("org.foo.Svc", "1.0.0", "", "app");
         assert_eq!(id.path_key(), "metadata/org.foo.Svc/1.0.0/consumer/app");
+        assert_eq!(id.side_path_key(), "metadata/org.foo.Svc/1.0.0/consumer");
+        let id = DefinitionId::consumer("org.foo.Svc", "", "", "app");
+        assert_eq!(id.side_path_key(), "metadata/org.foo.Svc/consumer");
     }
 }

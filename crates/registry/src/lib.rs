@@ -40,6 +40,7 @@ mod caching;
 mod child_listing;
 mod coalesce;
 mod definition_id;
+mod definition_listing;
 mod discovery;
 mod error;
 mod failback;
@@ -62,6 +63,7 @@ pub use coalesce::{
     DEFAULT_DELAY_NOTIFICATION, DELAY_NOTIFICATION_KEY,
 };
 pub use definition_id::DefinitionId;
+pub use definition_listing::{DefinitionEntry, DefinitionListing, DefinitionListingFactory};
 pub use discovery::{InstancesListener, ServiceDiscovery, ServiceDiscoveryFactory};
 pub use error::RegistryError;
 pub use failback::{

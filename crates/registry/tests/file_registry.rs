@@ -10,10 +10,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use dubbo_registry::{
-    register_file, Category, FileMetadataReport, FileRegistry, FileServiceDiscovery,
-    InstancesListener, MappingListener, MetadataInfo, MetadataReport, Notification, NotifyListener,
-    Registry, RegistryFactory, ServiceDiscovery, ServiceDiscoveryFactory, ServiceInfo,
-    ServiceInstance, REVISION_KEY,
+    register_file, Category, DefinitionListing, FileMetadataReport, FileRegistry,
+    FileServiceDiscovery, InstancesListener, MappingListener, MetadataInfo, MetadataReport,
+    Notification, NotifyListener, Registry, RegistryFactory, ServiceDiscovery,
+    ServiceDiscoveryFactory, ServiceInfo, ServiceInstance, REVISION_KEY,
 };
 use dubbo_url::Url;
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver};
@@ -273,6 +273,25 @@ async fn interfaces_are_listed_and_definitions_kept() {
         .path()
         .join("dubbo/metadata/org.demo.Greeter/1.0.0/provider/demo")
         .is_file());
+    // The consumer entries of one service, by application, from the report's listing.
+    let consumer = |app: &str| dubbo_registry::DefinitionId::consumer(IFACE, "1.0.0", "", app);
+    assert!(report
+        .definition_entries(&consumer(""))
+        .await
+        .unwrap()
+        .is_empty());
+    report
+        .store_definition(&consumer("web"), "{\"side\":\"consumer\"}")
+        .await
+        .unwrap();
+    report
+        .store_definition(&consumer("batch"), "{}")
+        .await
+        .unwrap();
+    let entries = report.definition_entries(&consumer("")).await.unwrap();
+    let apps: Vec<_> = entries.iter().map(|e| e.application.as_str()).collect();
+    assert_eq!(apps, ["batch", "web"]);
+    assert_eq!(entries[1].content, "{\"side\":\"consumer\"}");
     // Java's application metadata of the same report is still read.
     assert!(report
         .app_metadata("demo", &meta.revision)

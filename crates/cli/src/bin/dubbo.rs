@@ -79,7 +79,7 @@ fn run(parsed: cli::Parsed) -> Result<Outcome, CliError> {
                 wanted,
             } => {
                 let url = connect::registry_url(&registry)?;
-                describe::run(&ext, &url, &wanted, format).await?;
+                describe::run(&ext, &url, &wanted, &tls, format).await?;
             }
             Command::Describe {
                 source: Where::Url(target),

@@ -86,6 +86,7 @@ async fn parameter_types(
     ext: &Extensions,
     request: &CallRequest,
     args: &[serde_json::Value],
+    tls: &TlsFlags,
 ) -> Result<Vec<String>, CliError> {
     if let Some(types) = &request.types {
         if types.len() != args.len() {
@@ -104,7 +105,7 @@ async fn parameter_types(
             group: request.group.clone(),
             app: None,
         };
-        if let Ok(found) = describe::definitions(ext, &url, &wanted).await {
+        if let Ok(found) = describe::definitions_with(ext, &url, &wanted, tls).await {
             if let Some(m) = found
                 .iter()
                 .find_map(|f| f.definition.method(&request.method, args.len()))
@@ -155,7 +156,7 @@ pub async fn invoke_with(
     tls: &TlsFlags,
 ) -> Result<CallAnswer, CliError> {
     let args = parse_args(&request.args)?;
-    let types = parameter_types(ext, request, &args).await?;
+    let types = parameter_types(ext, request, &args, tls).await?;
     let mut builder = Application::builder(app_name);
     let mut options = ReferenceOptions::new(request.service.clone())
         .timeout(Duration::from_millis(request.timeout_ms));

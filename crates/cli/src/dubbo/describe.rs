@@ -48,6 +48,17 @@ pub async fn definitions(
     registry_url: &Url,
     wanted: &Wanted,
 ) -> Result<Vec<Found>, CliError> {
+    definitions_with(ext, registry_url, wanted, &TlsFlags::default()).await
+}
+
+/// As [`definitions`], asking mapped applications' MetadataService with `tls` (the instances'
+/// metadata is behind it when it is not in the report).
+pub async fn definitions_with(
+    ext: &Extensions,
+    registry_url: &Url,
+    wanted: &Wanted,
+    tls: &TlsFlags,
+) -> Result<Vec<Found>, CliError> {
     let mut candidates: BTreeSet<(String, String, String)> = BTreeSet::new();
     for p in interface_providers(ext, registry_url).await? {
         if p.service == wanted.service {
@@ -63,8 +74,15 @@ pub async fn definitions(
         .collect();
     let mut resolved = BTreeSet::new();
     if (wanted.version.is_none() || wanted.group.is_none()) && !mapped.is_empty() {
-        for (version, group, app) in
-            mapped_services(ext, registry_url, &report, mapped.clone(), &wanted.service).await
+        for (version, group, app) in mapped_services(
+            ext,
+            registry_url,
+            &report,
+            mapped.clone(),
+            &wanted.service,
+            tls,
+        )
+        .await
         {
             resolved.insert(app.clone());
             candidates.insert((version, group, app));
@@ -120,11 +138,12 @@ async fn mapped_services(
     report: &std::sync::Arc<dyn dubbo_registry::MetadataReport>,
     apps: Vec<String>,
     service: &str,
+    tls: &TlsFlags,
 ) -> BTreeSet<(String, String, String)> {
     let Ok(apps) = app_level::instances_of(ext, registry_url, Some(apps)).await else {
         return BTreeSet::new();
     };
-    let fetched = InstanceMetadata::new("dubbo-cli");
+    let fetched = InstanceMetadata::new("dubbo-cli").with_ssl(tls.ssl());
     let metadata = app_level::revision_metadata(Some(report.clone()), &apps, &fetched).await;
     fetched.shutdown().await;
     metadata
@@ -164,14 +183,15 @@ pub fn short(type_name: &str) -> String {
     out
 }
 
-/// Runs `dubbo describe`.
+/// Runs `dubbo describe`, asking mapped applications' MetadataService with `tls`.
 pub async fn run(
     ext: &Extensions,
     registry_url: &Url,
     wanted: &Wanted,
+    tls: &TlsFlags,
     format: Format,
 ) -> Result<(), CliError> {
-    let found = definitions(ext, registry_url, wanted).await?;
+    let found = definitions_with(ext, registry_url, wanted, tls).await?;
     match format {
         Format::Json => output::print_json(&json!({
             "definitions": found.iter().map(|f| json!({

@@ -208,6 +208,8 @@ pub(super) fn reference_params(
     params.insert("side".into(), "consumer".into());
     params.insert("dubbo".into(), DUBBO_PROTOCOL_VERSION.into());
     params.insert("release".into(), crate::RELEASE.into());
+    // Java's consumer URLs carry the process id too (`ReferenceConfig`'s `appendRuntimeParameters`).
+    params.insert("pid".into(), std::process::id().to_string());
     params.insert("timestamp".into(), now_millis());
     put_security(&mut params, &config.security);
     params

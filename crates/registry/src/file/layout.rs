@@ -117,6 +117,11 @@ impl Layout {
         self.root.join("dubbo").join(id.path_key())
     }
 
+    /// The directory of every application's entry of one service and side.
+    pub(crate) fn definition_dir(&self, id: &crate::DefinitionId) -> PathBuf {
+        self.root.join("dubbo").join(id.side_path_key())
+    }
+
     pub(crate) fn metadata_file(&self, app: &str, revision: &str) -> PathBuf {
         self.root
             .join("dubbo")

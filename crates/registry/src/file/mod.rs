@@ -35,6 +35,7 @@ pub use layout::{default_root, DEFAULT_POLL_PERIOD, POLL_PERIOD_KEY};
 pub use registry::FileRegistry;
 pub use report::FileMetadataReport;
 
+use crate::definition_listing::{DefinitionListing, DefinitionListingFactory};
 use crate::discovery::{ServiceDiscovery, ServiceDiscoveryFactory};
 use crate::error::RegistryError;
 use crate::registry::{Registry, RegistryFactory};
@@ -80,6 +81,18 @@ impl MetadataReportFactory for FileMetadataReportFactory {
     }
 }
 
+impl DefinitionListingFactory for FileMetadataReportFactory {
+    fn create_listing(
+        &self,
+        url: &Url,
+    ) -> BoxFuture<'_, Result<Arc<dyn DefinitionListing>, RegistryError>> {
+        let url = url.clone();
+        Box::pin(async move {
+            Ok(Arc::new(FileMetadataReport::open(&url)?) as Arc<dyn DefinitionListing>)
+        })
+    }
+}
+
 /// Creates [`FileDynamicConfiguration`] values.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct FileDynamicConfigurationFactory;
@@ -102,6 +115,7 @@ pub fn register_file(ext: &Extensions) {
     ext.register::<dyn RegistryFactory>(FILE_SCHEME, Arc::new(FileRegistryFactory));
     ext.register::<dyn ServiceDiscoveryFactory>(FILE_SCHEME, Arc::new(FileServiceDiscoveryFactory));
     ext.register::<dyn MetadataReportFactory>(FILE_SCHEME, Arc::new(FileMetadataReportFactory));
+    ext.register::<dyn DefinitionListingFactory>(FILE_SCHEME, Arc::new(FileMetadataReportFactory));
     ext.register::<dyn DynamicConfigurationFactory>(
         FILE_SCHEME,
         Arc::new(FileDynamicConfigurationFactory),

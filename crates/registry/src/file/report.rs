@@ -16,6 +16,7 @@ use super::layout::{poll_period, Layout};
 use super::poller;
 use crate::atomic_file::{inode, try_lock, write_atomic};
 use crate::definition_id::DefinitionId;
+use crate::definition_listing::{DefinitionEntry, DefinitionListing};
 use crate::error::RegistryError;
 use crate::metadata_info::MetadataInfo;
 use crate::report::{MappingListener, MetadataReport};
@@ -144,6 +145,46 @@ impl Inner {
         Ok(true)
         // Dropping `_lock` releases it.
     }
+}
+
+impl DefinitionListing for FileMetadataReport {
+    fn definition_entries(
+        &self,
+        service: &DefinitionId,
+    ) -> BoxFuture<'_, Result<Vec<DefinitionEntry>, RegistryError>> {
+        let dir = self.inner.layout.definition_dir(service);
+        Box::pin(async move { read_entries(&dir) })
+    }
+}
+
+/// The files directly in `dir` (none when it is missing), as entries named by their file
+/// names; the atomic writes' temporary files (dot-files) and directories are skipped.
+fn read_entries(dir: &Path) -> Result<Vec<DefinitionEntry>, RegistryError> {
+    let listing = match std::fs::read_dir(dir) {
+        Ok(listing) => listing,
+        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(RegistryError::io(dir, &e)),
+    };
+    let mut out = Vec::new();
+    for entry in listing {
+        let entry = entry.map_err(|e| RegistryError::io(dir, &e))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let path = entry.path();
+        if name.starts_with('.') || !path.is_file() {
+            continue;
+        }
+        match std::fs::read(&path) {
+            Ok(data) => out.push(DefinitionEntry {
+                application: name,
+                content: String::from_utf8_lossy(&data).into_owned(),
+            }),
+            // Removed between the listing and the read.
+            Err(e) if e.kind() == ErrorKind::NotFound => {}
+            Err(e) => return Err(RegistryError::io(&path, &e)),
+        }
+    }
+    out.sort_by(|a, b| a.application.cmp(&b.application));
+    Ok(out)
 }
 
 impl MetadataReport for FileMetadataReport {
