@@ -210,8 +210,11 @@ inst = json.load(open(work + "/admin-local-instances.json"))["content"]
 keys = {s["serviceKey"] for s in search if app in s["applications"]}
 mine = {(p["protocol"], p["address"], tuple(p["sources"])) for p in detail if p["application"] == app}
 want = {("dubbo", "127.0.0.1:" + dubbo, ("application",)), ("tri", "127.0.0.1:" + tri, ("application",))}
+# Found at application level only: the URL the instance's metadata gives.
+urls = {p["url"] for p in detail if p["application"] == app}
+want_urls = {f"{proto}://127.0.0.1:{port}/org.apache.dubbo.interop.InteropService" for proto, port in (("dubbo", dubbo), ("tri", tri))}
 ok = ({"org.apache.dubbo.interop.InteropService:1.0.0", "org.apache.dubbo.interop.InteropService:2.0.0",
-       "org.apache.dubbo.interop.tri.Greeter"} <= keys and mine == want
+       "org.apache.dubbo.interop.tri.Greeter"} <= keys and mine == want and urls == want_urls
       and len(inst) == 1 and len(inst[0]["revision"]) == 32 and inst[0]["sources"] == ["application"])
 if ok:
     print("services of", app, "from its MetadataService:", sorted(keys))
@@ -651,11 +654,17 @@ read = lambda what: json.load(open(f"{work}/admin-{label}-{what}.json"))
 search = [s for s in read("search")["content"] if s["serviceKey"] == "org.apache.dubbo.interop.InteropService:1.0.0"]
 providers = {(p["protocol"], p["address"], tuple(p["sources"])) for p in read("detail")["providers"]
              if p["application"] == app}
+# Registered at interface level too: the URL as registered, looked up when the detail is asked.
+registered = all(p["url"].startswith(p["protocol"] + "://")
+                 and (":" + p["address"].rsplit(":", 1)[1] + "/org.apache.dubbo.interop.InteropService?") in p["url"]
+                 and "interface=org.apache.dubbo.interop.InteropService" in p["url"]
+                 and f"application={app}" in p["url"] and "side=provider" in p["url"]
+                 for p in read("detail")["providers"] if p["application"] == app)
 inst = read("instances")["content"]
 methods = {m["name"] for m in read("methods")}
 both = ("application", "interface")
 ok = (len(search) == 1 and search[0]["applications"] == [app] and set(search[0]["protocols"]) == {"dubbo", "tri"}
-      and providers == {("dubbo", "127.0.0.1:" + dubbo, both), ("tri", "127.0.0.1:" + tri, both)}
+      and providers == {("dubbo", "127.0.0.1:" + dubbo, both), ("tri", "127.0.0.1:" + tri, both)} and registered
       and len(inst) == 1 and inst[0]["ports"] == {"dubbo": int(dubbo), "tri": int(tri)}
       and len(inst[0]["revision"]) == 32 and inst[0]["qosAddress"] == "127.0.0.1:" + qos
       and {"sayHello", "echoUser", "listUsers"} <= methods)
@@ -711,8 +720,9 @@ admin_browser() {
   local pid out="$WORK/admin-load.out" rc
   rm -f "$ADMIN_LOGS"/*.png
   mkdir -p "$ADMIN_LOGS"
-  rust_client --registry "$ZK_URL" --app admin-load-consumer --load 100000000 --duration 90 --concurrency 2 \
-    >"$out" 2>"$WORK/admin-load.err" &
+  # The binary itself, so the kill below stops it (not only the rust_client function's subshell).
+  "$TARGET_DIR/debug/interop-client" --registry "$ZK_URL" --app admin-load-consumer --load 100000000 \
+    --duration 90 --concurrency 2 >"$out" 2>"$WORK/admin-load.err" &
   pid=$!
   "$PY" interop/python/admin_console.py --base "http://127.0.0.1:$ADM_PORT" --user "$ADM_USER" \
     --password "$ADM_PASSWORD" --service "$ADM_KEY" --rust-app "$ADM_RUST_APP" --java-app "$ADM_JAVA_APP" \
