@@ -5,7 +5,7 @@
 #
 #   scripts/bench-admin.sh [--services N] [--apps A] [--per-service P] [--model M]
 #                          [--searches S] [--seconds T] [--profile release|perf] [--runs R]
-#                          [--admin BIN] [--load-timeout SECONDS] [--churn N]
+#                          [--admin BIN] [--load-timeout SECONDS] [--churn N] [--watch-limit N]
 #
 # Defaults: 10,000 services over 1,000 applications, 10 providers a service, each its own
 # instance (100,000 instances), registered both ways (--model both: the provider URLs under
@@ -17,7 +17,9 @@
 # compare); --load-timeout (default 600 s) is how long it may take to show the registry;
 # --churn N adds N services (their providers and instances, N new applications' worth at most)
 # to the registry 30 s into each run, while the searches go on, so the admin's watches and
-# rebuilds are measured too (the services are left there for the next run).
+# rebuilds are measured too (the services are left there for the next run); --watch-limit N
+# sets the admin's `watch-limit` (default 20,000: above it the admin re-reads the registry
+# rather than watching it; 200000 watches this registry whole).
 #
 # Steps, with progress on stderr:
 #   1. builds dubbo-admin and examples/bench_registry (crates/admin);
@@ -47,6 +49,7 @@ runs=1
 admin_bin=""
 load_timeout=600
 churn=0
+watch_limit=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --services) services=$2; shift ;;
@@ -60,8 +63,9 @@ while [[ $# -gt 0 ]]; do
     --admin) admin_bin=$2; shift ;;
     --load-timeout) load_timeout=$2; shift ;;
     --churn) churn=$2; shift ;;
-    -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
-    *) echo "usage: scripts/bench-admin.sh [--services N] [--apps A] [--per-service P] [--model both|interface|application] [--searches S] [--seconds T] [--profile release|perf] [--runs R] [--admin BIN] [--load-timeout S] [--churn N]" >&2; exit 2 ;;
+    --watch-limit) watch_limit=$2; shift ;;
+    -h|--help) sed -n '2,35p' "$0"; exit 0 ;;
+    *) echo "usage: scripts/bench-admin.sh [--services N] [--apps A] [--per-service P] [--model both|interface|application] [--searches S] [--seconds T] [--profile release|perf] [--runs R] [--admin BIN] [--load-timeout S] [--churn N] [--watch-limit N]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -108,6 +112,7 @@ users:
 session-key: bench-admin-session-key-of-at-least-32-characters
 data-dir: $work/admin-data
 EOF
+if [[ -n $watch_limit ]]; then echo "watch-limit: $watch_limit" >>"$work/admin.yaml"; fi
 
 results=()
 for run in $(seq 1 "$runs"); do
@@ -148,7 +153,7 @@ for run in $(seq 1 "$runs"); do
 done
 
 echo
-echo "scripts/bench-admin.sh --services $services --apps $apps --per-service $per_service --model $model --searches $searches --seconds $seconds --profile $profile, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores"
+echo "scripts/bench-admin.sh --services $services --apps $apps --per-service $per_service --model $model --searches $searches --seconds $seconds --profile $profile --churn $churn${watch_limit:+ --watch-limit $watch_limit}, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores"
 for r in "${results[@]}"; do
   cat "$r"
   echo
