@@ -777,3 +777,65 @@ admin_steps() {
   stop_server admin_java_provider >/dev/null 2>&1 || true
   stop_server zookeeper >/dev/null 2>&1 || true
 }
+
+# dubbo-admin dialling instances with TLS (from tls_steps, with the CA): a Rust provider serving
+# TLS on both ports registers at application level only in a ZooKeeper of its own, its metadata
+# behind its MetadataService (local), so its services are known only by asking that service.
+# An admin with `tls-ca` in its configuration shows them and calls sayHello at the provider's
+# tri:// port; one without it shows the instance but none of its services.
+admin_tls() {
+  local ca=$1 dubbo tri port rc=1 app=tls-admin-provider base
+  local jar="$WORK/admin-tls.jar" conf="$WORK/admin-tls.yaml"
+  cargo build --quiet -p dubbo-admin || return 1
+  dubbo=$(free_port) tri=$(free_port)
+  zookeeper_up tls-admin-zookeeper-data || return 1
+  start_server tls_admin_provider "$TARGET_DIR/debug/interop-server" --dubbo-port "$dubbo" --tri-port "$tri" \
+    --registry "$ZK_URL?register-mode=instance" --app "$app" $(tls_server_args) || { stop_server zookeeper; return 1; }
+  for tls in with without; do
+    cat >"$conf" <<YAML
+users:
+  - name: tls-admin
+    password: tls-admin-password
+    role: admin
+data-dir: $WORK/admin-tls-data
+YAML
+    [ "$tls" = with ] && echo "tls-ca: $ca" >>"$conf"
+    port=$(free_port) base="http://127.0.0.1:$port"
+    start_server admin_tls "$TARGET_DIR/debug/dubbo-admin" --registry "$ZK_URL" --port "$port" --config "$conf" ||
+      break
+    rm -f "$jar"
+    admin_curl "$jar" -f -H 'Content-Type: application/json' \
+      -d '{"username":"tls-admin","password":"tls-admin-password"}' "$base/api/v1/auth/login" >/dev/null || break
+    rc=1
+    for _ in $(seq 1 40); do
+      admin_curl "$jar" -f "$base/api/v1/instances?filter=$app" >"$WORK/admin-tls-instances.json" &&
+        admin_curl "$jar" -f "$base/api/v1/service?pattern=application&filter=$app&size=100" \
+          >"$WORK/admin-tls-search.json" &&
+        python3 - "$WORK" "$app" "$tls" <<'PY' && { rc=0; break; }
+import json, sys
+work, app, tls = sys.argv[1:4]
+instances = json.load(open(work + "/admin-tls-instances.json"))["content"]
+keys = sorted(s["serviceKey"] for s in json.load(open(work + "/admin-tls-search.json"))["content"])
+want = "org.apache.dubbo.interop.InteropService:1.0.0"
+ok = len(instances) == 1 and ((want in keys) if tls == "with" else keys == [])
+if ok:
+    print(f"{tls} tls-ca: instance {instances[0]['id']}, services {keys}")
+sys.exit(0 if ok else 1)
+PY
+      sleep 0.5
+    done
+    if [ $rc -eq 0 ] && [ "$tls" = with ]; then
+      admin_curl "$jar" -f -H 'Content-Type: application/json' \
+        -d "{\"service\":\"org.apache.dubbo.interop.InteropService\",\"method\":\"sayHello\",\"args\":[\"tls admin\"],\"version\":\"1.0.0\",\"address\":\"tri://127.0.0.1:$tri\"}" \
+        "$base/api/v1/invoke" >"$WORK/admin-tls-invoke.json" &&
+        grep -q 'Hello tls admin' "$WORK/admin-tls-invoke.json" && echo "invoke over TLS: $(cat "$WORK/admin-tls-invoke.json")" ||
+        { echo "invoke over TLS failed: $(cat "$WORK/admin-tls-invoke.json")"; rc=1; }
+    fi
+    [ $rc -eq 0 ] || cat "$WORK/admin-tls-instances.json" "$WORK/admin-tls-search.json"
+    stop_server admin_tls || rc=1
+    [ $rc -eq 0 ] || break
+  done
+  stop_server tls_admin_provider || rc=1
+  stop_server zookeeper || rc=1
+  return $rc
+}

@@ -305,6 +305,8 @@ tls_steps() {
   step "TLS optional: Rust server exits cleanly on SIGTERM" stop_server rust_opt_server
   step "TLS: dubbo describe through ZooKeeper asks an application-level TLS provider's MetadataService with --tls-ca (nothing found without it)" \
     cli_tls_describe "$ca"
+  step "TLS: dubbo-admin with tls-ca reads an application-level TLS provider's services from its MetadataService and calls it (none shown without it)" \
+    admin_tls "$ca"
 
   # A certificate replaced on disk while calls run.
   step "rotation: start Rust interop server on certificate files to be replaced" start_server rust_rot_server \

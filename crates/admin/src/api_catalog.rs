@@ -116,7 +116,14 @@ pub async fn definitions(state: &AdminState, key: &str) -> Vec<Value> {
         group: Some(group),
         app: None,
     };
-    match describe::definitions(&state.ext, &state.registry_url, &wanted).await {
+    match describe::definitions_with(
+        &state.ext,
+        &state.registry_url,
+        &wanted,
+        &state.settings.tls,
+    )
+    .await
+    {
         Ok(found) => found
             .into_iter()
             .map(|f| json!({ "application": f.id.application, "definition": f.definition }))

@@ -85,7 +85,7 @@ pub async fn invoke(
             .unwrap_or(DEFAULT_CALL_TIMEOUT.as_millis() as u64),
         protocol: req.protocol.clone(),
     };
-    let outcome = call::invoke(&state.ext, "dubbo-admin", &request).await;
+    let outcome = call::invoke_with(&state.ext, "dubbo-admin", &request, &state.settings.tls).await;
     let details = json!({
         "service": req.service, "method": req.method, "version": req.version,
         "group": req.group, "target": target, "args": req.args,

@@ -16,6 +16,7 @@ use clap::{Arg, ArgAction, Command};
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use dubbo_admin::settings::{FileSettings, DEFAULT_PORT, DEFAULT_QOS_PORT, DEFAULT_WATCH_LIMIT};
 use dubbo_admin::{data_dir, AdminError, AdminState, Settings};
+use dubbo_cli::dubbo::tls::TlsFlags;
 
 fn command() -> Command {
     Command::new("dubbo-admin")
@@ -25,7 +26,7 @@ fn command() -> Command {
         .arg(Arg::new("port").long("port").value_name("P").value_parser(clap::value_parser!(u16))
             .help("the port on 127.0.0.1 (default 38080)"))
         .arg(Arg::new("config").long("config").value_name("FILE")
-            .help("YAML configuration: users, session-key, data-dir, qos-port, qos-ports, config-center, prometheus, watch-limit"))
+            .help("YAML configuration: users, session-key, data-dir, qos-port, qos-ports, config-center, prometheus, watch-limit, tls-ca, tls-cert, tls-key"))
         .arg(Arg::new("data-dir").long("data-dir").value_name("DIR")
             .help("where the session key, a generated password and the audit log are kept (default ./dubbo-admin-data)"))
         .arg(Arg::new("qos-port").long("qos-port").value_name("Q").value_parser(clap::value_parser!(u16))
@@ -36,6 +37,12 @@ fn command() -> Command {
             .help("keep the catalog live through watches up to N providers and instances (default 20000); re-read above"))
         .arg(Arg::new("prometheus").long("prometheus").value_name("URL")
             .help("a Prometheus server scraping the instances (http://host:port): metrics over time"))
+        .arg(Arg::new("tls-ca").long("tls-ca").value_name("FILE")
+            .help("dial instances (MetadataService, calls) with TLS, trusting these CA certificates (PEM)"))
+        .arg(Arg::new("tls-cert").long("tls-cert").value_name("FILE")
+            .help("the client certificate chain (PEM) for mutual TLS; needs --tls-ca and --tls-key"))
+        .arg(Arg::new("tls-key").long("tls-key").value_name("FILE")
+            .help("the private key (PEM) of --tls-cert"))
 }
 
 fn settings(m: &clap::ArgMatches) -> Result<Settings, AdminError> {
@@ -78,7 +85,17 @@ fn settings(m: &clap::ArgMatches) -> Result<Settings, AdminError> {
             .copied()
             .or(file.watch_limit)
             .unwrap_or(DEFAULT_WATCH_LIMIT),
+        tls: TlsFlags {
+            ca: path_flag(m, "tls-ca").or(file.tls_ca.clone()),
+            cert: path_flag(m, "tls-cert").or(file.tls_cert.clone()),
+            key: path_flag(m, "tls-key").or(file.tls_key.clone()),
+        }
+        .checked()?,
     })
+}
+
+fn path_flag(m: &clap::ArgMatches, name: &str) -> Option<PathBuf> {
+    m.get_one::<String>(name).map(PathBuf::from)
 }
 
 async fn serve(settings: Settings) -> Result<(), AdminError> {

@@ -77,6 +77,7 @@ impl AdminState {
     /// The state of an admin with these settings, users and key.
     pub fn new(settings: Settings, users: Vec<User>, key: SessionKey) -> Result<Self, AdminError> {
         let registry_url = dubbo_cli::dubbo::connect::registry_url(&settings.registry)?;
+        let settings_ssl = settings.tls.ssl();
         let audit = AuditLog::new(settings.data_dir.join("audit.log"));
         Ok(Self {
             settings,
@@ -94,7 +95,7 @@ impl AdminState {
             updates: AtomicU64::new(0),
             stop: Arc::new(tokio::sync::Notify::new()),
             texts: Arc::new(Mutex::new(Interner::new())),
-            fetched: InstanceMetadata::new("dubbo-admin"),
+            fetched: InstanceMetadata::new("dubbo-admin").with_ssl(settings_ssl),
         })
     }
 
