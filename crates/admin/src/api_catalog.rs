@@ -308,6 +308,16 @@ pub struct RangeQuery {
     pub minutes: Option<u64>,
 }
 
+/// The configured Prometheus server's base URL; not found when none is configured.
+fn prometheus_base(state: &AdminState) -> Result<String, AdminError> {
+    state.settings.prometheus.clone().ok_or_else(|| {
+        AdminError::NotFound(
+            "no Prometheus server is configured (prometheus: in the configuration, or --prometheus)"
+                .to_owned(),
+        )
+    })
+}
+
 /// `GET /api/v1/instance/{id}/metrics/range?minutes=N`: the instance's requests per second by
 /// method over the last N minutes, from the configured Prometheus server
 /// ([`crate::prometheus_range`]); 404 when none is configured.
@@ -317,12 +327,7 @@ pub async fn instance_metrics_range(
     Path(id): Path<String>,
     Query(q): Query<RangeQuery>,
 ) -> Result<Json<Value>, AdminError> {
-    let Some(base) = state.settings.prometheus.clone() else {
-        return Err(AdminError::NotFound(
-            "no Prometheus server is configured (prometheus: in the configuration, or --prometheus)"
-                .to_owned(),
-        ));
-    };
+    let base = prometheus_base(&state)?;
     let catalog = state.catalog().await?;
     let i = instance(&catalog, &id)?;
     let mut answer = crate::prometheus_range::request_rates(
@@ -347,12 +352,7 @@ pub async fn service_metrics_range(
     Path(key): Path<String>,
     Query(q): Query<RangeQuery>,
 ) -> Result<Json<Value>, AdminError> {
-    let Some(base) = state.settings.prometheus.clone() else {
-        return Err(AdminError::NotFound(
-            "no Prometheus server is configured (prometheus: in the configuration, or --prometheus)"
-                .to_owned(),
-        ));
-    };
+    let base = prometheus_base(&state)?;
     let catalog = state.catalog().await?;
     let providers = providers_of(&catalog, &key)?;
     let (service, version, group) = catalog::split_service_key(&key);

@@ -60,6 +60,11 @@ pub struct ServedService {
 /// shared texts.
 pub type RevisionServices = Arc<[ServedService]>;
 
+/// A provider's `weight` parameter; Java's default 100 when absent or not a number.
+fn weight(value: Option<&str>) -> u32 {
+    value.and_then(|w| w.parse().ok()).unwrap_or(100)
+}
+
 /// The services of `info`, their texts shared through `t`.
 fn revision_services(info: &MetadataInfo, t: &mut Interner) -> RevisionServices {
     info.services
@@ -70,11 +75,7 @@ fn revision_services(info: &MetadataInfo, t: &mut Interner) -> RevisionServices 
             group: t.get(s.group.as_deref().unwrap_or_default()),
             protocol: t.get(&s.protocol),
             port: s.port,
-            weight: s
-                .params
-                .get("weight")
-                .and_then(|w| w.parse().ok())
-                .unwrap_or(100),
+            weight: weight(s.params.get("weight").map(String::as_str)),
         })
         .collect()
 }
@@ -270,10 +271,7 @@ fn provider_of_url(url: &Url, t: &mut Interner) -> ProviderEntry {
         address: text(Some(&address(&host, url.port()))),
         registered_address: text(Some(&url.address())),
         sources: Sources::INTERFACE,
-        weight: url
-            .parameter("weight")
-            .and_then(|w| w.parse().ok())
-            .unwrap_or(100),
+        weight: weight(url.parameter("weight")),
     }
 }
 
